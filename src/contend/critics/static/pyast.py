@@ -1,0 +1,63 @@
+"""Python AST helpers shared by the static topics. Pure functions over source text."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    qualname: str
+    node: FunctionNode
+    start_line: int
+    end_line: int
+
+
+def parse(text: str) -> ast.Module:
+    """Parse or raise SyntaxError; the runner turns that into a `skipped` entry."""
+    return ast.parse(text)
+
+
+def span(node: ast.AST) -> tuple[int, int]:
+    start = int(getattr(node, "lineno", 1))
+    end = getattr(node, "end_lineno", None)
+    return start, int(end) if end is not None else start
+
+
+def functions(tree: ast.Module) -> dict[str, Function]:
+    """Every function and method by qualified name (Class.method, outer.<locals>.inner)."""
+    found: dict[str, Function] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{child.name}"
+                start = min([d.lineno for d in child.decorator_list] + [child.lineno])
+                found[name] = Function(name, child, start, span(child)[1])
+                visit(child, f"{name}.<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return found
+
+
+def walk_within(node: ast.AST) -> Iterator[ast.AST]:
+    """Like ast.walk, but does not descend into nested functions or classes."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        yield child
+        if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(child))
+
+
+def segment(text: str, node: ast.AST) -> str:
+    start, end = span(node)
+    return "\n".join(text.splitlines()[start - 1 : end])

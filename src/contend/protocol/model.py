@@ -1,0 +1,110 @@
+"""Plain data of the protocol: severities, statuses, actions, locations, attacks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Severity(StrEnum):
+    CRITICAL = "critical"
+    MAJOR = "major"
+    MINOR = "minor"
+
+    @property
+    def rank(self) -> int:
+        """Higher is more severe; used for tie-breaks and blocking decisions."""
+        return _SEVERITY_RANK[self]
+
+    @property
+    def blocks(self) -> bool:
+        return self is not Severity.MINOR
+
+
+_SEVERITY_RANK = {Severity.CRITICAL: 3, Severity.MAJOR: 2, Severity.MINOR: 1}
+
+
+class Status(StrEnum):
+    OPEN = "open"
+    FIXED = "fixed"
+    CONCEDED = "conceded"
+    DEFENDED = "defended"
+    ACCEPTED = "accepted"
+    WITHDRAWN = "withdrawn"
+    RE_ATTACKED = "re_attacked"
+    UNRESOLVED = "unresolved"
+    DEADLOCKED = "deadlocked"
+    UPHELD = "upheld"
+    OVERRULED = "overruled"
+    WAIVED = "waived"
+
+
+class Action(StrEnum):
+    # proposer
+    FIX = "fix"
+    CONCEDE = "concede"
+    DEFEND = "defend"
+    # critic
+    ACCEPT = "accept"
+    WITHDRAW = "withdraw"
+    RE_ATTACK = "re_attack"
+    # engine, at a thread's end
+    MARK_UNRESOLVED = "mark_unresolved"
+    DEADLOCK = "deadlock"
+    # human
+    UPHOLD = "uphold"
+    OVERRULE = "overrule"
+    WAIVE = "waive"
+
+
+PROPOSER_ACTIONS = frozenset({Action.FIX, Action.CONCEDE, Action.DEFEND})
+CRITIC_ACTIONS = frozenset({Action.ACCEPT, Action.WITHDRAW, Action.RE_ATTACK})
+ENGINE_ACTIONS = frozenset({Action.MARK_UNRESOLVED, Action.DEADLOCK})
+HUMAN_ACTIONS = frozenset({Action.UPHOLD, Action.OVERRULE, Action.WAIVE})
+# The only actions that may take an attack out of the unresolved set (DESIGN §2 invariant).
+RESOLVING_ACTIONS = frozenset({Action.ACCEPT, Action.WITHDRAW, Action.OVERRULE, Action.WAIVE})
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    path: str
+    start_line: int
+    end_line: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "start_line": self.start_line, "end_line": self.end_line}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Location:
+        return cls(str(data["path"]), int(data["start_line"]), int(data["end_line"]))
+
+
+@dataclass(slots=True)
+class Attack:
+    """One addressable objection and everything the fold knows about it."""
+
+    id: str
+    thread: str
+    critic: str
+    family: str
+    topic: str
+    rule: str
+    severity: Severity
+    location: Location
+    claim: str
+    evidence: str
+    raised_round: int
+    raised_seq: int
+    status: Status = Status.OPEN
+    resolved: bool = False
+    re_attacked: bool = False
+    rounds_survived: int = 0
+    defended_count: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+    fingerprint: str | None = None
+
+    @property
+    def contention(self) -> int:
+        """Rounds survived open, plus one if the critic ever pressed it again."""
+        return self.rounds_survived + (1 if self.re_attacked else 0)

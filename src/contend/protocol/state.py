@@ -1,0 +1,292 @@
+"""The run state and the fold that rebuilds it from events.
+
+`Reducer.apply` is the only place state changes. The engine applies each event to its
+live state as it appends it to the ledger, and `fold` applies the same events from the
+file, so replay gives the state the run had by construction (and a property test checks it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from contend.errors import ProtocolError
+from contend.protocol.events import EventKind, attack_from_raised
+from contend.protocol.machine import apply_action
+from contend.protocol.model import Action, Attack
+
+
+@dataclass(slots=True)
+class RoundTally:
+    new_attacks: int = 0
+    re_attacks: int = 0
+
+
+@dataclass(slots=True)
+class ThreadState:
+    name: str
+    critic: str
+    family: str
+    model: str = ""
+    backend: str = ""
+    topic: str | None = None
+    round: int = 0
+    rounds: dict[int, RoundTally] = field(default_factory=dict)
+    closed_rounds: list[int] = field(default_factory=list)
+    ended: str | None = None
+    malformed_streak: int = 0
+    failures: int = 0
+    usable_outputs: int = 0
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    bytes_sent: int = 0
+    dropped_attacks: int = 0
+    # ids of this thread's unresolved attacks, kept so a round close costs O(open), not O(all)
+    open_ids: dict[str, None] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.ended in ("malformed_output", "crashed")
+
+
+@dataclass(slots=True)
+class RunState:
+    run_id: str = ""
+    artifact: dict[str, Any] = field(default_factory=dict)
+    spec: dict[str, Any] = field(default_factory=dict)
+    attacks: dict[str, Attack] = field(default_factory=dict)
+    threads: dict[str, ThreadState] = field(default_factory=dict)
+    gates: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    topic_rejections: list[dict[str, Any]] = field(default_factory=list)
+    deadlock_reports: list[dict[str, Any]] = field(default_factory=list)
+    merges: list[dict[str, Any]] = field(default_factory=list)
+    sessions: int = 0
+    interrupted: bool = False
+    finished: dict[str, Any] | None = None
+    events: int = 0
+    last_seq: int = -1
+
+    def unresolved(self) -> list[Attack]:
+        return [a for a in self.attacks.values() if not a.resolved]
+
+    def resolved(self) -> list[Attack]:
+        return [a for a in self.attacks.values() if a.resolved]
+
+    @property
+    def tokens_in(self) -> int:
+        return sum(t.tokens_in for t in self.threads.values())
+
+    @property
+    def tokens_out(self) -> int:
+        return sum(t.tokens_out for t in self.threads.values())
+
+    @property
+    def cost(self) -> float:
+        return sum(t.cost for t in self.threads.values())
+
+    def families(self) -> set[str]:
+        return {t.family for t in self.threads.values() if t.usable_outputs > 0}
+
+
+class Reducer:
+    """Applies events to one RunState. Unknown kinds are a protocol error, never skipped."""
+
+    def __init__(self, state: RunState | None = None) -> None:
+        self.state = state if state is not None else RunState()
+
+    def apply(self, ev: Mapping[str, Any]) -> None:
+        kind = ev["kind"]
+        data: Mapping[str, Any] = ev.get("data", {})
+        seq = int(ev.get("seq", self.state.last_seq + 1))
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            raise ProtocolError(f"unknown event kind {kind!r} at seq {seq}")
+        handler(self.state, data, seq)
+        self.state.events += 1
+        self.state.last_seq = seq
+
+    def thread(self, name: str) -> ThreadState:
+        return _thread(self.state, name)
+
+
+def _thread(state: RunState, name: str) -> ThreadState:
+    try:
+        return state.threads[name]
+    except KeyError:
+        raise ProtocolError(f"event names thread {name!r}, which was never started") from None
+
+
+def _tally(thread: ThreadState) -> RoundTally:
+    return thread.rounds.setdefault(thread.round, RoundTally())
+
+
+def _run_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.run_id = str(data.get("run_id", state.run_id))
+    state.artifact = dict(data.get("artifact", {}))
+    state.sessions += 1
+
+
+def _spec_loaded(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.spec = dict(data)
+
+
+def _gate_ran(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.gates.append(dict(data))
+
+
+def _thread_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    name = str(data["thread"])
+    existing = state.threads.get(name)
+    if existing is not None:
+        # A later review session continues the same thread: it is live again.
+        existing.ended = None
+        existing.malformed_streak = 0
+        return
+    state.threads[name] = ThreadState(
+        name=name,
+        critic=str(data["critic"]),
+        family=str(data.get("family", "")),
+        model=str(data.get("model", "")),
+        backend=str(data.get("backend", "")),
+    )
+
+
+def _topic_declared(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    _thread(state, str(data["thread"])).topic = str(data["topic"])
+
+
+def _topic_rejected(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.topic_rejections.append(dict(data))
+
+
+def _round_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    thread = _thread(state, str(data["thread"]))
+    rnd = int(data["round"])
+    if rnd <= thread.round:
+        raise ProtocolError(f"thread {thread.name}: round {rnd} started after round {thread.round}")
+    thread.round = rnd
+    thread.rounds[rnd] = RoundTally()
+
+
+def _attack_raised(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    attack = attack_from_raised(dict(data), seq)
+    if attack.id in state.attacks:
+        raise ProtocolError(f"attack id {attack.id} raised twice")
+    thread = _thread(state, attack.thread)
+    state.attacks[attack.id] = attack
+    thread.open_ids[attack.id] = None
+    _tally(thread).new_attacks += 1
+
+
+def _attack_dropped(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    _thread(state, str(data["thread"])).dropped_attacks += int(data.get("count", 1))
+
+
+def _attack_transition(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    attack_id = str(data["attack"])
+    attack = state.attacks.get(attack_id)
+    if attack is None:
+        raise ProtocolError(f"transition names attack {attack_id}, which was never raised")
+    action = Action(data["action"])
+    apply_action(attack, action)
+    attack.history.append({"seq": seq, **data})
+    thread = _thread(state, attack.thread)
+    if attack.resolved:
+        thread.open_ids.pop(attack.id, None)
+    if action is Action.RE_ATTACK:
+        _tally(thread).re_attacks += 1
+
+
+def _round_closed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    thread = _thread(state, str(data["thread"]))
+    rnd = int(data["round"])
+    if rnd != thread.round or rnd in thread.closed_rounds:
+        raise ProtocolError(f"thread {thread.name}: round {rnd} closed out of order")
+    thread.closed_rounds.append(rnd)
+    for attack_id in thread.open_ids:
+        attack = state.attacks[attack_id]
+        if attack.raised_round < rnd:
+            attack.rounds_survived += 1
+
+
+def _agent_call(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    thread = _thread(state, str(data["thread"]))
+    thread.calls += 1
+    thread.tokens_in += int(data.get("tokens_in", 0))
+    thread.tokens_out += int(data.get("tokens_out", 0))
+    thread.cost += float(data.get("cost", 0.0))
+    thread.bytes_sent += int(data.get("bytes_sent", 0))
+    if data.get("usable", True):
+        if data.get("role", "critic") == "critic":
+            thread.malformed_streak = 0
+        thread.usable_outputs += 1
+
+
+def _agent_failed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    thread = _thread(state, str(data["thread"]))
+    thread.failures += 1
+    if data.get("role", "critic") == "critic":
+        thread.malformed_streak += 1
+
+
+def _file_skipped(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.skipped.append(dict(data))
+
+
+def _deadlock_report(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.deadlock_reports.append(dict(data))
+
+
+def _merge(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.merges.append(dict(data))
+
+
+def _thread_ended(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    _thread(state, str(data["thread"])).ended = str(data["reason"])
+
+
+def _run_interrupted(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.interrupted = True
+
+
+def _run_resumed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.interrupted = False
+
+
+def _run_finished(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    state.finished = dict(data)
+
+
+_HANDLERS = {
+    str(EventKind.RUN_STARTED): _run_started,
+    str(EventKind.SPEC_LOADED): _spec_loaded,
+    str(EventKind.GATE_RAN): _gate_ran,
+    str(EventKind.THREAD_STARTED): _thread_started,
+    str(EventKind.TOPIC_DECLARED): _topic_declared,
+    str(EventKind.TOPIC_REJECTED): _topic_rejected,
+    str(EventKind.ROUND_STARTED): _round_started,
+    str(EventKind.ATTACK_RAISED): _attack_raised,
+    str(EventKind.ATTACK_DROPPED): _attack_dropped,
+    str(EventKind.ATTACK_TRANSITION): _attack_transition,
+    str(EventKind.ROUND_CLOSED): _round_closed,
+    str(EventKind.AGENT_CALL): _agent_call,
+    str(EventKind.AGENT_FAILED): _agent_failed,
+    str(EventKind.FILE_SKIPPED): _file_skipped,
+    str(EventKind.DEADLOCK_REPORT): _deadlock_report,
+    str(EventKind.MERGE): _merge,
+    str(EventKind.THREAD_ENDED): _thread_ended,
+    str(EventKind.RUN_INTERRUPTED): _run_interrupted,
+    str(EventKind.RUN_RESUMED): _run_resumed,
+    str(EventKind.RUN_FINISHED): _run_finished,
+}
+
+
+def fold(events: Iterable[Mapping[str, Any]]) -> RunState:
+    reducer = Reducer()
+    for ev in events:
+        reducer.apply(ev)
+    return reducer.state

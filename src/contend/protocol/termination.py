@@ -1,0 +1,82 @@
+"""When a thread stops (DESIGN §2 step 5). Pure: the caller passes counts and limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from contend.protocol.state import ThreadState
+
+
+class StopReason(StrEnum):
+    STEADY_STATE = "steady_state"
+    ROUND_CAP = "round_cap"
+    COST_CAP = "cost_cap"
+    MALFORMED_OUTPUT = "malformed_output"
+    INTERRUPT = "interrupt"
+    CRASHED = "crashed"
+
+
+# Liveness failures: a thread that ended this way produced no trustworthy review.
+LIVENESS_FAILURES = frozenset({StopReason.MALFORMED_OUTPUT, StopReason.CRASHED})
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_rounds: int = 3
+    max_thread_tokens: int | None = None
+    max_thread_cost: float | None = None
+    max_run_tokens: int | None = None
+    max_run_cost: float | None = None
+    malformed_limit: int = 2
+    quiet_rounds: int = 2
+
+
+def should_stop(
+    thread: ThreadState,
+    limits: Limits,
+    *,
+    run_tokens: int = 0,
+    run_cost: float = 0.0,
+    interrupted: bool = False,
+) -> StopReason | None:
+    """Decide, after a closed round, whether `thread` stops and why. None: go on.
+
+    Order matters: an interrupt is honoured first (the run can resume), then output
+    failures (liveness), then spend, then the steady state, then the round cap.
+    """
+    if interrupted:
+        return StopReason.INTERRUPT
+    if thread.malformed_streak >= limits.malformed_limit:
+        return StopReason.MALFORMED_OUTPUT
+    tokens = thread.tokens_in + thread.tokens_out
+    if limits.max_thread_tokens is not None and tokens >= limits.max_thread_tokens:
+        return StopReason.COST_CAP
+    if limits.max_thread_cost is not None and thread.cost >= limits.max_thread_cost:
+        return StopReason.COST_CAP
+    if limits.max_run_tokens is not None and run_tokens >= limits.max_run_tokens:
+        return StopReason.COST_CAP
+    if limits.max_run_cost is not None and run_cost >= limits.max_run_cost:
+        return StopReason.COST_CAP
+    if is_steady(thread, limits.quiet_rounds):
+        return StopReason.STEADY_STATE
+    # Round 1 raises; rounds 2.. each follow one fix round of the author.
+    if len(thread.closed_rounds) >= limits.max_rounds + 1:
+        return StopReason.ROUND_CAP
+    return None
+
+
+def is_steady(thread: ThreadState, quiet_rounds: int = 2) -> bool:
+    """A full cycle done (raise, answer, judge), then `quiet_rounds` closed rounds in a row
+    with no new attack and no re-attack."""
+    closed = thread.closed_rounds
+    if len(closed) < quiet_rounds:
+        return False
+    recent = closed[-quiet_rounds:]
+    for rnd in recent:
+        tally = thread.rounds.get(rnd)
+        if tally is not None and (tally.new_attacks or tally.re_attacks):
+            return False
+    # Two closed rounds are a full cycle (round 1 raises, the author answers, round 2
+    # judges), so quiet rounds at the end imply the cycle is complete.
+    return True
