@@ -18,10 +18,18 @@ _AWAITING_ANSWER = frozenset(
 # Statuses in which the author has answered and the critic has not yet judged.
 _AWAITING_JUDGEMENT = frozenset({Status.FIXED, Status.CONCEDED, Status.DEFENDED})
 
-_ON_ANSWER = {Action.FIX: Status.FIXED, Action.CONCEDE: Status.CONCEDED, Action.DEFEND: Status.DEFENDED}
+_ON_ANSWER = {
+    Action.FIX: Status.FIXED,
+    Action.CONCEDE: Status.CONCEDED,
+    Action.DEFEND: Status.DEFENDED,
+}
 # An accepted answer keeps the word for how it was resolved: a verified fix stays "fixed",
 # an accepted concession (an evidence-bound waiver) stays "conceded", a defense "accepted".
-_ON_ACCEPT = {Status.FIXED: Status.FIXED, Status.CONCEDED: Status.CONCEDED, Status.DEFENDED: Status.ACCEPTED}
+_ON_ACCEPT = {
+    Status.FIXED: Status.FIXED,
+    Status.CONCEDED: Status.CONCEDED,
+    Status.DEFENDED: Status.ACCEPTED,
+}
 
 
 def next_status(attack: Attack, action: Action) -> tuple[Status, bool]:

@@ -1,12 +1,12 @@
 """The verdict of a run and its exit code (DESIGN §2). Safety and liveness stay separate.
 
-    pass              nothing unresolved                                          exit 0
-    conditional_pass  only minor attacks unresolved; caveats listed               exit 0
-    fail              a critical/major attack unresolved and not deadlocked,
-                      or a red gate                                               exit 1
-    escalate          no block, but liveness failed: a deadlock on a blocking
-                      attack, a thread that crashed or gave no usable output,
-                      too few model families, or no critic ran at all              exit 3
+pass              nothing unresolved                                          exit 0
+conditional_pass  only minor attacks unresolved; caveats listed               exit 0
+fail              a critical/major attack unresolved and not deadlocked,
+                  or a red gate                                               exit 1
+escalate          no block, but liveness failed: a deadlock on a blocking
+                  attack, a thread that crashed or gave no usable output,
+                  too few model families, or no critic ran at all              exit 3
 """
 
 from __future__ import annotations
@@ -83,7 +83,10 @@ def decide(state: RunState, *, min_families: int = 1, nothing_to_review: bool = 
 
     if unresolved:
         return Outcome(
-            Verdict.CONDITIONAL_PASS, ("only minor attacks unresolved",), top_id, _caveats(unresolved)
+            Verdict.CONDITIONAL_PASS,
+            ("only minor attacks unresolved",),
+            top_id,
+            _caveats(unresolved),
         )
     return Outcome(Verdict.PASS, ("nothing unresolved",))
 

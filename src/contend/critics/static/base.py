@@ -125,3 +125,32 @@ class TopicCritic(Protocol):
     languages: frozenset[Language]
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]: ...
+
+
+_JS_TEST_SUFFIXES = tuple(
+    f"{mid}{ext}"
+    for mid in (".test", ".spec")
+    for ext in (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs")
+)
+
+
+def is_test_path(path: str) -> bool:
+    """Test files by the conventions of pytest, unittest, Jest and Vitest."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    if name.endswith(".py"):
+        return name.startswith("test_") or name.endswith("_test.py") or "tests" in parts[:-1]
+    return name.endswith(_JS_TEST_SUFFIXES) or "__tests__" in parts[:-1]
+
+
+def language_of(path: str) -> Language:
+    lower = path.lower()
+    if lower.endswith((".py", ".pyi")):
+        return "python"
+    if lower.endswith((".js", ".jsx", ".mjs", ".cjs")):
+        return "javascript"
+    if lower.endswith((".ts", ".mts", ".cts")):
+        return "typescript"
+    if lower.endswith(".tsx"):
+        return "tsx"
+    return "other"

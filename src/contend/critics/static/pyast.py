@@ -54,7 +54,9 @@ def walk_within(node: ast.AST) -> Iterator[ast.AST]:
     while stack:
         child = stack.pop()
         yield child
-        if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+        if not isinstance(
+            child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
+        ):
             stack.extend(ast.iter_child_nodes(child))
 
 
