@@ -1,1 +1,1 @@
-"""Critics: the deterministic static family lives in `static/`; model critics in `contend.agents`."""
+"""Critics: the deterministic static family is in `static/`; model critics in `agents`."""
