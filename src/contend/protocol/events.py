@@ -74,6 +74,9 @@ def transition(
     )
 
 
+_SEVERITIES = {str(s): s for s in Severity}
+
+
 def attack_from_raised(data: dict[str, Any], seq: int) -> Attack:
     return Attack(
         id=str(data["id"]),
@@ -82,7 +85,7 @@ def attack_from_raised(data: dict[str, Any], seq: int) -> Attack:
         family=str(data["family"]),
         topic=str(data["topic"]),
         rule=str(data.get("rule", "")),
-        severity=Severity(data["severity"]),
+        severity=_SEVERITIES[data["severity"]],
         location=Location.from_json(data["location"]),
         claim=str(data["claim"]),
         evidence=str(data["evidence"]),

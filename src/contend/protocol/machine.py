@@ -76,4 +76,6 @@ def apply_action(attack: Attack, action: Action) -> None:
     if action is Action.DEFEND:
         attack.defended_count += 1
     attack.status = status
+    if resolved and not attack.resolved:
+        attack.freeze_survival()
     attack.resolved = resolved

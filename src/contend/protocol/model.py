@@ -81,6 +81,13 @@ class Location:
 
 
 @dataclass(slots=True)
+class RoundCounter:
+    """Closed rounds of one thread, shared with its attacks so contention is O(1) to keep."""
+
+    closed: int = 0
+
+
+@dataclass(slots=True)
 class Attack:
     """One addressable objection and everything the fold knows about it."""
 
@@ -99,10 +106,23 @@ class Attack:
     status: Status = Status.OPEN
     resolved: bool = False
     re_attacked: bool = False
-    rounds_survived: int = 0
     defended_count: int = 0
     history: list[dict[str, Any]] = field(default_factory=list)
     fingerprint: str | None = None
+    # Survival is counted lazily: rounds of the thread closed after the raising round,
+    # up to the moment of resolution (frozen then) or up to now while unresolved.
+    counter: RoundCounter = field(default_factory=RoundCounter)
+    survived_base: int = 0
+    survived_frozen: int | None = None
+
+    @property
+    def rounds_survived(self) -> int:
+        """Closed rounds, after the one that raised it, during which it stayed unresolved."""
+        closed = self.counter.closed if self.survived_frozen is None else self.survived_frozen
+        return max(0, closed - self.survived_base)
+
+    def freeze_survival(self) -> None:
+        self.survived_frozen = self.counter.closed
 
     @property
     def contention(self) -> int:

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from contend.errors import ProtocolError
+from contend.gcpause import gc_paused
 from contend.protocol.events import EventKind, attack_from_raised
 from contend.protocol.machine import apply_action
-from contend.protocol.model import Action, Attack
+from contend.protocol.model import Action, Attack, RoundCounter
 
 
 @dataclass(slots=True)
@@ -34,6 +35,7 @@ class ThreadState:
     round: int = 0
     rounds: dict[int, RoundTally] = field(default_factory=dict)
     closed_rounds: list[int] = field(default_factory=list)
+    counter: RoundCounter = field(default_factory=RoundCounter)
     ended: str | None = None
     malformed_streak: int = 0
     failures: int = 0
@@ -44,8 +46,6 @@ class ThreadState:
     cost: float = 0.0
     bytes_sent: int = 0
     dropped_attacks: int = 0
-    # ids of this thread's unresolved attacks, kept so a round close costs O(open), not O(all)
-    open_ids: dict[str, None] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -173,12 +173,19 @@ def _round_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
 
 
 def _attack_raised(state: RunState, data: Mapping[str, Any], seq: int) -> None:
-    attack = attack_from_raised(dict(data), seq)
+    try:
+        attack = attack_from_raised(dict(data), seq)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ProtocolError(f"malformed attack_raised at seq {seq}: {exc!r}") from exc
     if attack.id in state.attacks:
         raise ProtocolError(f"attack id {attack.id} raised twice")
     thread = _thread(state, attack.thread)
+    attack.counter = thread.counter
+    # The close of the raising round itself does not count as surviving a round.
+    closed = thread.closed_rounds
+    raising_round_open = not closed or closed[-1] < attack.raised_round
+    attack.survived_base = thread.counter.closed + (1 if raising_round_open else 0)
     state.attacks[attack.id] = attack
-    thread.open_ids[attack.id] = None
     _tally(thread).new_attacks += 1
 
 
@@ -191,26 +198,23 @@ def _attack_transition(state: RunState, data: Mapping[str, Any], seq: int) -> No
     attack = state.attacks.get(attack_id)
     if attack is None:
         raise ProtocolError(f"transition names attack {attack_id}, which was never raised")
-    action = Action(data["action"])
+    try:
+        action = _ACTIONS[data["action"]]
+    except KeyError:
+        raise ProtocolError(f"unknown action {data['action']!r} at seq {seq}") from None
     apply_action(attack, action)
     attack.history.append({"seq": seq, **data})
-    thread = _thread(state, attack.thread)
-    if attack.resolved:
-        thread.open_ids.pop(attack.id, None)
     if action is Action.RE_ATTACK:
-        _tally(thread).re_attacks += 1
+        _tally(_thread(state, attack.thread)).re_attacks += 1
 
 
 def _round_closed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     thread = _thread(state, str(data["thread"]))
     rnd = int(data["round"])
-    if rnd != thread.round or rnd in thread.closed_rounds:
+    if rnd != thread.round or (thread.closed_rounds and thread.closed_rounds[-1] == rnd):
         raise ProtocolError(f"thread {thread.name}: round {rnd} closed out of order")
     thread.closed_rounds.append(rnd)
-    for attack_id in thread.open_ids:
-        attack = state.attacks[attack_id]
-        if attack.raised_round < rnd:
-            attack.rounds_survived += 1
+    thread.counter.closed += 1
 
 
 def _agent_call(state: RunState, data: Mapping[str, Any], seq: int) -> None:
@@ -285,8 +289,12 @@ _HANDLERS = {
 }
 
 
+_ACTIONS = {str(a): a for a in Action}
+
+
 def fold(events: Iterable[Mapping[str, Any]]) -> RunState:
     reducer = Reducer()
-    for ev in events:
-        reducer.apply(ev)
+    with gc_paused():
+        for ev in events:
+            reducer.apply(ev)
     return reducer.state

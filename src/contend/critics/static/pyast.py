@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -17,8 +18,11 @@ class Function:
     end_line: int
 
 
+@functools.lru_cache(maxsize=512)
 def parse(text: str) -> ast.Module:
-    """Parse or raise SyntaxError; the runner turns that into a `skipped` entry."""
+    """Parse or raise SyntaxError; the runner turns that into a `skipped` entry.
+
+    Cached so every topic shares one parse per text: callers must not mutate the tree."""
     return ast.parse(text)
 
 

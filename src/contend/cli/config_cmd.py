@@ -1,0 +1,86 @@
+"""`contend config show` and `contend config path`: the effective settings and their files.
+
+Read-only: it loads configuration exactly as every other command does and prints it; a bad
+config file fails here with the same one-line ConfigError.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from contend.config import explain_settings, load_settings, user_config_path
+from contend.config.files import read_project_layer
+from contend.errors import NotAGitRepository
+from contend.gitio.git import repo_root
+
+_SCHEMA = "contend.config/v1"
+
+
+def _root(path: Path | None) -> Path | None:
+    """The repository to read project config from. An explicit PATH must be a repository;
+    the cwd may not be one, and then there is no project config (and the output says so)."""
+    if path is not None:
+        return repo_root(path)
+    try:
+        return repo_root(Path.cwd())
+    except NotAGitRepository:
+        return None
+
+
+@click.group("config")
+def config() -> None:
+    """Show the effective configuration and where each value comes from."""
+
+
+@config.command("show")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def show(path: Path | None, as_json: bool) -> int:
+    """Print every setting, its effective value and its source.
+
+    Sources, lowest precedence first: default, user config, project config, env, flag.
+    """
+    root = _root(path)
+    rows = explain_settings(root)
+    if as_json:
+        document = {
+            "schema": _SCHEMA,
+            "repo_root": None if root is None else str(root),
+            "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
+        }
+        click.echo(json.dumps(document, indent=2))
+        return 0
+    if root is None:
+        click.echo("# not inside a git repository: no project config")
+    width = max(len(key) for key, _, _ in rows)
+    for key, value, source in rows:
+        shown = "(none)" if value is None else json.dumps(value)  # TOML has no null
+        click.echo(f"{key:<{width}} = {shown}  # {source}")
+    return 0
+
+
+@config.command("path")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+def path_cmd(path: Path | None) -> int:
+    """Print where the user and project config files and the state directory are."""
+    root = _root(path)
+    user = user_config_path(os.environ)
+    if user is None:
+        click.echo("user config:    none (HOME is unset and CONTEND_CONFIG_HOME is not set)")
+    else:
+        click.echo(f"user config:    {user} ({'exists' if user.is_file() else 'not found'})")
+    if root is None:
+        click.echo("project config: none (not inside a git repository)")
+        return 0
+    project = read_project_layer(root)
+    if project is None:
+        click.echo(f"project config: none (write {root / 'contend.toml'} to add one)")
+    else:
+        click.echo(f"project config: {project.source}")
+    state = load_settings(root).state_path(root)
+    click.echo(f"state dir:      {state}")
+    return 0

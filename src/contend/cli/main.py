@@ -1,0 +1,67 @@
+"""Entry point of the `contend` command. Errors become one line on stderr and an exit code.
+
+Exit codes: 0 pass / conditional_pass, 1 fail (or a ledger that failed verification),
+2 usage or configuration error, 3 escalate.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from contend import __version__
+from contend.errors import ContendError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="contend")
+def cli() -> None:
+    """contend: adversarial verification of AI-agent work.
+
+    Independent critics each attack a change on their own axis; the author answers every
+    objection (fix, concede, or defend with evidence); critics press or withdraw. Only the
+    disputes that survive reach you, ranked by how hard they were contested, recorded in a
+    hash-chained ledger. Nothing is decided by vote.
+
+    \b
+    Start here, inside a git repository:
+      contend review            review your change with the offline static critics
+      contend demo              watch the protocol on a sample repository
+
+    \b
+    Exit codes: 0 pass or conditional_pass, 1 fail, 2 usage error, 3 escalate.
+    """
+
+
+def _register() -> None:
+    from contend.cli import ledger_cmd
+
+    cli.add_command(ledger_cmd.ledger)
+    for module_name, attr in _OPTIONAL_COMMANDS:
+        module = __import__(f"contend.cli.{module_name}", fromlist=[attr])
+        cli.add_command(getattr(module, attr))
+
+
+# Commands that live in their own modules; each is registered when its module exists.
+_OPTIONAL_COMMANDS: list[tuple[str, str]] = [("config_cmd", "config")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    _register()
+    try:
+        result = cli.main(args=argv, prog_name="contend", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("contend: interrupted", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except ContendError as exc:
+        click.echo(f"contend: error: {exc}", err=True)
+        return exc.exit_code
+    return int(result) if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

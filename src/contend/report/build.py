@@ -1,0 +1,178 @@
+"""Fold a finished RunState and its Outcome into a Report. Pure: no clock, no I/O.
+
+Conventions read from the fold (set by the review engine):
+- a `concede` transition with `in_source: true` is an in-code waiver (`# contend: allow …`)
+  and its `text` is the waiver's reason;
+- gate dicts carry name, cmd (string or argv list), ok, exit_code, output, when;
+- `state.spec` carries `source` (absent or empty: there was no spec), optionally `path` and
+  `text`.
+A gate or skip entry missing a required key raises: a report must not paper over a hole.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import JsonValue, TypeAdapter
+
+from contend import __version__
+from contend.protocol.contention import ranked
+from contend.protocol.model import Action, Attack, Status
+from contend.protocol.state import RunState, ThreadState
+from contend.protocol.verdict import Outcome
+from contend.report.model import (
+    Dispute,
+    Exchange,
+    Gate,
+    Location,
+    Report,
+    Skipped,
+    Spec,
+    Stats,
+    Thread,
+    Tool,
+)
+
+_JSON_DICT: TypeAdapter[dict[str, JsonValue]] = TypeAdapter(dict[str, JsonValue])
+
+
+def build_report(state: RunState, outcome: Outcome, *, wall_time_s: float) -> Report:
+    attacks = list(state.attacks.values())
+    return Report(
+        tool=Tool(version=__version__),
+        run_id=state.run_id,
+        verdict=outcome.verdict.value,
+        exit_code=outcome.exit_code,
+        reasons=list(outcome.reasons),
+        caveats=list(outcome.caveats),
+        headline=outcome.headline,
+        spec=_spec(state.spec),
+        disputes=[_dispute(a) for a in ranked(a for a in attacks if not a.resolved)],
+        resolved=[_dispute(a) for a in ranked(a for a in attacks if a.resolved)],
+        history={a.id: [_exchange(h) for h in a.history] for a in attacks},
+        fingerprints={a.id: a.fingerprint for a in attacks},
+        gates=[_gate(g) for g in state.gates],
+        skipped=[_skipped(s) for s in state.skipped],
+        threads=[_thread(t) for t in state.threads.values()],
+        deadlocks=[_JSON_DICT.validate_python(d) for d in state.deadlock_reports],
+        merges=[_JSON_DICT.validate_python(m) for m in state.merges],
+        stats=_stats(state, attacks, wall_time_s),
+    )
+
+
+def _dispute(a: Attack) -> Dispute:
+    return Dispute(
+        id=a.id,
+        thread=a.thread,
+        critic=a.critic,
+        family=a.family,
+        topic=a.topic,
+        rule=a.rule,
+        severity=a.severity,
+        status=a.status,
+        location=Location(
+            path=a.location.path, start_line=a.location.start_line, end_line=a.location.end_line
+        ),
+        claim=a.claim,
+        evidence=a.evidence,
+        contention=a.contention,
+        rounds_survived=a.rounds_survived,
+        re_attacked=a.re_attacked,
+    )
+
+
+def _exchange(h: Mapping[str, Any]) -> Exchange:
+    rnd = h.get("round")
+    return Exchange(
+        seq=int(h["seq"]),
+        action=Action(h["action"]),
+        by=str(h["by"]),
+        text=str(h.get("text", "")),
+        evidence=str(h.get("evidence", "")),
+        round=int(rnd) if rnd is not None else None,
+        in_source=bool(h.get("in_source", False)),
+    )
+
+
+def _gate(g: Mapping[str, Any]) -> Gate:
+    cmd = g.get("cmd", "")
+    exit_code = g.get("exit_code")
+    when = g.get("when")
+    thread = g.get("thread")
+    return Gate(
+        name=str(g["name"]),
+        cmd=shlex.join(cmd) if isinstance(cmd, list | tuple) else str(cmd),
+        ok=bool(g["ok"]),
+        exit_code=int(exit_code) if exit_code is not None else None,
+        output=str(g.get("output", "")),
+        when=str(when) if when is not None else None,
+        thread=str(thread) if thread is not None else None,
+    )
+
+
+def _skipped(s: Mapping[str, Any]) -> Skipped:
+    topic = s.get("topic")
+    return Skipped(
+        path=str(s["path"]), reason=str(s["reason"]), topic=str(topic) if topic else None
+    )
+
+
+def _spec(spec: Mapping[str, Any]) -> Spec:
+    source = spec.get("source")
+    path = spec.get("path")
+    text = spec.get("text")
+    return Spec(
+        source=str(source) if source else None,
+        path=str(path) if path else None,
+        chars=len(text) if isinstance(text, str) else None,
+    )
+
+
+def _thread(t: ThreadState) -> Thread:
+    return Thread(
+        name=t.name,
+        critic=t.critic,
+        family=t.family,
+        model=t.model,
+        backend=t.backend,
+        topic=t.topic,
+        rounds=len(t.closed_rounds),
+        ended=t.ended,
+        calls=t.calls,
+        failures=t.failures,
+        tokens_in=t.tokens_in,
+        tokens_out=t.tokens_out,
+        cost=round(t.cost, 6),
+        dropped_attacks=t.dropped_attacks,
+    )
+
+
+def _stats(state: RunState, attacks: list[Attack], wall_time_s: float) -> Stats:
+    threads = list(state.threads.values())
+    # Counted by final status: a fix the critic re-attacked is no longer "fixed", while a
+    # concession nobody accepted still stands as conceded-unfixed (a bug the critic found).
+    fixed = sum(1 for a in attacks if a.status is Status.FIXED)
+    conceded = sum(1 for a in attacks if a.status is Status.CONCEDED)
+    resolved = sum(1 for a in attacks if a.resolved)
+    return Stats(
+        attacks=len(attacks),
+        unresolved=len(attacks) - resolved,
+        resolved=resolved,
+        fixed=fixed,
+        conceded=conceded,
+        critic_found_bug_rate=round((fixed + conceded) / len(attacks), 4) if attacks else None,
+        rounds=max((len(t.closed_rounds) for t in threads), default=0),
+        threads=len(threads),
+        calls=sum(t.calls for t in threads),
+        failures=sum(t.failures for t in threads),
+        tokens_in=state.tokens_in,
+        tokens_out=state.tokens_out,
+        cost=round(state.cost, 6),
+        wall_time_s=round(wall_time_s, 3),
+        # Only families that produced usable output count, as in the verdict's minimum.
+        families=sorted(f for f in state.families() if f),
+        dropped_attacks=sum(t.dropped_attacks for t in threads),
+        skipped_files=len(state.skipped),
+    )
