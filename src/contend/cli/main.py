@@ -44,7 +44,13 @@ def _register() -> None:
 
 
 # Commands that live in their own modules; each is registered when its module exists.
-_OPTIONAL_COMMANDS: list[tuple[str, str]] = [("config_cmd", "config")]
+_OPTIONAL_COMMANDS: list[tuple[str, str]] = [
+    ("config_cmd", "config"),
+    ("review_cmd", "review"),
+    ("respond_cmd", "respond"),
+    ("respond_cmd", "decide_cmd"),
+    ("demo_cmd", "demo"),
+]
 
 
 def main(argv: list[str] | None = None) -> int:

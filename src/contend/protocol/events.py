@@ -27,6 +27,7 @@ class EventKind(StrEnum):
     AGENT_CALL = "agent_call"
     AGENT_FAILED = "agent_failed"
     FILE_SKIPPED = "file_skipped"
+    PROTOCOL_VIOLATION = "protocol_violation"
     DEADLOCK_REPORT = "deadlock_report"
     MERGE = "merge"
     THREAD_ENDED = "thread_ended"

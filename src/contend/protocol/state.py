@@ -46,6 +46,8 @@ class ThreadState:
     cost: float = 0.0
     bytes_sent: int = 0
     dropped_attacks: int = 0
+    violations: list[str] = field(default_factory=list)
+    proposer_rounds: list[int] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -128,6 +130,10 @@ def _run_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     state.run_id = str(data.get("run_id", state.run_id))
     state.artifact = dict(data.get("artifact", {}))
     state.sessions += 1
+    # Each review session re-runs gates and re-reads files: what the last one saw is history.
+    state.gates = []
+    state.skipped = []
+    state.finished = None
 
 
 def _spec_loaded(state: RunState, data: Mapping[str, Any], seq: int) -> None:
@@ -224,6 +230,8 @@ def _agent_call(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     thread.tokens_out += int(data.get("tokens_out", 0))
     thread.cost += float(data.get("cost", 0.0))
     thread.bytes_sent += int(data.get("bytes_sent", 0))
+    if data.get("role") == "proposer":
+        thread.proposer_rounds.append(int(data.get("round", thread.round)))
     if data.get("usable", True):
         if data.get("role", "critic") == "critic":
             thread.malformed_streak = 0
@@ -233,8 +241,14 @@ def _agent_call(state: RunState, data: Mapping[str, Any], seq: int) -> None:
 def _agent_failed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     thread = _thread(state, str(data["thread"]))
     thread.failures += 1
+    if data.get("role") == "proposer":
+        thread.proposer_rounds.append(int(data.get("round", thread.round)))
     if data.get("role", "critic") == "critic":
         thread.malformed_streak += 1
+
+
+def _protocol_violation(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    _thread(state, str(data["thread"])).violations.append(str(data.get("detail", "")))
 
 
 def _file_skipped(state: RunState, data: Mapping[str, Any], seq: int) -> None:
@@ -280,6 +294,7 @@ _HANDLERS = {
     str(EventKind.AGENT_CALL): _agent_call,
     str(EventKind.AGENT_FAILED): _agent_failed,
     str(EventKind.FILE_SKIPPED): _file_skipped,
+    str(EventKind.PROTOCOL_VIOLATION): _protocol_violation,
     str(EventKind.DEADLOCK_REPORT): _deadlock_report,
     str(EventKind.MERGE): _merge,
     str(EventKind.THREAD_ENDED): _thread_ended,

@@ -15,6 +15,8 @@ class StopReason(StrEnum):
     MALFORMED_OUTPUT = "malformed_output"
     INTERRUPT = "interrupt"
     CRASHED = "crashed"
+    # Author mode: the thread pauses until the author's next `contend review`.
+    AWAITING_AUTHOR = "awaiting_author"
 
 
 # Liveness failures: a thread that ended this way produced no trustworthy review.

@@ -69,7 +69,9 @@ class FileChange:
 def _slice(text: str | None, start_line: int, end_line: int) -> str:
     if text is None:
         return ""
-    lines = text.splitlines()
+    # Split on "\n" only, as git and the line numbers of a diff do (splitlines() would
+    # also break at form feeds and U+2028, and drift from git's numbering).
+    lines = text.split("\n")
     return "\n".join(lines[max(start_line - 1, 0) : end_line])
 
 
@@ -95,9 +97,13 @@ class Finding:
     waiver_reason: str | None = None
 
     def fingerprint(self) -> str:
-        """Stable across unrelated edits that shift line numbers: topic, rule, path and the
-        whitespace-normalised evidence. Used to match a finding from one review to the next."""
-        norm = " ".join(self.evidence.split())
+        """Stable across edits that shift lines or add a waiver: topic, rule, path and the
+        whitespace-normalised evidence (the old lines for diff-aware rules, which the
+        author's later edits cannot change), waiver comments left out. Used to match a
+        finding from one review to the next."""
+        source = self.old_evidence if self.old_evidence else self.evidence
+        kept = [line for line in source.split("\n") if "contend: allow" not in line]
+        norm = " ".join(" ".join(kept).split())
         raw = f"{self.topic}\0{self.rule}\0{self.path}\0{norm}"
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 

@@ -37,7 +37,7 @@ def functions(tree: ast.Module) -> dict[str, Function]:
     found: dict[str, Function] = {}
 
     def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in _statement_children(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 name = f"{prefix}{child.name}"
                 start = min([d.lineno for d in child.decorator_list] + [child.lineno])
@@ -50,6 +50,16 @@ def functions(tree: ast.Module) -> dict[str, Function]:
 
     visit(tree, "")
     return found
+
+
+def _statement_children(node: ast.AST) -> Iterator[ast.AST]:
+    """Child statements (and except/case clauses, which hold statements) of a node: a def can
+    only appear there, and skipping expressions makes `functions` several times faster."""
+    for _, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.stmt | ast.excepthandler | ast.match_case):
+                    yield item
 
 
 def walk_within(node: ast.AST) -> Iterator[ast.AST]:

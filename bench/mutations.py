@@ -1,0 +1,788 @@
+"""Defect-injecting mutation operators, one family per static-critic topic.
+
+Each operator takes a parsed `Source` and returns every place in it where it can inject its
+defect, as a `Mutation` (a few format-preserving `Edit`s). The corpus builder picks one of
+them with a seeded random generator, applies it and checks the result still parses.
+Operators are keyed by name in `OPERATORS[topic]`; the benign controls live in `benign.py`.
+
+Secrets are generated at run time from the seeded generator: no credential-shaped literal is
+written in this repository.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import string
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from splice import (
+    Edit,
+    FunctionNode,
+    Source,
+    dedent,
+    first_body_stmt,
+    functions,
+    is_self_call,
+    reindent,
+    statements,
+    within,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    operator: str
+    label: str  # a topic name, or "benign"
+    edits: tuple[Edit, ...]
+
+
+Operator = Callable[[Source, random.Random], list[Mutation]]
+
+NARROW_OK = frozenset({"Exception", "BaseException"})
+GUARD_ERRORS = frozenset({"TypeError", "ValueError"})
+MUTATING_METHODS = frozenset(
+    {"append", "appendleft", "pop", "popleft", "add", "remove", "discard", "clear", "update"}
+    | {"extend", "insert", "setdefault", "put", "put_nowait", "notify", "notify_all"}
+)
+STRONG_ASSERTS = frozenset({"assertEqual"})
+ALL_ASSERTS = frozenset(
+    {"assertEqual", "assertNotEqual", "assertTrue", "assertFalse", "assertIs", "assertIsNot"}
+    | {"assertIsNone", "assertIsNotNone", "assertIn", "assertNotIn", "assertIsInstance"}
+    | {"assertAlmostEqual", "assertRegex", "assertCountEqual", "assertGreater", "assertLess"}
+    | {"assertSequenceEqual", "assertListEqual", "assertDictEqual", "assertMultiLineEqual"}
+)
+
+
+def _mut(operator: str, label: str, *edits: Edit | None) -> Mutation:
+    return Mutation(operator, label, tuple(e for e in edits if e is not None))
+
+
+def _wrap(src: Source, stmt: ast.stmt, head: str, handler: list[str] | None) -> Edit:
+    """Nest a whole-line statement under `head` (e.g. "try:"), optionally followed by
+    handler lines at the statement's own indentation (each relative, indented by four)."""
+    indent = src.indent(stmt) or ""
+    start, end = src.line_span(stmt.lineno, stmt.end_lineno or stmt.lineno)
+    body = reindent(src.stmt_lines(stmt), "    ")
+    text = f"{indent}{head}\n{body}"
+    for line in handler or []:
+        text += f"{indent}{line}\n"
+    return Edit(start, end, text)
+
+
+def _work_statements(src: Source, *, in_tests: bool) -> list[ast.stmt]:
+    """Single-line statements that do real work (a call, an assignment from a call) and own
+    their line, inside functions, outside any existing try."""
+    found: list[ast.stmt] = []
+    for func in functions(src.tree):
+        if func.name.startswith("test") != in_tests:
+            continue
+        for _block, stmt in statements(func):
+            if stmt.lineno != stmt.end_lineno or not src.owns_lines(stmt):
+                continue
+            value = stmt.value if isinstance(stmt, ast.Expr | ast.Assign) else None
+            if isinstance(value, ast.Call) and not _is_assert_call(value):
+                found.append(stmt)
+    return found
+
+
+def _is_assert_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and is_self_call(node, ALL_ASSERTS)
+
+
+# -- silent-fallback ---------------------------------------------------------------------------
+
+
+def _raises(src: Source) -> list[ast.Raise]:
+    return [
+        stmt
+        for func in functions(src.tree)
+        for _block, stmt in statements(func)
+        if isinstance(stmt, ast.Raise) and stmt.exc is not None and src.owns_lines(stmt)
+    ]
+
+
+def raise_to_return_none(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for stmt in _raises(src):
+        start, end = src.node_range(stmt)
+        out.append(_mut("raise_to_return_none", "silent-fallback", Edit(start, end, "return None")))
+    return out
+
+
+def raise_to_return_default(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for stmt in _raises(src):
+        start, end = src.node_range(stmt)
+        default = rng.choice(["[]", "{}", '""', "False", "0", "-1"])
+        edit = Edit(start, end, f"return {default}")
+        out.append(_mut("raise_to_return_default", "silent-fallback", edit))
+    return out
+
+
+def try_except_return_none(src: Source, rng: random.Random) -> list[Mutation]:
+    return [
+        _mut(
+            "try_except_return_none",
+            "silent-fallback",
+            _wrap(src, stmt, "try:", ["except Exception:", "    return None"]),
+        )
+        for stmt in _work_statements(src, in_tests=False)
+    ]
+
+
+def try_except_pass(src: Source, rng: random.Random) -> list[Mutation]:
+    return [
+        _mut(
+            "try_except_pass",
+            "silent-fallback",
+            _wrap(src, stmt, "try:", ["except Exception:", "    pass"]),
+        )
+        for stmt in _work_statements(src, in_tests=False)
+    ]
+
+
+def _narrow_handlers(src: Source) -> list[ast.ExceptHandler]:
+    found = []
+    for func in functions(src.tree):
+        for node in within(func):
+            if not isinstance(node, ast.Try):
+                continue
+            for handler in node.handlers:
+                named = isinstance(handler.type, ast.Name | ast.Attribute | ast.Tuple)
+                if (
+                    named
+                    and not (isinstance(handler.type, ast.Name) and handler.type.id in NARROW_OK)
+                    and src.indent(handler) is not None
+                    and src.owns_lines(handler.body[-1])
+                ):
+                    found.append(handler)
+    return found
+
+
+def widen_except_pass(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for handler in _narrow_handlers(src):
+        indent = src.indent(handler) or ""
+        start = src.offset(handler.lineno, handler.col_offset)
+        end = src.line_span(handler.lineno, handler.end_lineno or handler.lineno)[1]
+        text = f"except Exception:\n{indent}    pass\n"
+        out.append(_mut("widen_except_pass", "silent-fallback", Edit(start, end, text)))
+    return out
+
+
+def widen_bare_except_return(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for handler in _narrow_handlers(src):
+        indent = src.indent(handler) or ""
+        start = src.offset(handler.lineno, handler.col_offset)
+        end = src.line_span(handler.lineno, handler.end_lineno or handler.lineno)[1]
+        text = f"except:\n{indent}    return None\n"
+        out.append(_mut("widen_bare_except_return", "silent-fallback", Edit(start, end, text)))
+    return out
+
+
+def suppress_exception(src: Source, rng: random.Random) -> list[Mutation]:
+    imp = src.import_edit("import contextlib")
+    return [
+        _mut(
+            "suppress_exception",
+            "silent-fallback",
+            imp,
+            _wrap(src, stmt, "with contextlib.suppress(Exception):", None),
+        )
+        for stmt in _work_statements(src, in_tests=False)
+        if imp is None or src.line_offset(stmt.lineno) > imp.start
+    ]
+
+
+# -- test-weakening ----------------------------------------------------------------------------
+
+
+def _test_calls(src: Source, names: frozenset[str]) -> list[tuple[ast.stmt, ast.Call]]:
+    """`self.<assert>(...)` calls that are whole statements of a test_* method."""
+    found: list[tuple[ast.stmt, ast.Call]] = []
+    for func in functions(src.tree):
+        if not func.name.startswith("test"):
+            continue
+        for _block, stmt in statements(func):
+            if (
+                isinstance(stmt, ast.Expr)
+                and isinstance(stmt.value, ast.Call)
+                and is_self_call(stmt.value, names)
+                and src.owns_lines(stmt)
+            ):
+                found.append((stmt, stmt.value))
+    return found
+
+
+def _two_args(call: ast.Call) -> tuple[ast.expr, ast.expr] | None:
+    if len(call.args) != 2 or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    return call.args[0], call.args[1]
+
+
+def assert_equal_to_true(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for _stmt, call in _test_calls(src, STRONG_ASSERTS):
+        args = _two_args(call)
+        if args:
+            start, end = src.node_range(call)
+            text = f"self.assertTrue({src.node_text(args[0])})"
+            out.append(_mut("assert_equal_to_true", "test-weakening", Edit(start, end, text)))
+    return out
+
+
+def assert_equal_to_not_none(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for _stmt, call in _test_calls(src, STRONG_ASSERTS):
+        args = _two_args(call)
+        if args:
+            start, end = src.node_range(call)
+            text = f"self.assertIsNotNone({src.node_text(args[0])})"
+            out.append(_mut("assert_equal_to_not_none", "test-weakening", Edit(start, end, text)))
+    return out
+
+
+def assert_equal_to_in(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for _stmt, call in _test_calls(src, STRONG_ASSERTS):
+        args = _two_args(call)
+        if args:
+            start, end = src.node_range(call)
+            a, b = (src.node_text(arg) for arg in args)
+            text = f"self.assertIn({a}, [{b}, None])"
+            out.append(_mut("assert_equal_to_in", "test-weakening", Edit(start, end, text)))
+    return out
+
+
+def _removable(block: list[ast.stmt], stmt: ast.stmt) -> bool:
+    return len(block) > 1
+
+
+def remove_assertion(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for func in functions(src.tree):
+        if not func.name.startswith("test"):
+            continue
+        for block, stmt in statements(func):
+            is_assert = isinstance(stmt, ast.Assert) or (
+                isinstance(stmt, ast.Expr) and _is_assert_call(stmt.value)
+            )
+            if is_assert and _removable(block, stmt) and src.owns_lines(stmt):
+                start, end = src.line_span(stmt.lineno, stmt.end_lineno or stmt.lineno)
+                out.append(_mut("remove_assertion", "test-weakening", Edit(start, end, "")))
+    return out
+
+
+def widen_assert_raises(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for func in functions(src.tree):
+        if not func.name.startswith("test"):
+            continue
+        for node in within(func):
+            if not (is_self_call(node, frozenset({"assertRaises"})) and isinstance(node, ast.Call)):
+                continue
+            if not node.args or not isinstance(node.args[0], ast.Name | ast.Attribute):
+                continue
+            target = node.args[0]
+            if isinstance(target, ast.Name) and target.id in NARROW_OK:
+                continue
+            start, end = src.node_range(target)
+            out.append(_mut("widen_assert_raises", "test-weakening", Edit(start, end, "Exception")))
+    return out
+
+
+def _test_methods(src: Source) -> list[tuple[ast.ClassDef, FunctionNode]]:
+    found = []
+    for cls in ast.walk(src.tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for stmt in cls.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name.startswith(
+                "test"
+            ):
+                found.append((cls, stmt))
+    return found
+
+
+def _def_start(func: FunctionNode) -> int:
+    return min([d.lineno for d in func.decorator_list] + [func.lineno])
+
+
+def add_skip(src: Source, rng: random.Random) -> list[Mutation]:
+    if not src.has_import("import unittest"):
+        return []
+    out = []
+    for _cls, func in _test_methods(src):
+        if func.decorator_list or src.indent(func) is None:
+            continue
+        at = src.line_offset(func.lineno)
+        reason = rng.choice(["flaky", "fails on CI", "temporarily disabled", "broken"])
+        text = f'{src.indent(func)}@unittest.skip("{reason}")\n'
+        out.append(_mut("add_skip", "test-weakening", Edit(at, at, text)))
+    return out
+
+
+def wrap_assert_in_try(src: Source, rng: random.Random) -> list[Mutation]:
+    return [
+        _mut(
+            "wrap_assert_in_try",
+            "test-weakening",
+            _wrap(src, stmt, "try:", ["except AssertionError:", "    pass"]),
+        )
+        for stmt, _call in _test_calls(src, ALL_ASSERTS)
+    ]
+
+
+def delete_test(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for cls, func in _test_methods(src):
+        if len(cls.body) < 2 or src.indent(func) is None or not src.owns_lines(func.body[-1]):
+            continue
+        first, last = _def_start(func), func.end_lineno or func.lineno
+        # Take one following blank line too, so the class keeps its usual spacing.
+        if last < len(src.lines) and not src.lines[last].strip():
+            last += 1
+        start, end = src.line_span(first, last)
+        out.append(_mut("delete_test", "test-weakening", Edit(start, end, "")))
+    return out
+
+
+def lower_places(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for _stmt, call in _test_calls(src, frozenset({"assertAlmostEqual"})):
+        places = [k for k in call.keywords if k.arg in ("places", "delta")]
+        if places:
+            start, end = src.node_range(places[0].value)
+            text = "1" if places[0].arg == "places" else "1.0"
+            edit = Edit(start, end, text)
+        elif len(call.args) == 3:
+            start, end = src.node_range(call.args[2])
+            edit = Edit(start, end, "1")
+        elif len(call.args) == 2 and not call.keywords:
+            end = src.node_range(call.args[1])[1]
+            edit = Edit(end, end, ", places=1")
+        else:
+            continue
+        if src.text[edit.start : edit.end] not in ("1", "1.0"):
+            out.append(_mut("lower_places", "test-weakening", edit))
+    return out
+
+
+def assert_eq_to_truthy(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for func in functions(src.tree):
+        if not func.name.startswith("test"):
+            continue
+        for _block, stmt in statements(func):
+            test = stmt.test if isinstance(stmt, ast.Assert) else None
+            if (
+                isinstance(test, ast.Compare)
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Eq)
+            ):
+                start, end = src.node_range(test)
+                edit = Edit(start, end, src.node_text(test.left))
+                out.append(_mut("assert_eq_to_truthy", "test-weakening", edit))
+    return out
+
+
+# -- boundary-typing ---------------------------------------------------------------------------
+
+
+def remove_guard(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for func in functions(src.tree):
+        for block, stmt in statements(func):
+            if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1):
+                continue
+            raise_ = stmt.body[0]
+            if not (isinstance(raise_, ast.Raise) and isinstance(raise_.exc, ast.Call)):
+                continue
+            exc = raise_.exc.func
+            if not (isinstance(exc, ast.Name) and exc.id in GUARD_ERRORS):
+                continue
+            if _removable(block, stmt) and src.owns_lines(stmt):
+                start, end = src.line_span(stmt.lineno, stmt.end_lineno or stmt.lineno)
+                out.append(_mut("remove_guard", "boundary-typing", Edit(start, end, "")))
+    return out
+
+
+def isinstance_to_true(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for func in functions(src.tree):
+        for node in within(func):
+            if not isinstance(node, ast.If | ast.IfExp | ast.Assert):
+                continue
+            for sub in ast.walk(node.test):
+                if (
+                    isinstance(sub, ast.Call)
+                    and isinstance(sub.func, ast.Name)
+                    and sub.func.id == "isinstance"
+                ):
+                    start, end = src.node_range(sub)
+                    edit = Edit(start, end, "True")
+                    out.append(_mut("isinstance_to_true", "boundary-typing", edit))
+    return out
+
+
+def _plain_assignments(src: Source) -> list[ast.Assign]:
+    found = []
+    for func in functions(src.tree):
+        for _block, stmt in statements(func):
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and stmt.lineno == stmt.end_lineno
+                and src.owns_lines(stmt)
+                and len(src.lines[stmt.lineno - 1]) < 80
+            ):
+                found.append(stmt)
+    return found
+
+
+def add_type_ignore(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for stmt in _plain_assignments(src):
+        if isinstance(stmt.value, ast.Constant):
+            continue
+        end = src.node_range(stmt)[1]
+        edit = Edit(end, end, "  # type: ignore")
+        out.append(_mut("add_type_ignore", "boundary-typing", edit))
+    return out
+
+
+def cast_any(src: Source, rng: random.Random) -> list[Mutation]:
+    imp = src.import_edit("from typing import Any, cast")
+    out = []
+    for stmt in _plain_assignments(src):
+        if isinstance(stmt.value, ast.Constant):
+            continue
+        start, end = src.node_range(stmt.value)
+        if imp is not None and start <= imp.start:
+            continue
+        edit = Edit(start, end, f"cast(Any, {src.node_text(stmt.value)})")
+        out.append(_mut("cast_any", "boundary-typing", imp, edit))
+    return out
+
+
+def param_to_any(src: Source, rng: random.Random) -> list[Mutation]:
+    """An annotated parameter widened to Any, the 'make the type checker quiet' move."""
+    imp = src.import_edit("from typing import Any")
+    out = []
+    for func in functions(src.tree):
+        for arg in func.args.args + func.args.kwonlyargs:
+            ann = arg.annotation
+            if ann is None or (isinstance(ann, ast.Name) and ann.id == "Any"):
+                continue
+            start, end = src.node_range(ann)
+            if imp is not None and start <= imp.start:
+                continue
+            out.append(_mut("param_to_any", "boundary-typing", imp, Edit(start, end, "Any")))
+    return out
+
+
+# -- concurrency -------------------------------------------------------------------------------
+
+
+def _lock_withs(src: Source) -> list[ast.With | ast.AsyncWith]:
+    found = []
+    for func in functions(src.tree):
+        for _block, stmt in statements(func):
+            if not isinstance(stmt, ast.With | ast.AsyncWith) or len(stmt.items) != 1:
+                continue
+            item = stmt.items[0]
+            text = src.node_text(item.context_expr).lower()
+            if item.optional_vars is not None or not ("lock" in text or "mutex" in text):
+                continue
+            mutates = any(
+                isinstance(n, ast.Assign | ast.AugAssign | ast.Delete)
+                or (
+                    isinstance(n, ast.Call)
+                    and isinstance(n.func, ast.Attribute)
+                    and n.func.attr in MUTATING_METHODS
+                )
+                for s in stmt.body
+                for n in ast.walk(s)
+            )
+            if mutates and src.indent(stmt) is not None and src.owns_lines(stmt.body[-1]):
+                found.append(stmt)
+    return found
+
+
+def remove_lock(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for stmt in _lock_withs(src):
+        outer = src.indent(stmt) or ""
+        inner = src.indent(stmt.body[0])
+        if inner is None or not inner.startswith(outer) or stmt.body[0].lineno == stmt.lineno:
+            continue
+        body_lines = src.lines[stmt.body[0].lineno - 1 : stmt.end_lineno]
+        text = dedent(body_lines, inner[len(outer) :])
+        if text is None:
+            continue
+        start, end = src.line_span(stmt.lineno, stmt.end_lineno or stmt.lineno)
+        out.append(_mut("remove_lock", "concurrency", Edit(start, end, text)))
+    return out
+
+
+def drop_await(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for func in functions(src.tree):
+        if not isinstance(func, ast.AsyncFunctionDef):
+            continue
+        for node in within(func):
+            if isinstance(node, ast.Await) and isinstance(node.value, ast.Call):
+                start, end = src.node_range(node)
+                edit = Edit(start, end, src.node_text(node.value))
+                out.append(_mut("drop_await", "concurrency", edit))
+    return out
+
+
+def _self_attrs(node: ast.AST, ctx: type[ast.expr_context]) -> set[str]:
+    return {
+        n.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == "self"
+        and isinstance(n.ctx, ctx)
+    }
+
+
+def await_between_read_write(src: Source, rng: random.Random) -> list[Mutation]:
+    """In a method, a statement writes self.x after an earlier statement of the same block
+    read it; an `await asyncio.sleep(0)` goes between them (the method becomes async if it
+    was not), opening a check-then-act window across a suspension point."""
+    imp = src.import_edit("import asyncio")
+    out = []
+    for func in functions(src.tree):
+        if not func.args.args or func.args.args[0].arg != "self":
+            continue
+        for block, stmt in statements(func):
+            written = _self_attrs(stmt, ast.Store)
+            if isinstance(stmt, ast.AugAssign):
+                written |= _self_attrs(stmt.target, ast.Load)
+            idx = block.index(stmt)
+            read_before = set().union(*(_self_attrs(s, ast.Load) for s in block[:idx]))
+            if not (written & read_before) or not src.owns_lines(stmt):
+                continue
+            at = src.line_offset(stmt.lineno)
+            if imp is not None and at <= imp.start:
+                continue
+            sleep = Edit(at, at, f"{src.indent(stmt)}await asyncio.sleep(0)\n")
+            make_async = None
+            if isinstance(func, ast.FunctionDef):
+                if func.decorator_list or any(
+                    isinstance(n, ast.Yield | ast.YieldFrom) for n in within(func)
+                ):
+                    continue
+                def_at = src.offset(func.lineno, func.col_offset)
+                make_async = Edit(def_at, def_at, "async ")
+            out.append(_mut("await_between_read_write", "concurrency", imp, make_async, sleep))
+    return out
+
+
+def mutable_default(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for func in functions(src.tree):
+        for default in func.args.defaults + [d for d in func.args.kw_defaults if d is not None]:
+            if isinstance(default, ast.Constant) and default.value is None:
+                start, end = src.node_range(default)
+                edit = Edit(start, end, rng.choice(["[]", "{}"]))
+                out.append(_mut("mutable_default", "concurrency", edit))
+    return out
+
+
+# -- security ----------------------------------------------------------------------------------
+
+
+def _param_functions(src: Source) -> list[tuple[FunctionNode, str, ast.stmt]]:
+    """Functions with a plain parameter (not self/cls) and a first statement to insert at."""
+    found = []
+    for func in functions(src.tree):
+        names = [a.arg for a in func.args.args if a.arg not in ("self", "cls")]
+        first = first_body_stmt(func)
+        if names and first is not None and src.indent(first) is not None:
+            found.append((func, names[0], first))
+    return found
+
+
+def _inserter(
+    operator: str,
+    label: str,
+    imports: tuple[str, ...],
+    lines: Callable[[str, random.Random], list[str]],
+) -> Operator:
+    def op(src: Source, rng: random.Random) -> list[Mutation]:
+        imps = [src.import_edit(line) for line in imports]
+        out = []
+        for _func, param, first in _param_functions(src):
+            at = src.line_offset(first.lineno)
+            if any(imp is not None and at <= imp.start for imp in imps):
+                continue
+            indent = src.indent(first) or ""
+            text = "".join(f"{indent}{line}\n" for line in lines(param, rng))
+            out.append(_mut(operator, label, *imps, Edit(at, at, text)))
+        return out
+
+    return op
+
+
+shell_true = _inserter(
+    "shell_true",
+    "security",
+    ("import subprocess",),
+    lambda p, r: [f'subprocess.call("process " + str({p}), shell=True)'],
+)
+eval_input = _inserter("eval_input", "security", (), lambda p, r: [f"{p} = eval({p})"])
+yaml_load = _inserter(
+    "yaml_load", "security", ("import yaml",), lambda p, r: [f"config = yaml.load({p})"]
+)
+pickle_loads = _inserter(
+    "pickle_loads", "security", ("import pickle",), lambda p, r: [f"state = pickle.loads({p})"]
+)
+weak_hash = _inserter(
+    "weak_hash",
+    "security",
+    ("import hashlib",),
+    lambda p, r: [f"digest = hashlib.md5(str({p}).encode()).hexdigest()"],
+)
+sql_from_string = _inserter(
+    "sql_from_string",
+    "security",
+    ("import sqlite3",),
+    lambda p, r: [
+        f"query = \"SELECT * FROM records WHERE name = '%s'\" % {p}",
+        'rows = sqlite3.connect("cache.db").execute(query).fetchall()',
+    ],
+)
+tls_unverified = _inserter(
+    "tls_unverified",
+    "security",
+    ("import requests",),
+    lambda p, r: [f"response = requests.get(str({p}), verify=False, timeout=10)"],
+)
+
+
+# -- secrets -----------------------------------------------------------------------------------
+
+ALNUM = string.ascii_letters + string.digits
+
+
+def _rand(rng: random.Random, alphabet: str, n: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def aws_key(rng: random.Random) -> tuple[str, str]:
+    key_id = "AK" + "IA" + _rand(rng, string.ascii_uppercase + "234567", 16)
+    secret = _rand(rng, ALNUM + "+/", 40)
+    return key_id, secret
+
+
+def _secret_lines(kind: str, rng: random.Random) -> list[str]:
+    if kind == "aws":
+        key_id, secret = aws_key(rng)
+        return [f'aws_access_key_id = "{key_id}"', f'aws_secret_access_key = "{secret}"']
+    if kind == "github":
+        return [f'token = "{"gh" + "p_" + _rand(rng, ALNUM, 36)}"']
+    if kind == "stripe":
+        return [f'stripe_api_key = "{"sk" + "_live_" + _rand(rng, ALNUM, 24)}"']
+    if kind == "slack":
+        parts = [_rand(rng, string.digits, 12), _rand(rng, string.digits, 12)]
+        return [f'slack_token = "{"xo" + "xb-" + "-".join(parts)}-{_rand(rng, ALNUM, 24)}"']
+    if kind == "password":
+        return [f'password = "{_rand(rng, ALNUM + "!#$%&*+-=?@^_", 20)}"']
+    return [f'api_key = "{_rand(rng, "0123456789abcdef", 40)}"']
+
+
+def _secret_op(kind: str) -> Operator:
+    name = f"secret_{kind}"
+
+    def op(src: Source, rng: random.Random) -> list[Mutation]:
+        out = []
+        for func in functions(src.tree):
+            first = first_body_stmt(func)
+            if first is None or src.indent(first) is None:
+                continue
+            at = src.line_offset(first.lineno)
+            text = "".join(f"{src.indent(first)}{line}\n" for line in _secret_lines(kind, rng))
+            out.append(_mut(name, "secrets", Edit(at, at, text)))
+        return out
+
+    return op
+
+
+def module_secret(src: Source, rng: random.Random) -> list[Mutation]:
+    """A credential as a module-level constant, right after the imports."""
+    at = src.import_anchor()
+    kind = rng.choice(["aws", "github", "stripe", "password"])
+    text = ""
+    for line in _secret_lines(kind, rng):
+        name, value = line.split(" = ", 1)
+        text += f"{name.upper()} = {value}\n"
+    return [_mut("module_secret", "secrets", Edit(at, at, text))]
+
+
+# -- registry ----------------------------------------------------------------------------------
+
+OPERATORS: dict[str, dict[str, Operator]] = {
+    "silent-fallback": {
+        "raise_to_return_none": raise_to_return_none,
+        "raise_to_return_default": raise_to_return_default,
+        "try_except_return_none": try_except_return_none,
+        "try_except_pass": try_except_pass,
+        "widen_except_pass": widen_except_pass,
+        "widen_bare_except_return": widen_bare_except_return,
+        "suppress_exception": suppress_exception,
+    },
+    "test-weakening": {
+        "assert_equal_to_true": assert_equal_to_true,
+        "assert_equal_to_not_none": assert_equal_to_not_none,
+        "assert_equal_to_in": assert_equal_to_in,
+        "remove_assertion": remove_assertion,
+        "widen_assert_raises": widen_assert_raises,
+        "add_skip": add_skip,
+        "wrap_assert_in_try": wrap_assert_in_try,
+        "delete_test": delete_test,
+        "lower_places": lower_places,
+        "assert_eq_to_truthy": assert_eq_to_truthy,
+    },
+    "boundary-typing": {
+        "remove_guard": remove_guard,
+        "isinstance_to_true": isinstance_to_true,
+        "add_type_ignore": add_type_ignore,
+        "cast_any": cast_any,
+        "param_to_any": param_to_any,
+    },
+    "concurrency": {
+        "remove_lock": remove_lock,
+        "drop_await": drop_await,
+        "await_between_read_write": await_between_read_write,
+        "mutable_default": mutable_default,
+    },
+    "security": {
+        "shell_true": shell_true,
+        "eval_input": eval_input,
+        "yaml_load": yaml_load,
+        "pickle_loads": pickle_loads,
+        "weak_hash": weak_hash,
+        "sql_from_string": sql_from_string,
+        "tls_unverified": tls_unverified,
+    },
+    "secrets": {
+        "secret_aws": _secret_op("aws"),
+        "secret_github": _secret_op("github"),
+        "secret_stripe": _secret_op("stripe"),
+        "secret_slack": _secret_op("slack"),
+        "secret_password": _secret_op("password"),
+        "secret_hex_api_key": _secret_op("hex"),
+        "module_secret": module_secret,
+    },
+}
+
+# Topics whose operators work on test files; the others work on library modules.
+TEST_TOPICS = frozenset({"test-weakening"})

@@ -1,0 +1,249 @@
+"""Measured quality of the static critics: recall per topic and false alarms on benign
+controls, contend side by side with ruff and bandit, on a corpus built at run time.
+
+    .venv/bin/python bench/static_quality.py [--keep DIR] [--json OUT] [--seed N]
+
+Builds the corpus (`static_corpus.py`) in a temporary directory, runs contend's static
+critics (collect_changes + run_static, all topics) on every item, ruff and bandit on every
+item's base and change versions, and prints one table plus a per-operator breakdown.
+
+Scoring. A mutant counts as caught by contend when a non-waived finding of the mutant's
+topic lies on the changed file and touches the mutated lines (its line span, widened by one
+line each way, meets a line the change added or modified); for a pure deletion — an
+assertion, a guard or a test removed — any finding of that topic in the file counts. A
+baseline counts a mutant as caught when a diagnostic it introduced (see `baselines.py`)
+touches the mutated lines the same way; baselines have no topics, so any rule counts. A
+benign control is a false alarm for contend when contend reports any finding at all (it is
+diff-aware by design), and for a baseline when it introduced a diagnostic on a changed line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from baselines import RUFF_IGNORE, RUFF_SELECT, Diagnostic, Job, introduced
+from contend.critics.static.runner import run_static
+from contend.gitio.diff import collect_changes
+from static_corpus import SEED, Item, build_corpus, stdlib_pools
+
+TOPICS = (
+    "silent-fallback",
+    "test-weakening",
+    "boundary-typing",
+    "concurrency",
+    "security",
+    "secrets",
+)
+TOLERANCE = 1  # lines either side of the mutated lines a report may sit on
+TOOLS = ("contend", "ruff", "bandit")
+
+
+@dataclass(slots=True)
+class Outcome:
+    item: Item
+    hits: dict[str, bool] = field(default_factory=dict)  # tool -> caught / false alarm
+    any_topic: bool = False  # contend reported something of any topic on the mutated lines
+    findings: list[str] = field(default_factory=list)  # contend "topic:rule@line"
+    seconds: float = 0.0
+
+
+def touches(item: Item, start: int, end: int, tolerance: int = TOLERANCE) -> bool:
+    if item.deletion:
+        return True
+    return any(start - tolerance <= line <= end + tolerance for line in item.added_lines)
+
+
+def score_contend(item: Item) -> Outcome:
+    outcome = Outcome(item)
+    started = time.perf_counter()
+    changes, skipped = collect_changes(Path(item.repo), "HEAD~1", "HEAD")
+    result = run_static(changes, skipped=skipped)
+    outcome.seconds = time.perf_counter() - started
+    if result.skipped:
+        reasons = "; ".join(f"{s.path}: {s.reason}" for s in result.skipped)
+        print(f"  {item.id}: skipped {reasons}", file=sys.stderr)
+    live = [f for f in result.findings if not f.waived and f.path == item.path]
+    outcome.findings = [f"{f.topic}:{f.rule}@{f.start_line}" for f in result.findings]
+    on_lines = [f for f in live if touches(item, f.start_line, f.end_line)]
+    outcome.any_topic = bool(on_lines)
+    if item.label == "benign":
+        outcome.hits["contend"] = bool(result.findings)
+    else:
+        outcome.hits["contend"] = any(str(f.topic) == item.label for f in on_lines)
+    return outcome
+
+
+def score_baseline(
+    item: Item, old_text: str, new_text: str, old: list[Diagnostic], new: list[Diagnostic]
+) -> bool:
+    fresh = introduced(old_text, new_text, old, new)
+    if item.label == "benign":
+        return any(touches(item, d.start_line, d.end_line, tolerance=0) for d in fresh)
+    return any(touches(item, d.start_line, d.end_line) for d in fresh)
+
+
+def base_text(item: Item) -> str:
+    out = subprocess.run(
+        ["git", "-C", item.repo, "show", f"HEAD~1:{item.path}"],
+        check=True,
+        capture_output=True,
+    )
+    return out.stdout.decode("utf-8")
+
+
+def rate(outcomes: list[Outcome], tool: str) -> str:
+    if not outcomes:
+        return "-"
+    hits = sum(o.hits[tool] for o in outcomes)
+    return f"{100 * hits / len(outcomes):5.1f}% ({hits}/{len(outcomes)})"
+
+
+def print_tables(outcomes: list[Outcome]) -> None:
+    by_label: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        by_label[o.item.label].append(o)
+    header = f"{'':26} {'n':>4}  {'contend':>17}  {'ruff':>17}  {'bandit':>17}"
+    print("\nRecall per topic (share of mutants caught) and false alarms on benign controls")
+    print(header)
+    for label in (*TOPICS, "benign"):
+        rows = by_label.get(label, [])
+        name = "benign false alarms" if label == "benign" else label
+        cells = "  ".join(f"{rate(rows, tool):>17}" for tool in TOOLS)
+        print(f"{name:26} {len(rows):>4}  {cells}")
+
+    print("\nPer operator (recall for mutants, false-alarm rate for benign controls)")
+    print(
+        f"{'label / operator':48} {'n':>3}  {'contend':>7}  {'ruff':>7}  {'bandit':>7}  any-topic"
+    )
+    by_op: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        by_op[(o.item.label, o.item.operator)].append(o)
+    order = {label: i for i, label in enumerate((*TOPICS, "benign"))}
+    for (label, op), rows in sorted(by_op.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
+        cells = "  ".join(f"{100 * sum(o.hits[t] for o in rows) / len(rows):6.0f}%" for t in TOOLS)
+        anyt = f"{100 * sum(o.any_topic for o in rows) / len(rows):6.0f}%"
+        print(f"{label + ' / ' + op:48} {len(rows):>3}  {cells}  {anyt}")
+
+    misses = Counter(
+        (o.item.label, o.item.operator)
+        for o in outcomes
+        if o.item.label != "benign" and not o.hits["contend"]
+    )
+    print("\ncontend misses by operator (count of mutants not caught)")
+    for (label, op), n in sorted(misses.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {label:18} {op:32} {n}")
+    alarms = Counter(
+        (o.item.operator, f.split("@")[0])
+        for o in outcomes
+        if o.item.label == "benign"
+        for f in o.findings
+    )
+    print("\ncontend findings on benign controls (control operator, topic:rule)")
+    for (op, rule), n in sorted(alarms.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {op:28} {rule:48} {n}")
+
+
+def run(
+    dest: Path, seed: int, per_topic: int, benign: int
+) -> tuple[list[Outcome], dict[str, object]]:
+    t0 = time.perf_counter()
+    items = build_corpus(dest, seed=seed, per_topic=per_topic, benign=benign)
+    build_s = time.perf_counter() - t0
+    print(f"corpus: {len(items)} items built in {build_s:.1f} s under {dest}", file=sys.stderr)
+
+    items_dir, base_dir = dest / "items", dest / "base"
+    olds: dict[str, str] = {}
+    for item in items:
+        olds[item.id] = base_text(item)
+        target = base_dir / item.id / item.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(olds[item.id], encoding="utf-8")
+    jobs = {
+        (tool, side): Job(tool, items_dir if side == "new" else base_dir)
+        for tool in ("ruff", "bandit")
+        for side in ("new", "old")
+    }
+
+    t1 = time.perf_counter()
+    outcomes = [score_contend(item) for item in items]
+    contend_s = time.perf_counter() - t1
+    print(f"contend: {contend_s:.1f} s over {len(items)} items", file=sys.stderr)
+
+    results = {key: job.result() for key, job in jobs.items()}
+    for o in outcomes:
+        key = f"{o.item.id}/{o.item.path}"
+        new_text = (Path(o.item.repo) / o.item.path).read_text(encoding="utf-8")
+        for tool in ("ruff", "bandit"):
+            o.hits[tool] = score_baseline(
+                o.item,
+                olds[o.item.id],
+                new_text,
+                results[(tool, "old")].get(key, []),
+                results[(tool, "new")].get(key, []),
+            )
+    pools = stdlib_pools()
+    meta: dict[str, object] = {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "python": sys.version.split()[0],
+        "stdlib": str(pools.root),
+        "lib_test_present": pools.has_lib_test,
+        "library_files": len(pools.library),
+        "test_files": len(pools.tests),
+        "nproc": os.cpu_count(),
+        "seed": seed,
+        "items": len(items),
+        "build_seconds": round(build_s, 1),
+        "contend_seconds": round(contend_s, 1),
+        "total_seconds": round(time.perf_counter() - t0, 1),
+        "ruff_select": RUFF_SELECT,
+        "ruff_ignore": RUFF_IGNORE,
+    }
+    return outcomes, meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, help="build the corpus here and keep it")
+    parser.add_argument("--json", type=Path, help="write every outcome to this file")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--per-topic", type=int, default=60)
+    parser.add_argument("--benign", type=int, default=160)
+    args = parser.parse_args(argv)
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        outcomes, meta = run(args.keep, args.seed, args.per_topic, args.benign)
+    else:
+        with tempfile.TemporaryDirectory(prefix="contend-bench-") as tmp:
+            outcomes, meta = run(Path(tmp), args.seed, args.per_topic, args.benign)
+    print(" ".join(f"{k}={v}" for k, v in meta.items()))
+    print_tables(outcomes)
+    if args.json is not None:
+        payload = {
+            "meta": meta,
+            "outcomes": [
+                {
+                    "item": asdict(o.item),
+                    "hits": o.hits,
+                    "any_topic": o.any_topic,
+                    "findings": o.findings,
+                    "seconds": round(o.seconds, 4),
+                }
+                for o in outcomes
+            ],
+        }
+        args.json.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

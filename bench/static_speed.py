@@ -1,0 +1,155 @@
+"""Measured speed of the static critics on a 10-file change in a large repository.
+
+    .venv/bin/python bench/static_speed.py [--runs 15] [--seed N]
+
+Copies every .py file of this interpreter's standard library (tests included, without
+site-packages) into a temporary git repository and commits it; counts and prints the real
+number of lines; applies ten mutations (operators of several topics plus benign controls,
+one file each) and commits them as the change; then times `collect_changes` + `run_static`
+with all topics, `--runs` times, and prints the median and p90, plus the time of each topic
+alone. The parse cache is cleared before every run so each run parses the ten files afresh,
+as a new `contend review` process would; the first run of the process, which also pays
+one-time imports (bandit), is reported separately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benign import BENIGN
+from contend.critics.static import pyast
+from contend.critics.static.base import Topic
+from contend.critics.static.runner import run_static
+from contend.gitio.diff import collect_changes
+from mutations import OPERATORS, TEST_TOPICS
+from static_corpus import SEED, load_source, mutate, run_git, stdlib_pools
+
+# The topics of the ten changed files, in order: mostly defects, two benign refactors.
+CHANGE_PLAN = (
+    "silent-fallback",
+    "test-weakening",
+    "boundary-typing",
+    "concurrency",
+    "security",
+    "secrets",
+    "silent-fallback",
+    "test-weakening",
+    "benign",
+    "benign",
+)
+
+
+def copy_stdlib(dest: Path) -> tuple[int, int]:
+    """Copy the stdlib's .py files into dest; return (files, lines)."""
+    pools = stdlib_pools()
+    files = lines = 0
+    for path in sorted(pools.root.rglob("*.py")):
+        rel = path.relative_to(pools.root)
+        if "site-packages" in rel.parts or "dist-packages" in rel.parts:
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+        files += 1
+        lines += path.read_bytes().count(b"\n")
+    return files, lines
+
+
+def apply_change(repo: Path, seed: int) -> list[str]:
+    """Mutate ten files of the copy, one operator each; return 'path (label/operator)'."""
+    pools = stdlib_pools()
+    rng = random.Random(seed)
+    library, tests = list(pools.library), list(pools.tests)
+    rng.shuffle(library)
+    rng.shuffle(tests)
+    done: list[str] = []
+    used: set[Path] = set()
+    for label in CHANGE_PLAN:
+        pool = tests if label in TEST_TOPICS else library
+        ops = BENIGN if label == "benign" else OPERATORS[label]
+        for path in pool:
+            if path in used:
+                continue
+            src = load_source(pools.root, path)
+            if src is None:
+                continue
+            names = list(ops)
+            rng.shuffle(names)
+            new_text = None
+            for name in names:
+                candidates = ops[name](src, random.Random(f"{seed}:{src.path}:{name}"))
+                if candidates:
+                    new_text = mutate(src, rng.choice(candidates))
+                if new_text is not None:
+                    (repo / src.path).write_text(new_text, encoding="utf-8")
+                    done.append(f"{src.path} ({label}/{name})")
+                    break
+            if new_text is not None:
+                used.add(path)
+                break
+    if len(done) != len(CHANGE_PLAN):
+        raise RuntimeError(f"only {len(done)} of {len(CHANGE_PLAN)} files could be mutated")
+    return done
+
+
+def timed(repo: Path, topics: list[Topic] | None) -> tuple[float, int]:
+    pyast.parse.cache_clear()
+    started = time.perf_counter()
+    changes, skipped = collect_changes(repo, "HEAD~1", "HEAD")
+    result = run_static(changes, topics, skipped=skipped)
+    return time.perf_counter() - started, len(result.findings)
+
+
+def p90(values: list[float]) -> float:
+    return statistics.quantiles(values, n=10, method="inclusive")[-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="contend-speed-") as tmp:
+        repo = Path(tmp) / "stdlib"
+        repo.mkdir()
+        t0 = time.perf_counter()
+        files, lines = copy_stdlib(repo)
+        run_git(repo.parent, "init", "-q", repo.name)
+        run_git(repo, "add", "-A")
+        run_git(repo, "commit", "-q", "-m", "stdlib")
+        changed = apply_change(repo, args.seed)
+        run_git(repo, "commit", "-q", "-a", "-m", "change")
+        print(
+            f"repository: {files} .py files, {lines} lines (setup {time.perf_counter() - t0:.1f} s)"
+        )
+        print(f"python {sys.version.split()[0]}, nproc {os.cpu_count()}, runs {args.runs}")
+        print("change (10 files):")
+        for line in changed:
+            print(f"  {line}")
+
+        first, findings = timed(repo, None)
+        print(f"first run in process (imports included): {first:.3f} s, {findings} findings")
+        totals = [timed(repo, None)[0] for _ in range(args.runs)]
+        print(
+            f"all topics: median {statistics.median(totals):.3f} s, p90 {p90(totals):.3f} s, "
+            f"min {min(totals):.3f} s, max {max(totals):.3f} s"
+        )
+        for topic in Topic:
+            times = [timed(repo, [topic])[0] for _ in range(args.runs)]
+            print(
+                f"  {topic:16} median {statistics.median(times):.3f} s, p90 {p90(times):.3f} s"
+                " (collect_changes included)"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""The one narrow interface every backend implements, and the data that crosses it.
+
+    Agent.run(AgentRequest) -> AgentReply
+
+A reply carries the parsed structured output (or None), the raw exchange exactly as sent
+and received (for the ledger), usage, cost and wall time. Failures are raised as
+contend.errors.AgentError (AgentTimeout for a deadline); a reply whose output does not
+fit the schema is returned with `error` set so the engine can count it as malformed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+Role = Literal["critic", "proposer", "oracle"]
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a backend can do, as data (the engine never checks backend classes)."""
+
+    structured_output: bool = True
+    repo_tools: bool = False  # can read/grep/list files of the worktree itself
+    read_only_enforced: bool = False  # the backend itself enforces read-only (sandbox)
+    can_fix: bool = False  # as proposer, can edit files in its worktree
+    fork_session: bool = False  # can continue the author's session as a fork
+    needs_network: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRequest:
+    role: Role
+    thread: str
+    round: int
+    system: str
+    prompt: str
+    schema: dict[str, Any]
+    worktree: Path
+    timeout_s: float
+    session: str | None = None  # author session to fork (proposer) or to continue
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@dataclass(slots=True)
+class AgentReply:
+    output: dict[str, Any] | None
+    raw_text: str
+    usage: Usage = field(default_factory=Usage)
+    cost: float = 0.0
+    wall_s: float = 0.0
+    exchange: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None  # set when the output was unusable (malformed, schema break)
+    session: str | None = None  # session id the backend used, when it has one
+
+
+class Agent(Protocol):
+    backend: str  # registry name, e.g. "claude", "scripted"
+    model: str
+    family: str  # model family, e.g. "anthropic", "openai", "static"
+    capabilities: Capabilities
+
+    async def run(self, request: AgentRequest) -> AgentReply: ...

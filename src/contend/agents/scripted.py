@@ -1,0 +1,136 @@
+"""A scripted agent: a recorded or hand-written script of turns, for tests and demos.
+
+It resolves through the same registry as every real backend (`scripted:FILE`). The script
+is JSON:
+
+    {"family": "scripted-a", "model": "script", "latency_s": 0.0,
+     "critic":   [TURN, TURN, ...],     # indexed by round (1-based)
+     "proposer": [TURN, ...],
+     "oracle":   [TURN, ...]}
+
+A TURN is one of
+    {"output": {...}}                    the structured output for that round
+    {"output": {...}, "edits": {"path": "new content" | null}}   proposer fixes (null deletes)
+    {"raw": "text"}                      unparsable or schema-breaking output, as is
+    {"error": "crash" | "timeout" | "http-429" | "http-500"}
+    {"sleep": seconds, ...}              extra latency before the turn
+Rounds past the end of a list get a quiet turn: a critic finds no new defect and judges
+nothing; a proposer answers nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.schemas import validate
+from contend.errors import AgentError, AgentTimeout, ProtocolError, UserError
+
+QUIET: dict[str, dict[str, Any]] = {
+    "critic": {"topic": "", "no_defect_found": True, "objections": [], "judgements": []},
+    "proposer": {"answers": []},
+}
+
+
+class ScriptedAgent:
+    backend = "scripted"
+
+    def __init__(self, script: dict[str, Any], *, source: str = "<script>") -> None:
+        self.script = script
+        self.source = source
+        self.model = str(script.get("model", "script"))
+        self.family = str(script.get("family", "scripted"))
+        self.latency_s = float(script.get("latency_s", 0.0))
+        self.capabilities = Capabilities(
+            structured_output=True, can_fix=True, read_only_enforced=False, needs_network=False
+        )
+
+    async def run(self, request: AgentRequest) -> AgentReply:
+        started = time.perf_counter()
+        turn = self._turn(request.role, request.round)
+        delay = self.latency_s + float(turn.get("sleep", 0.0))
+        try:
+            await asyncio.wait_for(asyncio.sleep(delay), timeout=request.timeout_s)
+        except TimeoutError:
+            raise AgentTimeout(
+                f"scripted agent slept past the {request.timeout_s:g}s deadline",
+                backend=self.backend,
+            ) from None
+        error = turn.get("error")
+        if error == "timeout":
+            raise AgentTimeout("scripted timeout", backend=self.backend)
+        if error is not None:
+            raise AgentError(
+                f"scripted failure: {error}",
+                backend=self.backend,
+                retryable=str(error) == "http-429",
+            )
+        if request.role == "proposer":
+            _apply_edits(request.worktree, turn.get("edits", {}))
+        exchange: dict[str, Any] = {"request": {"system": request.system, "prompt": request.prompt}}
+        if "raw" in turn:
+            raw_text = str(turn["raw"])
+        else:
+            raw_text = json.dumps(turn.get("output", QUIET.get(request.role, {})))
+        exchange["response"] = raw_text
+        reply = AgentReply(
+            output=None,
+            raw_text=raw_text,
+            usage=Usage(tokens_in=len(request.prompt) // 4, tokens_out=len(raw_text) // 4),
+            wall_s=time.perf_counter() - started,
+            exchange=exchange,
+        )
+        try:
+            reply.output = validate(json.loads(raw_text), request.schema, what=self.source)
+        except json.JSONDecodeError as exc:
+            reply.error = f"output is not JSON: {exc}"
+        except ProtocolError as exc:
+            reply.error = str(exc)
+        return reply
+
+    def _turn(self, role: Role, rnd: int) -> dict[str, Any]:
+        turns = self.script.get(role, [])
+        if not isinstance(turns, list):
+            raise UserError(f"{self.source}: '{role}' must be a list of turns")
+        if rnd - 1 < len(turns):
+            turn = turns[rnd - 1]
+            if not isinstance(turn, dict):
+                raise UserError(f"{self.source}: {role} turn {rnd} must be an object")
+            return turn
+        return {"output": QUIET.get(role, {})}
+
+
+def _apply_edits(worktree: Path, edits: dict[str, str | None]) -> None:
+    root = worktree.resolve()
+    for rel, content in edits.items():
+        target = (root / rel).resolve()
+        if not target.is_relative_to(root):
+            raise UserError(f"scripted edit outside the worktree: {rel}")
+        if content is None:
+            target.unlink()
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content)
+
+
+def load_script(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"scripted agent: no such script {path}") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"scripted agent: {path} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"scripted agent: {path} must hold a JSON object")
+    return data
+
+
+def create(arg: str | None, settings: object, role: Role) -> ScriptedAgent:
+    if not arg:
+        raise UserError("scripted agent needs a script: scripted:PATH.json")
+    path = Path(arg)
+    return ScriptedAgent(load_script(path), source=str(path))

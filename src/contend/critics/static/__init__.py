@@ -1,0 +1,1 @@
+"""Deterministic critics: offline topic checks over a git diff (see registry and runner)."""

@@ -1,0 +1,644 @@
+"""The `boundary-typing` topic for Python: the change erodes a type or validation boundary.
+
+Rules (severity per base.py's mapping):
+    validation-guard-removed        major  `if ...: raise TypeError/ValueError` or
+                                           `assert isinstance` gone from a function
+    isinstance-replaced-by-constant major  an isinstance check turned into a constant, or
+                                           dropped from a condition that otherwise survived
+    type-ignore-added               minor  `# type: ignore` (or pyright/mypy/pyre form) added
+    cast-to-any-added               minor  `cast(Any, ...)` / `cast("Any", ...)` added
+    any-annotation-added            minor  an annotation mentioning `Any` added
+    primitive-validated-in-core     minor  a parameter's raw primitive checked (isinstance
+                                           str, len > 0, .strip()) outside a boundary module
+                                           or parse_/validate_/from_ function
+
+Removal rules compare the old and new version of the same function (by qualified name);
+the others report only what sits on added lines and was not already in the old file.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import io
+import re
+import tokenize
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from contend.critics.static import pyast
+from contend.critics.static.base import (
+    FileChange,
+    Finding,
+    Language,
+    Skipped,
+    Topic,
+    is_test_path,
+)
+from contend.protocol.model import Severity
+
+_VALIDATION_ERRORS = frozenset({"TypeError", "ValueError"})
+_PRIMITIVES = frozenset({"str", "int", "float", "bool", "bytes"})
+_STRING_PREDICATES = frozenset(
+    {"strip", "isdigit", "isnumeric", "isdecimal", "isalnum", "isalpha", "isspace"}
+)
+_BOUNDARY_PARTS = frozenset(
+    {"cli", "api", "handlers", "views", "routes", "schemas", "boundary", "__main__"}
+)
+_BOUNDARY_FUNCTION = re.compile(r"^_*(parse|validate|from|check|ensure|coerce|clean)(_|$)")
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "__set__"})
+_VALIDATOR_DECORATORS = frozenset(
+    {"validator", "field_validator", "model_validator", "root_validator", "setter"}
+)
+_IGNORE_COMMENT = re.compile(
+    r"type:\s*ignore\b|pyright:\s*ignore\b|mypy:\s*ignore-errors|pyre-(ignore|fixme)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Guard:
+    """One validation check: the condition(s) that must hold, normalised so that
+    `if not c: raise` and `assert c` give the same unit."""
+
+    node: ast.If | ast.Assert
+    units: tuple[ast.expr, ...]
+
+
+class BoundaryTypingCritic:
+    topic = Topic.BOUNDARY_TYPING
+    languages: frozenset[Language] = frozenset({"python"})
+
+    def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
+        for change in changes:
+            if change.language != "python" or change.new_text is None:
+                continue  # a deleted file introduces nothing on the new side
+            try:
+                new_tree = pyast.parse(change.new_text)
+            except SyntaxError as exc:
+                yield Skipped(change.path, f"new side does not parse: {exc.msg}", self.topic)
+                continue
+            findings = _check_file(change, new_tree, _parse_old(change))
+            yield from sorted(findings, key=lambda f: (f.start_line, f.rule))
+
+
+CRITIC = BoundaryTypingCritic()
+
+
+def _parse_old(change: FileChange) -> ast.Module | None:
+    # An unparsable old side has no functions to compare against: every function in the new
+    # side counts as new, which only makes the additive rules see more, never less.
+    if change.old_text is None:
+        return None
+    try:
+        return pyast.parse(change.old_text)
+    except SyntaxError:
+        return None
+
+
+def _check_file(
+    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
+) -> Iterator[Finding]:
+    new_funcs = pyast.functions(new_tree)
+    old_funcs = pyast.functions(old_tree) if old_tree is not None else {}
+    for name, new_fn in new_funcs.items():
+        old_fn = old_funcs.get(name)
+        if old_fn is None or not _touched(change, old_fn, new_fn):
+            continue
+        replaced = list(_isinstance_replaced(change, old_fn, new_fn))
+        yield from (finding for finding, _ in replaced)
+        covered = {line for _, line in replaced}
+        yield from _guards_removed(change, old_fn, new_fn, new_funcs, covered)
+    yield from _type_ignores(change, old_tree is not None)
+    yield from _casts_to_any(change, new_tree, old_tree)
+    yield from _any_annotations(change, new_tree, old_tree)
+    if not _is_boundary_path(change.path):
+        yield from _primitive_checks(change, new_funcs, old_funcs)
+
+
+def _touched(change: FileChange, old_fn: pyast.Function, new_fn: pyast.Function) -> bool:
+    """The change added lines to the new version or removed lines from the old one."""
+    removed = range(old_fn.start_line, old_fn.end_line + 1)
+    return change.touches(new_fn.start_line, new_fn.end_line) or any(
+        line in change.removed_lines for line in removed
+    )
+
+
+def _finding(
+    change: FileChange,
+    rule: str,
+    severity: Severity,
+    lines: tuple[int, int],
+    claim: str,
+    old_lines: tuple[int, int] | None = None,
+) -> Finding:
+    return Finding(
+        topic=Topic.BOUNDARY_TYPING,
+        rule=rule,
+        severity=severity,
+        path=change.path,
+        start_line=lines[0],
+        end_line=lines[1],
+        claim=claim,
+        evidence=change.new_lines(*lines),
+        old_evidence=change.old_lines(*old_lines) if old_lines is not None else None,
+    )
+
+
+# --- removal rules -------------------------------------------------------------------------
+
+
+def _params(fn: pyast.FunctionNode) -> dict[str, ast.expr | None]:
+    args = fn.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every += [a for a in (args.vararg, args.kwarg) if a is not None]
+    return {a.arg: a.annotation for a in every if a.arg not in ("self", "cls")}
+
+
+def _shape(node: ast.AST, params: Iterable[str]) -> str:
+    """The node's source with parameter names blanked, so renaming a parameter keeps it."""
+    names = frozenset(params)
+    text = ast.unparse(node)
+    if not names:
+        return text
+    pattern = r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b"
+    return re.sub(pattern, "_", text)
+
+
+def _strip_not(node: ast.expr) -> ast.expr:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return node.operand
+    return node
+
+
+def _split(node: ast.expr, op: type[ast.boolop]) -> tuple[ast.expr, ...]:
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, op):
+        return tuple(node.values)
+    return (node,)
+
+
+def _raised_name(stmt: ast.Raise) -> str | None:
+    exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+    if isinstance(exc, ast.Name):
+        return exc.id
+    if isinstance(exc, ast.Attribute):
+        return exc.attr
+    return None
+
+
+def _is_validation_error(name: str | None) -> bool:
+    return name is not None and (name in _VALIDATION_ERRORS or name.endswith("ValidationError"))
+
+
+def _has_isinstance(node: ast.AST) -> bool:
+    return any(_is_call_to(n, "isinstance") for n in ast.walk(node))
+
+
+def _is_call_to(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
+def _guards(fn: pyast.FunctionNode, *, strict: bool) -> Iterator[_Guard]:
+    """Validation guards of a function. `strict` (old side) counts only TypeError/ValueError
+    raises and isinstance asserts; the lenient form (new side) accepts any raise or assert, so
+    a guard that merely changed its exception class still counts as present."""
+    for node in pyast.walk_within(fn):
+        if isinstance(node, ast.If):
+            raises = [s for s in node.body if isinstance(s, ast.Raise)]
+            if raises and (
+                not strict or any(_is_validation_error(_raised_name(r)) for r in raises)
+            ):
+                # `if a or b: raise` forbids a and b separately: each is its own unit.
+                units = _split(node.test, ast.Or) if not _is_not(node.test) else (node.test,)
+                yield _Guard(node, tuple(_strip_not(u) for u in units))
+        elif isinstance(node, ast.Assert) and (not strict or _has_isinstance(node.test)):
+            yield _Guard(node, tuple(_strip_not(u) for u in _split(node.test, ast.And)))
+
+
+def _is_not(node: ast.AST) -> bool:
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+
+
+def _called_names(fn: pyast.FunctionNode) -> set[str]:
+    names: set[str] = set()
+    for node in pyast.walk_within(fn):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                names.add(node.func.id)
+            elif isinstance(node.func, ast.Attribute):
+                names.add(node.func.attr)
+    return names
+
+
+def _surviving_units(
+    new_fn: pyast.Function, new_funcs: dict[str, pyast.Function]
+) -> tuple[set[str], set[str]]:
+    """(exact, shape) keys of every guard unit in the new function and in the helpers it
+    calls, so a guard moved into a called helper still counts as present."""
+    exact: set[str] = set()
+    shapes: set[str] = set()
+    called = _called_names(new_fn.node)
+    owners = [new_fn] + [f for f in new_funcs.values() if f.node.name in called]
+    for owner in owners:
+        params = _params(owner.node)
+        for guard in _guards(owner.node, strict=False):
+            for unit in guard.units:
+                exact.add(ast.unparse(unit))
+                shapes.add(_shape(unit, params))
+    return exact, shapes
+
+
+def _guards_removed(
+    change: FileChange,
+    old_fn: pyast.Function,
+    new_fn: pyast.Function,
+    new_funcs: dict[str, pyast.Function],
+    covered: set[int],
+) -> Iterator[Finding]:
+    old_params = _params(old_fn.node)
+    new_params = _params(new_fn.node)
+    exact, shapes = _surviving_units(new_fn, new_funcs)
+    for guard in _guards(old_fn.node, strict=True):
+        start, end = pyast.span(guard.node)
+        if start in covered or not any(n in change.removed_lines for n in range(start, end + 1)):
+            continue
+        missing = [
+            u
+            for u in guard.units
+            if ast.unparse(u) not in exact and _shape(u, old_params) not in shapes
+        ]
+        if not missing or _moved_into_type(missing, old_params, new_params):
+            continue
+        line = _map_line(change, old_fn, new_fn, start)
+        what = "`assert isinstance`" if isinstance(guard.node, ast.Assert) else "raising guard"
+        yield _finding(
+            change,
+            "validation-guard-removed",
+            Severity.MAJOR,
+            (line, line),
+            f"`{new_fn.qualname}` no longer has the {what} on "
+            f"`{ast.unparse(missing[0])}` (old line {start}); invalid input now flows on "
+            "unchecked",
+            (start, end),
+        )
+
+
+def _moved_into_type(
+    units: Sequence[ast.expr],
+    old_params: dict[str, ast.expr | None],
+    new_params: dict[str, ast.expr | None],
+) -> bool:
+    """True when a parameter the guard checked got a new annotation: the check moved into the
+    type, which is the boundary-parsing fix this topic asks for."""
+    for unit in units:
+        for node in ast.walk(unit):
+            if isinstance(node, ast.Name) and node.id in old_params and node.id in new_params:
+                old_ann, new_ann = old_params[node.id], new_params[node.id]
+                if new_ann is not None and (
+                    old_ann is None or ast.dump(old_ann) != ast.dump(new_ann)
+                ):
+                    return True
+    return False
+
+
+def _map_line(
+    change: FileChange, old_fn: pyast.Function, new_fn: pyast.Function, old_line: int
+) -> int:
+    """The new-side line where an old line of the function now is, or where it was removed."""
+    old = change.old_lines(old_fn.start_line, old_fn.end_line).splitlines()
+    new = change.new_lines(new_fn.start_line, new_fn.end_line).splitlines()
+    index = old_line - old_fn.start_line
+    for tag, i1, i2, j1, _j2 in difflib.SequenceMatcher(a=old, b=new).get_opcodes():
+        if i1 <= index < i2:
+            offset = index - i1 if tag == "equal" else 0
+            return new_fn.start_line + min(j1 + offset, max(len(new) - 1, 0))
+    return new_fn.end_line
+
+
+def _conditions(fn: pyast.FunctionNode) -> Iterator[ast.expr]:
+    for node in pyast.walk_within(fn):
+        if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+            yield node.test
+
+
+def _isinstance_calls(node: ast.AST) -> list[ast.Call]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Call) and _is_call_to(n, "isinstance")]
+
+
+def _constant_shape(node: ast.AST, params: Iterable[str]) -> str:
+    # `True` and `False` stand for "a constant": either one switches the check off.
+    return re.sub(r"\bFalse\b", "True", _shape(node, params))
+
+
+def _substituted(test: ast.expr, gone: Sequence[ast.Call]) -> ast.expr:
+    """A copy of `test` with each vanished isinstance call replaced by `True`."""
+    clone = copy.deepcopy(test)
+    twin = dict(zip(map(id, ast.walk(test)), ast.walk(clone), strict=True))
+    targets = {id(twin[id(call)]) for call in gone}
+
+    class _Replace(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.expr:
+            if id(node) in targets:
+                return ast.Constant(True)
+            self.generic_visit(node)
+            return node
+
+    replaced = _Replace().visit(clone)
+    assert isinstance(replaced, ast.expr)
+    return replaced
+
+
+def _isinstance_replaced(
+    change: FileChange, old_fn: pyast.Function, new_fn: pyast.Function
+) -> Iterator[tuple[Finding, int]]:
+    """Findings paired with the old line they explain (so the guard rule does not repeat it)."""
+    old_params, new_params = _params(old_fn.node), _params(new_fn.node)
+    deficit = Counter(_shape(c, old_params) for c in _isinstance_calls(old_fn.node))
+    deficit.subtract(_shape(c, new_params) for c in _isinstance_calls(new_fn.node))
+    new_tests = [t for t in _conditions(new_fn.node) if t.lineno in change.added_lines]
+    by_shape = {_constant_shape(t, new_params): t for t in reversed(new_tests)}
+    constants = [t for t in new_tests if isinstance(_strip_not(t), ast.Constant)]
+    for test in sorted(_conditions(old_fn.node), key=lambda t: t.lineno):
+        if test.lineno not in change.removed_lines:
+            continue
+        gone: list[ast.Call] = []
+        for call in _isinstance_calls(test):
+            key = _shape(call, old_params)
+            if deficit[key] > 0:
+                deficit[key] -= 1
+                gone.append(call)
+        if not gone:
+            continue
+        residual = _without(test, gone)
+        substituted = by_shape.get(_constant_shape(_substituted(test, gone), old_params))
+        replacement: ast.expr | None = substituted
+        if substituted is not None:
+            how = f"replaced by a constant: the condition is now `{ast.unparse(substituted)}`"
+        elif residual is not None and _constant_shape(residual, old_params) in by_shape:
+            replacement = by_shape[_constant_shape(residual, old_params)]
+            how = f"dropped from the condition, which is now `{ast.unparse(replacement)}`"
+        elif constants:
+            replacement = constants.pop(0)
+            how = f"replaced by the constant condition `{ast.unparse(replacement)}`"
+        if replacement is None:
+            continue
+        finding = _finding(
+            change,
+            "isinstance-replaced-by-constant",
+            Severity.MAJOR,
+            pyast.span(replacement),
+            f"`{new_fn.qualname}`: the type check `{ast.unparse(gone[0])}` was {how}",
+            pyast.span(test),
+        )
+        yield finding, test.lineno
+
+
+def _without(test: ast.expr, gone: Sequence[ast.AST]) -> ast.expr | None:
+    """The condition minus the BoolOp operands that held a vanished isinstance call."""
+    if not isinstance(test, ast.BoolOp):
+        return None
+    keep = [v for v in test.values if not any(g in set(ast.walk(v)) for g in gone)]
+    if not keep or len(keep) == len(test.values):
+        return None
+    return keep[0] if len(keep) == 1 else ast.BoolOp(op=test.op, values=keep)
+
+
+# --- additive rules ------------------------------------------------------------------------
+
+
+def _introduced(
+    old_keys: Counter[str], candidates: Sequence[tuple[str, int]], added: frozenset[int]
+) -> Iterator[tuple[str, int]]:
+    """Candidates (key, line) on added lines, at most as many per key as the new file has
+    more of than the old: a line that only moved or was renamed is not new."""
+    new_keys = Counter(key for key, _ in candidates)
+    budget = {key: new_keys[key] - old_keys[key] for key in new_keys}
+    for key, line in candidates:
+        if line in added and budget[key] > 0:
+            budget[key] -= 1
+            yield key, line
+
+
+def _ignore_comments(text: str | None) -> list[tuple[str, int]]:
+    if text is None or _IGNORE_COMMENT.search(text) is None:
+        return []
+    found: list[tuple[str, int]] = []
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT:
+            match = _IGNORE_COMMENT.search(tok.string)
+            if match is not None:
+                found.append((" ".join(tok.string[match.start() :].split()), tok.start[0]))
+    return found
+
+
+def _type_ignores(change: FileChange, old_parses: bool) -> Iterator[Finding]:
+    # tokenize fails on text ast cannot parse; that old side then counts as absent.
+    old = Counter(key for key, _ in (_ignore_comments(change.old_text) if old_parses else []))
+    for key, line in _introduced(old, _ignore_comments(change.new_text), change.added_lines):
+        yield _finding(
+            change,
+            "type-ignore-added",
+            Severity.MINOR,
+            (line, line),
+            f"the change silences the type checker with `# {key}` instead of fixing the type",
+        )
+
+
+def _is_any(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == "Any"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "Any"
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return re.search(r"\bAny\b", node.value) is not None
+    return False
+
+
+def _casts(tree: ast.Module | None) -> list[tuple[str, int]]:
+    if tree is None:
+        return []
+    return [
+        ("cast(Any, ...)", node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == "cast")
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == "cast")
+        )
+        and node.args
+        and _is_any(node.args[0])
+    ]
+
+
+def _casts_to_any(
+    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
+) -> Iterator[Finding]:
+    old = Counter(key for key, _ in _casts(old_tree))
+    for _, line in _introduced(old, _casts(new_tree), change.added_lines):
+        yield _finding(
+            change,
+            "cast-to-any-added",
+            Severity.MINOR,
+            (line, line),
+            "the change casts a value to `Any`, switching off type checking for it",
+        )
+
+
+def _annotations(tree: ast.Module | None) -> list[tuple[str, int]]:
+    if tree is None:
+        return []
+    found: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            found.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
+            found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+    return [
+        (ast.unparse(ann), ann.lineno) for ann in found if any(_is_any(n) for n in ast.walk(ann))
+    ]
+
+
+def _any_annotations(
+    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
+) -> Iterator[Finding]:
+    old = Counter(key for key, _ in _annotations(old_tree))
+    for key, line in _introduced(old, _annotations(new_tree), change.added_lines):
+        yield _finding(
+            change,
+            "any-annotation-added",
+            Severity.MINOR,
+            (line, line),
+            f"the change annotates with `{key}`, which accepts anything unchecked",
+        )
+
+
+# --- primitive validation deep in core code ------------------------------------------------
+
+
+def _is_boundary_path(path: str) -> bool:
+    pure = PurePosixPath(path.replace("\\", "/"))
+    parts = {*pure.parts[:-1], pure.stem}
+    return is_test_path(path) or bool(parts & _BOUNDARY_PARTS)
+
+
+def _is_boundary_function(fn: pyast.FunctionNode) -> bool:
+    if fn.name in _CONSTRUCTORS or _BOUNDARY_FUNCTION.match(fn.name):
+        return True
+    for deco in fn.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in _VALIDATOR_DECORATORS:
+            return True
+    return False
+
+
+def _is_primitive_type(node: ast.expr) -> bool:
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(_is_primitive_type(e) for e in node.elts)
+    return isinstance(node, ast.Name) and node.id in _PRIMITIVES
+
+
+def _checked_param(node: ast.AST, params: frozenset[str]) -> str | None:
+    """The parameter a raw-primitive check inspects, or None if `node` is no such check."""
+
+    def param(expr: ast.AST) -> str | None:
+        return expr.id if isinstance(expr, ast.Name) and expr.id in params else None
+
+    if isinstance(node, ast.Call):
+        if _is_call_to(node, "isinstance") and len(node.args) == 2:
+            return param(node.args[0]) if _is_primitive_type(node.args[1]) else None
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _STRING_PREDICATES:
+            return param(node.func.value)
+        return None
+    if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+        left, right = node.left, node.comparators[0]
+        if _is_call_to(left, "type") and isinstance(left, ast.Call) and left.args:
+            return param(left.args[0]) if _is_primitive_type(right) else None
+        if _is_call_to(left, "len") and isinstance(left, ast.Call) and left.args:
+            is_int = isinstance(right, ast.Constant) and type(right.value) is int
+            return param(left.args[0]) if is_int else None
+        if isinstance(right, ast.Constant) and right.value == "":
+            return param(left)
+    return None
+
+
+def _primitive_check(node: ast.If | ast.Assert, params: frozenset[str]) -> list[ast.AST]:
+    """The raw-primitive checks on parameters that `node` validates with, empty if it is no
+    validation. An `if` counts when it raises, or when it combines two checks on one
+    parameter, or negates a check and returns early; a plain type dispatch (`if
+    isinstance(x, str): x = [x]`) does not."""
+    atoms: list[ast.AST] = []
+    checked: list[str] = []
+    negated = False
+    for sub in ast.walk(node.test):
+        name = _checked_param(sub, params)
+        if name is not None:
+            atoms.append(sub)
+            checked.append(name)
+        if isinstance(sub, ast.UnaryOp) and _is_not(sub):
+            negated = negated or _checked_param(sub.operand, params) is not None
+    if not atoms or isinstance(node, ast.Assert):
+        return atoms
+    body = node.body
+    if (
+        any(isinstance(s, ast.Raise) for s in body)
+        or len(checked) > len(set(checked))
+        or (negated and any(isinstance(s, ast.Return) for s in body))
+    ):
+        return atoms
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class _PrimitiveCheck:
+    key: str
+    line: int
+    function: str
+    test: str
+
+
+def _primitive_candidates(funcs: dict[str, pyast.Function]) -> list[_PrimitiveCheck]:
+    """One entry per checked atom, keyed by its shape, so merging or reordering checks that
+    existed before introduces nothing."""
+    found: list[_PrimitiveCheck] = []
+    for fn in funcs.values():
+        if _is_boundary_function(fn.node):
+            continue
+        params = frozenset(_params(fn.node))
+        for node in pyast.walk_within(fn.node):
+            if isinstance(node, ast.If | ast.Assert):
+                test = ast.unparse(node.test)
+                found.extend(
+                    _PrimitiveCheck(_shape(atom, params), node.lineno, fn.qualname, test)
+                    for atom in _primitive_check(node, params)
+                )
+    return found
+
+
+def _primitive_checks(
+    change: FileChange,
+    new_funcs: dict[str, pyast.Function],
+    old_funcs: dict[str, pyast.Function],
+) -> Iterator[Finding]:
+    candidates = _primitive_candidates(new_funcs)
+    by_line = {c.line: c for c in candidates}
+    old = Counter(c.key for c in _primitive_candidates(old_funcs))
+    pairs = [(c.key, c.line) for c in candidates]
+    reported: set[int] = set()
+    for _, line in _introduced(old, pairs, change.added_lines):
+        if line in reported:
+            continue
+        reported.add(line)
+        check = by_line[line]
+        yield _finding(
+            change,
+            "primitive-validated-in-core",
+            Severity.MINOR,
+            (line, line),
+            f"`{check.function}` validates raw primitives (`{check.test}`) inside core code; "
+            "parse them into a domain type at the boundary so illegal values cannot reach here",
+        )

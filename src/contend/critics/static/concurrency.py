@@ -1,0 +1,693 @@
+"""The `concurrency` topic for Python: the change opens a race or a lost coroutine.
+
+Rules (severity per base.py's mapping):
+    lock-removed                  major  shared state the old function mutated under
+                                         `with <lock>:` is now mutated without any lock
+    check-then-act-across-await   major  an attribute read, then an `await`, then a write of
+                                         the same attribute from the stale read
+    await-dropped                 major  `await f(...)` became a bare `f(...)`
+    coroutine-not-awaited         major  a bare call to `asyncio.sleep` & co. or to an
+                                         `async def` of the same file
+    mutable-default-argument      minor  `def f(x=[])`: one object shared by every call
+
+Removal rules compare the old and new version of the same function (by qualified name);
+the others report only what sits on added lines and was not already in the old file.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from contend.critics.static import pyast
+from contend.critics.static.base import FileChange, Finding, Language, Skipped, Topic
+from contend.protocol.model import Severity
+
+_LOCK_NAME = re.compile(r"lock|mutex|semaphore|(^|_)sem$|(^|_)(cv|cond|condition)$", re.I)
+_LOCK_TYPES = frozenset({"Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition"})
+_MUTATORS = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "popitem",
+        "remove",
+        "clear",
+        "update",
+        "add",
+        "discard",
+        "setdefault",
+        "appendleft",
+        "popleft",
+        "put",
+        "put_nowait",
+        "sort",
+        "reverse",
+    }
+)
+_ASYNCIO_COROUTINES = frozenset(
+    {"sleep", "wait_for", "wait", "open_connection", "start_server", "to_thread"}
+)
+_TASK_WRAPPERS = frozenset(
+    {
+        "create_task",
+        "ensure_future",
+        "gather",
+        "wait",
+        "wait_for",
+        "shield",
+        "run",
+        "run_coroutine_threadsafe",
+        "run_until_complete",
+        "as_completed",
+        "start_soon",
+        "spawn",
+    }
+)
+_MUTABLE_CALLS = frozenset(
+    {"list", "dict", "set", "bytearray", "defaultdict", "OrderedDict", "deque", "Counter"}
+)
+_MUTABLE_LITERALS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+class ConcurrencyCritic:
+    topic = Topic.CONCURRENCY
+    languages: frozenset[Language] = frozenset({"python"})
+
+    def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
+        for change in changes:
+            if change.language != "python" or change.new_text is None:
+                continue  # a deleted file introduces nothing on the new side
+            try:
+                new_tree = pyast.parse(change.new_text)
+            except SyntaxError as exc:
+                yield Skipped(change.path, f"new side does not parse: {exc.msg}", self.topic)
+                continue
+            findings = _check_file(change, new_tree, _parse_old(change))
+            yield from sorted(findings, key=lambda f: (f.start_line, f.rule))
+
+
+CRITIC = ConcurrencyCritic()
+
+
+def _parse_old(change: FileChange) -> ast.Module | None:
+    # An unparsable old side has no functions to compare against: the removal rules then
+    # have nothing to compare, and the additive rules treat every new line as new.
+    if change.old_text is None:
+        return None
+    try:
+        return pyast.parse(change.old_text)
+    except SyntaxError:
+        return None
+
+
+def _check_file(
+    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
+) -> Iterator[Finding]:
+    new_funcs = pyast.functions(new_tree)
+    old_funcs = pyast.functions(old_tree) if old_tree is not None else {}
+    old_locks = _lock_objects(old_tree)
+    new_locks = _lock_objects(new_tree)
+    dropped_lines: set[int] = set()
+    for name, new_fn in new_funcs.items():
+        old_fn = old_funcs.get(name)
+        touched_new = change.touches(new_fn.start_line, new_fn.end_line)
+        if old_fn is not None and (touched_new or _removed_from(change, old_fn)):
+            yield from _locks_removed(change, old_fn, new_fn, old_locks, new_locks)
+            for finding in _awaits_dropped(change, old_fn, new_fn):
+                dropped_lines.add(finding.start_line)
+                yield finding
+        if isinstance(new_fn.node, ast.AsyncFunctionDef) and touched_new:
+            yield from _check_then_act(change, old_fn, new_fn, new_locks)
+    yield from _unawaited(change, new_funcs, old_funcs, dropped_lines)
+    yield from _mutable_defaults(change, new_funcs, old_funcs)
+
+
+def _removed_from(change: FileChange, fn: pyast.Function) -> bool:
+    return any(n in change.removed_lines for n in range(fn.start_line, fn.end_line + 1))
+
+
+def _finding(
+    change: FileChange,
+    rule: str,
+    severity: Severity,
+    lines: tuple[int, int],
+    claim: str,
+    evidence: str | None = None,
+    old_lines: tuple[int, int] | None = None,
+) -> Finding:
+    return Finding(
+        topic=Topic.CONCURRENCY,
+        rule=rule,
+        severity=severity,
+        path=change.path,
+        start_line=lines[0],
+        end_line=lines[1],
+        claim=claim,
+        evidence=evidence if evidence is not None else change.new_lines(*lines),
+        old_evidence=change.old_lines(*old_lines) if old_lines is not None else None,
+    )
+
+
+def _children(node: ast.AST) -> Iterator[ast.AST]:
+    """Child nodes in evaluation-ish (field) order, not entering nested scopes."""
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, _NESTED):
+            yield child
+
+
+# --- lock-removed --------------------------------------------------------------------------
+
+
+def _lock_objects(tree: ast.Module | None) -> frozenset[str]:
+    """Names and attributes assigned a threading/asyncio lock anywhere in the module."""
+    if tree is None:
+        return frozenset()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        value: ast.expr | None = None
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign):
+            targets, value = [node.target], node.value
+        if isinstance(value, ast.Call) and _callee_name(value) in _LOCK_TYPES:
+            found.update(ast.unparse(t) for t in targets)
+    return frozenset(found)
+
+
+def _callee_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _is_lock(expr: ast.expr, locks: frozenset[str]) -> bool:
+    """A context expression that is a lock by its name, its constructor or its assignment."""
+    if isinstance(expr, ast.Call):
+        name = _callee_name(expr)
+        return name in _LOCK_TYPES or _LOCK_NAME.search(name) is not None
+    text = ast.unparse(expr)
+    return text in locks or _LOCK_NAME.search(text.rsplit(".", 1)[-1]) is not None
+
+
+def _protects(expr: ast.expr, locks: frozenset[str]) -> bool:
+    """On the new side any bare object used as a context manager (`with self._guard:`) counts
+    as a lock too: a lock swapped for another, differently named one is not a removal."""
+    return _is_lock(expr, locks) or isinstance(expr, ast.Name | ast.Attribute)
+
+
+def _is_method_call(node: ast.AST, method: str) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == method
+    )
+
+
+def _guarded_statements(
+    fn: pyast.FunctionNode, locks: frozenset[str]
+) -> Iterator[tuple[ast.stmt, bool]]:
+    """Every statement of a function with whether a lock guards it: inside a lock-like
+    `with`, after a sibling `x.acquire()`, or in a `try` whose `finally` releases."""
+
+    def block(stmts: list[ast.stmt], guarded: bool) -> Iterator[tuple[ast.stmt, bool]]:
+        for stmt in stmts:
+            yield stmt, guarded
+            if isinstance(stmt, _NESTED):
+                continue
+            if any(_is_method_call(n, "acquire") for n in ast.walk(stmt)):
+                guarded = True  # the rest of this block runs with the lock taken by hand
+            inner = guarded
+            if isinstance(stmt, ast.With | ast.AsyncWith) and any(
+                _protects(item.context_expr, locks) for item in stmt.items
+            ):
+                inner = True
+            if isinstance(stmt, ast.Try) and any(
+                _is_method_call(n, "release") for s in stmt.finalbody for n in ast.walk(s)
+            ):
+                yield from block(stmt.body, True)
+                for handler in stmt.handlers:
+                    yield from block(handler.body, inner)
+                yield from block(stmt.orelse + stmt.finalbody, inner)
+                continue
+            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                for child in getattr(stmt, name, []):
+                    if isinstance(child, ast.stmt):
+                        yield from block([child], inner)
+                    elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                        yield from block(child.body, inner)
+
+    yield from block(fn.body, False)
+
+
+def _lock_withs(fn: pyast.FunctionNode, locks: frozenset[str]) -> list[ast.With | ast.AsyncWith]:
+    return sorted(
+        (
+            node
+            for node in pyast.walk_within(fn)
+            if isinstance(node, ast.With | ast.AsyncWith)
+            and any(_is_lock(item.context_expr, locks) for item in node.items)
+        ),
+        key=lambda node: node.lineno,
+    )
+
+
+def _shared_names(fn: pyast.FunctionNode) -> frozenset[str]:
+    """Names whose objects may be shared: self/cls, parameters, globals and module names;
+    not locals the function created itself."""
+    args = fn.args
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    stored: set[str] = set()
+    loaded: set[str] = set()
+    declared: set[str] = set()
+    for node in pyast.walk_within(fn):
+        if isinstance(node, ast.Name):
+            (stored if isinstance(node.ctx, ast.Store) else loaded).add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            declared.update(node.names)
+    return frozenset(params | declared | (loaded - stored))
+
+
+def _mutated(stmt: ast.stmt, shared: frozenset[str]) -> str | None:
+    """The first shared object a statement stores into or mutates in place, e.g. `self.x`
+    for `self.x = ...`, `self.d[k] = ...` or `self.items.append(...)`."""
+    for node in ast.walk(stmt):
+        target: ast.expr | None = None
+        if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store):
+            target = node
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = node.func.value if node.func.attr in _MUTATORS else None
+        while isinstance(target, ast.Subscript):
+            target = target.value
+        root = target
+        while isinstance(root, ast.Attribute | ast.Subscript):
+            root = root.value
+        if target is not None and isinstance(root, ast.Name) and root.id in shared:
+            return ast.unparse(target)
+    return None
+
+
+def _locks_removed(
+    change: FileChange,
+    old_fn: pyast.Function,
+    new_fn: pyast.Function,
+    old_locks: frozenset[str],
+    new_locks: frozenset[str],
+) -> Iterator[Finding]:
+    """An old lock's `with` line was removed and statements it guarded now run unguarded."""
+    withs = [w for w in _lock_withs(old_fn.node, old_locks) if w.lineno in change.removed_lines]
+    if not withs:
+        return
+    unguarded = [
+        stmt
+        for stmt, guarded in _guarded_statements(new_fn.node, new_locks)
+        if not guarded and stmt.lineno in change.added_lines
+    ]
+    by_text: dict[str, ast.stmt] = {}
+    for stmt in unguarded:
+        by_text.setdefault(ast.unparse(stmt), stmt)
+    shared = _shared_names(new_fn.node)
+    for lock in withs:
+        moved = [by_text[t] for t in map(ast.unparse, lock.body) if t in by_text]
+        if not moved:
+            continue
+        targets = [key for key in (_mutated(s, shared) for s in moved) if key is not None]
+        what = f"mutates shared `{targets[0]}`" if targets else "runs the statements"
+        lock_text = ", ".join(ast.unparse(item.context_expr) for item in lock.items)
+        first = moved[0]
+        yield _finding(
+            change,
+            "lock-removed",
+            Severity.MAJOR,
+            pyast.span(first),
+            f"`{new_fn.qualname}` now {what} without holding `{lock_text}`, which guarded "
+            f"it before (old line {lock.lineno}); concurrent callers can interleave",
+            old_lines=pyast.span(lock) if len(lock.body) <= 8 else (lock.lineno, lock.lineno),
+        )
+
+
+# --- check-then-act across an await --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    line: int
+    locks: frozenset[int]
+    suspended_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Race:
+    key: str
+    read: int
+    suspend: int
+    write: int
+
+
+_State = dict[str, _Read]
+
+
+def _merge(*states: _State | None) -> _State | None:
+    """States of paths that meet again; a suspended read on any path stays suspended."""
+    live = [s for s in states if s is not None]
+    if not live:
+        return None
+    merged: _State = {}
+    for state in live:
+        for key, read in state.items():
+            if key not in merged or (merged[key].suspended_at is None and read.suspended_at):
+                merged[key] = read
+    return merged
+
+
+@dataclass(slots=True)
+class _RaceFinder:
+    """Walks a function path by path, tracking reads of shared attributes that an `await`
+    separated from a later write of the same attribute. A write in between settles the read
+    (the state was claimed before suspending); `return`/`raise` end a path."""
+
+    shared: frozenset[str]
+    locks: frozenset[str]
+    races: dict[str, _Race] = field(default_factory=dict)
+
+    def key(self, node: ast.expr) -> str | None:
+        root = node
+        while isinstance(root, ast.Attribute | ast.Subscript):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self.shared and root is not node:
+            return ast.unparse(node)
+        return None
+
+    def block(
+        self, stmts: list[ast.stmt], state: _State | None, held: frozenset[int]
+    ) -> _State | None:
+        for stmt in stmts:
+            if state is None:
+                return None
+            state = self.stmt(stmt, state, held)
+        return state
+
+    def stmt(self, node: ast.stmt, state: _State, held: frozenset[int]) -> _State | None:
+        if isinstance(node, ast.If):
+            self.expr(node.test, state, held)
+            return _merge(
+                self.block(node.body, dict(state), held), self.block(node.orelse, dict(state), held)
+            )
+        if isinstance(node, ast.While | ast.For | ast.AsyncFor):
+            self.expr(node.test if isinstance(node, ast.While) else node.iter, state, held)
+            if isinstance(node, ast.AsyncFor):
+                self.suspend(state, node.lineno)
+            after = _merge(state, self.block(node.body, dict(state), held))
+            return self.block(node.orelse, after, held) if after is not None else None
+        if isinstance(node, ast.With | ast.AsyncWith):
+            inner = held
+            for item in node.items:
+                self.expr(item.context_expr, state, held)
+                if isinstance(node, ast.AsyncWith) and _is_lock(item.context_expr, self.locks):
+                    # only an asyncio lock holds off other tasks; a threading lock does not
+                    inner = inner | {id(node)}
+            if isinstance(node, ast.AsyncWith):
+                self.suspend(state, node.lineno)
+            return self.block(node.body, state, inner)
+        if isinstance(node, ast.Try | ast.TryStar):
+            body = self.block(node.body, dict(state), held)
+            entry = _merge(state, body)
+            handlers = [self.block(h.body, dict(entry or {}), held) for h in node.handlers]
+            orelse = self.block(node.orelse, body, held) if body is not None else None
+            after = _merge(orelse, *handlers)
+            return self.block(node.finalbody, after, held) if after is not None else None
+        if isinstance(node, ast.Match):
+            self.expr(node.subject, state, held)
+            cases = [self.block(c.body, dict(state), held) for c in node.cases]
+            return _merge(state, *cases)
+        if isinstance(node, ast.Return | ast.Raise):
+            for child in _children(node):
+                self.expr(child, state, held)
+            return None
+        if isinstance(node, ast.Break | ast.Continue):
+            return None
+        if isinstance(node, _NESTED):
+            return state
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            if node.value is not None:
+                self.expr(node.value, state, held)
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                self.expr(target, state, held)
+            return state
+        if isinstance(node, ast.AugAssign):
+            key = self.key(node.target)
+            if key is not None:
+                self.read(state, key, node.lineno, held)
+            self.expr(node.value, state, held)
+            self.expr(node.target, state, held)
+            return state
+        for child in _children(node):
+            self.expr(child, state, held)
+        return state
+
+    def expr(self, node: ast.AST, state: _State, held: frozenset[int]) -> None:
+        if isinstance(node, ast.Await):
+            self.expr(node.value, state, held)
+            self.suspend(state, node.lineno)
+            return
+        if isinstance(node, ast.Attribute | ast.Subscript):
+            key = self.key(node)
+            if key is not None and isinstance(node.ctx, ast.Store | ast.Del):
+                for child in _children(node):
+                    self.expr(child, state, held)
+                self.write(state, key, node.lineno, held)
+                return
+            if key is not None:
+                self.read(state, key, node.lineno, held)
+        for child in _children(node):
+            self.expr(child, state, held)
+
+    def read(self, state: _State, key: str, line: int, held: frozenset[int]) -> None:
+        if key not in state:
+            state[key] = _Read(line, held)
+
+    def suspend(self, state: _State, line: int) -> None:
+        for key, read in state.items():
+            if read.suspended_at is None:
+                state[key] = _Read(read.line, read.locks, line)
+
+    def write(self, state: _State, key: str, line: int, held: frozenset[int]) -> None:
+        read = state.pop(key, None)
+        if read is None or read.suspended_at is None or read.locks & held:
+            return
+        self.races.setdefault(key, _Race(key, read.line, read.suspended_at, line))
+
+
+def _races(fn: pyast.FunctionNode, locks: frozenset[str]) -> list[_Race]:
+    finder = _RaceFinder(_shared_names(fn), locks)
+    finder.block(fn.body, {}, frozenset())
+    return list(finder.races.values())
+
+
+def _check_then_act(
+    change: FileChange,
+    old_fn: pyast.Function | None,
+    new_fn: pyast.Function,
+    locks: frozenset[str],
+) -> Iterator[Finding]:
+    before = {r.key for r in _races(old_fn.node, locks)} if old_fn is not None else set()
+    for race in _races(new_fn.node, locks):
+        lines = (race.read, race.suspend, race.write)
+        if race.key in before or not any(n in change.added_lines for n in lines):
+            continue
+        evidence = "\n".join(change.new_lines(n, n) for n in sorted(set(lines)))
+        yield _finding(
+            change,
+            "check-then-act-across-await",
+            Severity.MAJOR,
+            (min(lines), max(lines)),
+            f"`{new_fn.qualname}` reads `{race.key}` (line {race.read}), suspends at the await "
+            f"on line {race.suspend}, then writes `{race.key}` (line {race.write}); another "
+            "task can change it in between, so the write acts on a stale check",
+            evidence,
+        )
+
+
+# --- dropped and missing awaits ------------------------------------------------------------
+
+
+def _awaited(fn: pyast.FunctionNode) -> Counter[str]:
+    return Counter(
+        ast.unparse(n.value.func)
+        for n in pyast.walk_within(fn)
+        if isinstance(n, ast.Await) and isinstance(n.value, ast.Call)
+    )
+
+
+def _unawaited_calls(fn: pyast.FunctionNode) -> list[ast.Call]:
+    """Calls that are neither awaited nor handed to a task wrapper (`create_task(f())`)."""
+    skip: set[int] = set()
+    calls: list[ast.Call] = []
+    for node in pyast.walk_within(fn):
+        if isinstance(node, ast.Await):
+            skip.add(id(node.value))
+        elif isinstance(node, ast.Call):
+            calls.append(node)
+            if _callee_name(node) in _TASK_WRAPPERS:
+                skip.update(id(arg) for arg in node.args)
+    return sorted((c for c in calls if id(c) not in skip), key=lambda c: (c.lineno, c.col_offset))
+
+
+def _awaits_dropped(
+    change: FileChange, old_fn: pyast.Function, new_fn: pyast.Function
+) -> Iterator[Finding]:
+    old, new = _awaited(old_fn.node), _awaited(new_fn.node)
+    budget = {callee: old[callee] - new[callee] for callee in old}
+    for call in _unawaited_calls(new_fn.node):
+        callee = ast.unparse(call.func)
+        if call.lineno not in change.added_lines or budget.get(callee, 0) <= 0:
+            continue
+        budget[callee] -= 1
+        yield _finding(
+            change,
+            "await-dropped",
+            Severity.MAJOR,
+            pyast.span(call),
+            f"`{new_fn.qualname}` calls `{callee}(...)` without the `await` it had before: the "
+            "coroutine never runs and its errors are lost",
+            old_lines=_awaited_lines(old_fn.node, callee),
+        )
+
+
+def _awaited_lines(fn: pyast.FunctionNode, callee: str) -> tuple[int, int]:
+    for node in pyast.walk_within(fn):
+        if (
+            isinstance(node, ast.Await)
+            and isinstance(node.value, ast.Call)
+            and ast.unparse(node.value.func) == callee
+        ):
+            return pyast.span(node)
+    raise AssertionError(f"no await of {callee} in {fn.name}")
+
+
+def _async_names(funcs: dict[str, pyast.Function]) -> frozenset[str]:
+    return frozenset(q for q, f in funcs.items() if isinstance(f.node, ast.AsyncFunctionDef))
+
+
+def _coroutine_callee(call: ast.Call, caller: str, async_names: frozenset[str]) -> bool:
+    """`asyncio.sleep(...)` and friends, a module-level `async def`, or `self.m()` where the
+    caller's class defines `async def m`."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in async_names
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+        return False
+    if func.value.id == "asyncio":
+        return func.attr in _ASYNCIO_COROUTINES
+    owner = caller.split(".", 1)[0]
+    return func.value.id in ("self", "cls") and f"{owner}.{func.attr}" in async_names
+
+
+def _bare_coroutine_calls(funcs: dict[str, pyast.Function]) -> list[tuple[str, int, str]]:
+    """(callee, line, caller) of coroutine calls used as bare expression statements."""
+    async_names = _async_names(funcs)
+    found: list[tuple[str, int, str]] = []
+    for qualname, fn in funcs.items():
+        for node in pyast.walk_within(fn.node):
+            if (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Call)
+                and _coroutine_callee(node.value, qualname, async_names)
+            ):
+                found.append((ast.unparse(node.value.func), node.lineno, qualname))
+    return found
+
+
+def _introduced(
+    old_keys: Counter[str], candidates: Sequence[tuple[str, int]], added: frozenset[int]
+) -> Iterator[tuple[str, int]]:
+    """Candidates (key, line) on added lines, at most as many per key as the new file has
+    more of than the old: a line that only moved or was renamed is not new."""
+    new_keys = Counter(key for key, _ in candidates)
+    budget = {key: new_keys[key] - old_keys[key] for key in new_keys}
+    for key, line in candidates:
+        if line in added and budget[key] > 0:
+            budget[key] -= 1
+            yield key, line
+
+
+def _unawaited(
+    change: FileChange,
+    new_funcs: dict[str, pyast.Function],
+    old_funcs: dict[str, pyast.Function],
+    already: set[int],
+) -> Iterator[Finding]:
+    candidates = _bare_coroutine_calls(new_funcs)
+    callers = {line: caller for _, line, caller in candidates}
+    old = Counter(callee for callee, _, _ in _bare_coroutine_calls(old_funcs))
+    pairs = [(callee, line) for callee, line, _ in candidates]
+    for callee, line in _introduced(old, pairs, change.added_lines):
+        if line in already:
+            continue
+        yield _finding(
+            change,
+            "coroutine-not-awaited",
+            Severity.MAJOR,
+            (line, line),
+            f"`{callers[line]}` calls the coroutine function `{callee}` without `await`: it "
+            "never runs and its errors are lost",
+        )
+
+
+# --- mutable defaults ----------------------------------------------------------------------
+
+
+def _is_mutable(node: ast.expr) -> bool:
+    if isinstance(node, _MUTABLE_LITERALS):
+        return True
+    return isinstance(node, ast.Call) and _callee_name(node) in _MUTABLE_CALLS
+
+
+def _mutable_default_sites(
+    funcs: dict[str, pyast.Function],
+) -> list[tuple[str, int, str, str]]:
+    """(default source, line, function, parameter) of every mutable default."""
+    found: list[tuple[str, int, str, str]] = []
+    for qualname, fn in funcs.items():
+        args = fn.node.args
+        positional = [*args.posonlyargs, *args.args]
+        pairs = list(
+            zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+        )
+        pairs += [
+            (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+        ]
+        for arg, default in pairs:
+            if _is_mutable(default):
+                found.append((ast.unparse(default), default.lineno, qualname, arg.arg))
+    return found
+
+
+def _mutable_defaults(
+    change: FileChange,
+    new_funcs: dict[str, pyast.Function],
+    old_funcs: dict[str, pyast.Function],
+) -> Iterator[Finding]:
+    sites = _mutable_default_sites(new_funcs)
+    where = {(d, line): (q, p) for d, line, q, p in sites}
+    old = Counter(default for default, *_ in _mutable_default_sites(old_funcs))
+    pairs = [(default, line) for default, line, *_ in sites]
+    for default, line in _introduced(old, pairs, change.added_lines):
+        qualname, param = where[(default, line)]
+        yield _finding(
+            change,
+            "mutable-default-argument",
+            Severity.MINOR,
+            (line, line),
+            f"`{qualname}` parameter `{param}` defaults to `{default}`: one object created at "
+            "definition time and shared, with its mutations, by every call",
+        )

@@ -1,0 +1,338 @@
+"""The `security` topic: bandit on the changed Python files only, kept on added lines.
+
+The critic gets texts, not a checkout, so it writes the new text of every changed Python file
+into a temporary directory (keeping its relative path), runs bandit once over all of them
+in-process, and keeps the findings whose line range touches a line the change added.
+Nothing outside the change is ever scanned, and within a changed file the functions and
+classes the change did not touch are cut to `pass` first (`focus`), so bandit walks only
+module-level code and the touched definitions. A bandit failure raises ContendError; a file
+bandit cannot parse or crashes on becomes a `Skipped` with the reason.
+
+Rule ids are `bandit-<test id>` (e.g. `bandit-B602`). Severity mapping:
+    critical  bandit MEDIUM or HIGH on code execution, injection, unsafe deserialisation or
+              disabled certificate/host verification (`_CRITICAL_TESTS`: shell=True with a
+              non-literal command, eval/exec, pickle/marshal/yaml.load, SQL built from
+              strings, verify=False, ssl._create_unverified_context, ...)
+    major     any other bandit MEDIUM or HIGH finding (weak hash used for security, ...)
+    minor     bandit LOW (e.g. shell=True with a literal command)
+    A finding bandit rates LOW confidence is one step lower (critical -> major -> minor).
+
+Tests that are noise on a diff or owned by another topic are excluded (`_EXCLUDED_TESTS`).
+Bandit's B613 (bidirectional control characters) reads every character of a file, so it is
+replaced by the same check on the added lines only (`bidi-control-character`, major).
+`# nosec` is ignored: the way to keep a flagged line is a contend waiver with a reason.
+Weak hashes called with `usedforsecurity=False` are not reported (bandit's B324 knows it).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import tempfile
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path, PurePosixPath
+from types import ModuleType
+from typing import Any
+
+from contend.critics.static import pyast
+from contend.critics.static.base import FileChange, Finding, Language, Skipped, Topic
+from contend.errors import ContendError
+from contend.protocol.model import Severity
+
+# Test id -> why it is not run on a diff.
+_EXCLUDED_TESTS: dict[str, str] = {
+    "B101": "assert is how tests are written",
+    "B105": "hard-coded passwords belong to the secrets topic",
+    "B106": "hard-coded passwords belong to the secrets topic",
+    "B107": "hard-coded passwords belong to the secrets topic",
+    "B110": "try/except/pass belongs to the silent-fallback topic",
+    "B112": "try/except/continue belongs to the silent-fallback topic",
+    "B311": "random is mostly used for non-security purposes",
+    "B403": "importing pickle is harmless; the load call is reported",
+    "B404": "importing subprocess is harmless; the risky call is reported",
+    "B603": "subprocess without a shell is the safe form",
+    "B606": "starting a process without a shell is the safe form",
+    "B607": "a partial executable path is routine in scripts",
+    "B613": "it reads every character of the whole file; `bidi-control-character` below "
+    "does the same check on the added lines only",
+}
+
+_CRITICAL_TESTS = frozenset(
+    {
+        "B102",  # exec
+        "B301",  # pickle loads
+        "B302",  # marshal loads
+        "B307",  # eval
+        "B323",  # ssl._create_unverified_context
+        "B501",  # requests verify=False
+        "B506",  # yaml.load without a safe loader
+        "B507",  # ssh host key verification disabled
+        "B601",  # paramiko exec_command
+        "B602",  # subprocess with shell=True
+        "B604",  # any call with shell=True
+        "B605",  # os.system and friends
+        "B608",  # SQL built from strings
+        "B609",  # wildcard injection
+        "B610",  # django extra()
+        "B611",  # django RawSQL
+        "B614",  # torch.load
+    }
+)
+
+_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")  # the line breaks `ast` counts, unlike splitlines()
+
+_BIDI_CHARACTERS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200f")
+
+_WAIVER = "or waive it in code with a reason: `# contend: allow security -- <reason>`"
+
+_SKIP_REASONS = {
+    "syntax error while parsing AST from file": "not checked for security: syntax error",
+    "exception while scanning file": "not checked for security: bandit raised an exception "
+    "while scanning this file",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _BanditIssue:
+    fname: str
+    test_id: str
+    test_name: str
+    severity: str
+    confidence: str
+    text: str
+    start_line: int
+    end_line: int
+
+
+def severity_of(test_id: str, bandit_severity: str, confidence: str) -> Severity:
+    """Our severity for one bandit finding; the mapping is in the module docstring."""
+    if bandit_severity == "LOW":
+        severity = Severity.MINOR
+    elif test_id in _CRITICAL_TESTS:
+        severity = Severity.CRITICAL
+    else:
+        severity = Severity.MAJOR
+    if confidence == "LOW":
+        return Severity.MAJOR if severity is Severity.CRITICAL else Severity.MINOR
+    return severity
+
+
+class SecurityCritic:
+    topic = Topic.SECURITY
+    languages: frozenset[Language] = frozenset({"python"})
+
+    def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
+        # Deleted files and pure deletions add no line a finding could sit on.
+        targets = [
+            c
+            for c in changes
+            if c.language == "python" and c.new_text is not None and c.added_lines
+        ]
+        if not targets:
+            return []
+        results: list[Finding | Skipped] = []
+        with tempfile.TemporaryDirectory(prefix="contend-bandit-") as tmp:
+            by_fname: dict[str, FileChange] = {}
+            for change in targets:
+                dest = _destination(Path(tmp), change.path)
+                if dest is None:
+                    results.append(
+                        Skipped(change.path, "not checked for security: unsafe path", self.topic)
+                    )
+                    continue
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(focus(change.new_text or "", change.added_lines), encoding="utf-8")
+                by_fname[os.path.normpath(dest)] = change
+            issues, skipped = _run_bandit(sorted(by_fname))
+        for fname, reason in skipped:
+            change = _lookup(by_fname, fname)
+            results.append(Skipped(change.path, _SKIP_REASONS.get(reason, reason), self.topic))
+        for issue in issues:
+            change = _lookup(by_fname, issue.fname)
+            if change.touches(issue.start_line, issue.end_line):
+                results.append(_finding(change, issue))
+        for change in targets:
+            results.extend(_bidi_findings(change))
+        return results
+
+
+def focus(text: str, added_lines: frozenset[int]) -> str:
+    """`text` with every function and class the change did not touch cut down to `pass`.
+
+    Line numbers are kept (cut lines become empty), imports and other module-level code
+    stay, so bandit's checks — all local to a call or a statement — see the touched code as
+    before while walking a fraction of the file. Text that does not parse goes to bandit
+    unchanged: bandit then reports it as skipped, with its reason."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # warnings about the reviewed code, not ours
+            tree = pyast.parse(text)
+    except (SyntaxError, ValueError):
+        return text
+    lines = _LINE_BREAK.split(text)
+    # split() with one capture group alternates line text and its terminator.
+    bodies, breaks = lines[0::2], lines[1::2]
+    for start, end in _untouched_definitions(tree.body, added_lines):
+        first = bodies[start - 1]
+        bodies[start - 1] = first[: len(first) - len(first.lstrip())] + "pass"
+        for index in range(start, end):
+            bodies[index] = ""
+    return "".join(b + t for b, t in zip(bodies, [*breaks, ""], strict=True))
+
+
+def _untouched_definitions(
+    body: Sequence[ast.stmt], added_lines: frozenset[int]
+) -> Iterator[tuple[int, int]]:
+    """(first line, last line) of each def/class in `body`, at any depth, with no added line;
+    a touched class is searched for untouched methods, a touched function is kept whole."""
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            end = pyast.span(node)[1]
+            if not any(start <= line <= end for line in added_lines):
+                yield start, end
+            elif isinstance(node, ast.ClassDef):
+                yield from _untouched_definitions(node.body, added_lines)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                yield from _untouched_definitions(block, added_lines)
+        for part in [*getattr(node, "handlers", []), *getattr(node, "cases", [])]:
+            yield from _untouched_definitions(part.body, added_lines)
+
+
+def _git_lines(text: str | None, start: int, end: int) -> list[str]:
+    """Lines start..end (1-based) as git numbers them (`added_lines`): only "\n" ends a
+    line, where str.splitlines() would also break at form feeds and U+2028 and drift."""
+    lines = (text or "").split("\n")[max(start - 1, 0) : end]
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _destination(root: Path, path: str) -> Path | None:
+    """Where to write `path` under root, or None when it would land outside root."""
+    rel = PurePosixPath(path.replace("\\", "/"))
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+        return None
+    return root.joinpath(*rel.parts)
+
+
+def _lookup(by_fname: dict[str, FileChange], fname: str) -> FileChange:
+    change = by_fname.get(os.path.normpath(fname))
+    if change is None:
+        raise ContendError(f"bandit failed: it reported on a file it was not given: {fname}")
+    return change
+
+
+def _finding(change: FileChange, issue: _BanditIssue) -> Finding:
+    return Finding(
+        topic=Topic.SECURITY,
+        rule=f"bandit-{issue.test_id}",
+        severity=severity_of(issue.test_id, issue.severity, issue.confidence),
+        path=change.path,
+        start_line=issue.start_line,
+        end_line=issue.end_line,
+        claim=(
+            f"{issue.text} (bandit {issue.test_id} {issue.test_name}, "
+            f"severity {issue.severity}, confidence {issue.confidence})"
+        ),
+        evidence="\n".join(_git_lines(change.new_text, issue.start_line, issue.end_line)),
+        ways_out=(f"fix it: {_docs_url(issue.test_id)}", _WAIVER),
+    )
+
+
+def _bidi_findings(change: FileChange) -> Iterator[Finding]:
+    """Bandit's B613 (Trojan Source), on added lines only: bidirectional control characters
+    can make code display differently from how it runs."""
+    if not any(c in _BIDI_CHARACTERS for c in set(change.new_text or "")):
+        return
+    lines = _git_lines(change.new_text, 1, len(change.new_text or ""))
+    for line_no in sorted(change.added_lines):
+        line = lines[line_no - 1] if line_no <= len(lines) else ""
+        found = sorted({c for c in line if c in _BIDI_CHARACTERS})
+        if not found:
+            continue
+        names = ", ".join(f"U+{ord(c):04X}" for c in found)
+        yield Finding(
+            topic=Topic.SECURITY,
+            rule="bidi-control-character",
+            severity=Severity.MAJOR,
+            path=change.path,
+            start_line=line_no,
+            end_line=line_no,
+            claim=(
+                f"added line contains bidirectional control characters ({names}): the code "
+                "can read differently from how it runs (Trojan Source, CVE-2021-42574)"
+            ),
+            # Escaped, or the evidence would reorder itself on the reviewer's screen.
+            evidence="".join(f"\\u{ord(c):04x}" if c in _BIDI_CHARACTERS else c for c in line),
+            ways_out=("remove the control characters", _WAIVER),
+        )
+
+
+@cache
+def _bandit() -> tuple[ModuleType, ModuleType, ModuleType]:
+    """Import bandit on first use; importing it costs ~0.1 s and emits a stevedore
+    DeprecationWarning about bandit's own call, which is not ours to act on."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from bandit.core import config, docs_utils, manager
+    return config, manager, docs_utils
+
+
+def _docs_url(test_id: str) -> str:
+    return str(_bandit()[2].get_url(test_id))
+
+
+def _run_bandit(fnames: list[str]) -> tuple[list[_BanditIssue], list[tuple[str, str]]]:
+    """One bandit run over all files; (issues, skipped files with bandit's reason)."""
+    if not fnames:
+        return [], []
+    try:
+        config, manager, _ = _bandit()
+        # Warnings raised while compiling the *scanned* code (invalid escapes and the like)
+        # are about that code, not about this process; left alone, a strict warnings filter
+        # (pytest's `error`) would turn them into syntax errors and skip the file.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mgr = manager.BanditManager(
+                config.BanditConfig(),
+                "file",
+                quiet=True,
+                ignore_nosec=True,
+                profile={"exclude": set(_EXCLUDED_TESTS)},
+            )
+            mgr.discover_files(fnames)
+            mgr.run_tests()
+            raw_issues = mgr.get_issue_list()
+            raw_skipped = mgr.get_skipped()
+            scanned = list(mgr.files_list)
+    except Exception as exc:
+        raise ContendError(f"bandit failed: {type(exc).__name__}: {exc}") from exc
+    skipped = [(str(name), str(reason)) for name, reason in raw_skipped]
+    accounted = {os.path.normpath(f) for f in scanned} | {os.path.normpath(n) for n, _ in skipped}
+    missing = sorted(set(fnames) - accounted)
+    if missing:
+        raise ContendError(f"bandit failed: it neither scanned nor skipped {missing}")
+    return [_issue(raw) for raw in raw_issues], skipped
+
+
+def _issue(raw: Any) -> _BanditIssue:
+    lines = [int(n) for n in raw.linerange] or [int(raw.lineno)]
+    return _BanditIssue(
+        fname=str(raw.fname),
+        test_id=str(raw.test_id),
+        test_name=str(raw.test),
+        severity=str(raw.severity),
+        confidence=str(raw.confidence),
+        text=str(raw.text),
+        start_line=min(lines),
+        end_line=max(lines),
+    )
+
+
+CRITIC = SecurityCritic()

@@ -1,0 +1,229 @@
+"""Tree-sitter access for the JavaScript / TypeScript topics: grammars, parsing, node helpers.
+
+Owns loading the offline grammar wheels (`tree-sitter-javascript`, `tree-sitter-typescript`)
+for the languages "javascript", "typescript" and "tsx", and the rule that a file with syntax
+errors is never analysed: tree-sitter recovers from errors and would hand back a tree with
+ERROR nodes, on which a critic could report nonsense or miss everything. Such a file becomes
+a `Skipped` with reason "syntax error at line N".
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Collection, Iterator, Sequence
+from functools import cache
+from typing import Literal
+
+import tree_sitter_javascript
+import tree_sitter_typescript
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+from contend.critics.static.base import FileChange, Skipped, Topic, language_of
+from contend.critics.static.base import Language as FileLanguage
+
+JsLanguage = Literal["javascript", "typescript", "tsx"]
+JS_LANGUAGES: frozenset[JsLanguage] = frozenset({"javascript", "typescript", "tsx"})
+
+_GRAMMARS: dict[JsLanguage, Callable[[], object]] = {
+    "javascript": tree_sitter_javascript.language,
+    "typescript": tree_sitter_typescript.language_typescript,
+    "tsx": tree_sitter_typescript.language_tsx,
+}
+
+FUNCTION_TYPES = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "arrow_function",
+        "method_definition",
+        "generator_function",
+        "generator_function_declaration",
+    }
+)
+
+
+@cache
+def grammar(language: JsLanguage) -> Language:
+    return Language(_GRAMMARS[language]())
+
+
+def parse(text: str, language: JsLanguage) -> Node:
+    """The root node of `text`; may contain ERROR nodes (see `syntax_error_line`)."""
+    tree = Parser(grammar(language)).parse(text.encode("utf-8"))
+    return tree.root_node
+
+
+def syntax_error_line(root: Node) -> int | None:
+    """1-based line of the first ERROR or MISSING node, or None for a clean tree."""
+    if not root.has_error:
+        return None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return node.start_point.row + 1
+        # Reversed so the leftmost erroneous child is popped first.
+        stack.extend(reversed([child for child in node.children if child.has_error]))
+    # has_error with no ERROR/MISSING descendant does not happen in tree-sitter; be explicit.
+    return root.start_point.row + 1
+
+
+def parse_checked(
+    text: str, language: JsLanguage, *, path: str, topic: Topic, side: str = ""
+) -> Node | Skipped:
+    """The root node, or a `Skipped` naming the first syntax error line of the file."""
+    root = parse(text, language)
+    line = syntax_error_line(root)
+    if line is None:
+        return root
+    suffix = f" ({side})" if side else ""
+    return Skipped(path=path, reason=f"syntax error at line {line}{suffix}", topic=topic)
+
+
+def js_language(language: FileLanguage) -> JsLanguage | None:
+    """The grammar for a file language, or None for a language these critics do not read."""
+    if language == "javascript" or language == "typescript" or language == "tsx":
+        return language
+    return None
+
+
+def old_side_language(change: FileChange) -> JsLanguage | None:
+    """A rename can change the extension (`.js` -> `.ts`): parse each side by its own path."""
+    if change.old_path is None:
+        return js_language(change.language)
+    return js_language(language_of(change.old_path))
+
+
+def text_of(node: Node) -> str:
+    raw = node.text
+    return raw.decode("utf-8", errors="replace") if raw is not None else ""
+
+
+def lines_of(node: Node) -> tuple[int, int]:
+    """1-based inclusive (start_line, end_line)."""
+    return node.start_point.row + 1, node.end_point.row + 1
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Every descendant of `node` (not `node` itself), in source order."""
+    stack = list(reversed(node.children))
+    while stack:
+        child = stack.pop()
+        yield child
+        stack.extend(reversed(child.children))
+
+
+@cache
+def _query(language: JsLanguage, pattern: str) -> Query:
+    return Query(grammar(language), pattern)
+
+
+def captures(root: Node, language: JsLanguage, pattern: str) -> dict[str, list[Node]]:
+    """Nodes captured by a tree-sitter query, by capture name. The query runs in C: much
+    cheaper than walking a large file node by node in Python."""
+    return QueryCursor(_query(language, pattern)).captures(root)
+
+
+def spans_any(node: Node, ordered_lines: Sequence[int]) -> bool:
+    """Whether the node's line span holds one of `ordered_lines` (sorted, 1-based)."""
+    start, end = node.start_point.row + 1, node.end_point.row + 1
+    index = bisect_left(ordered_lines, start)
+    return index < len(ordered_lines) and ordered_lines[index] <= end
+
+
+def walk_touching(node: Node, lines: Collection[int]) -> Iterator[Node]:
+    """Like `walk`, but only nodes whose line span holds one of `lines` (1-based).
+
+    A rule that reports only on changed lines needs no other node, and pruning the rest
+    keeps a small change in a large file cheap."""
+    ordered = sorted(lines)
+    stack = [child for child in reversed(node.children) if spans_any(child, ordered)]
+    while stack:
+        child = stack.pop()
+        yield child
+        stack.extend(grand for grand in reversed(child.children) if spans_any(grand, ordered))
+
+
+def walk_within(node: Node) -> Iterator[Node]:
+    """Like `walk`, but does not descend into nested functions or classes."""
+    stack = list(reversed(node.children))
+    while stack:
+        child = stack.pop()
+        yield child
+        if child.type not in FUNCTION_TYPES and child.type not in ("class_declaration", "class"):
+            stack.extend(reversed(child.children))
+
+
+def named_children(node: Node) -> list[Node]:
+    """Named children without comments."""
+    return [child for child in node.named_children if child.type != "comment"]
+
+
+def unwrap(node: Node) -> Node:
+    """Strip parentheses and TypeScript-only wrappers (`x as T`, `x satisfies T`, `x!`)."""
+    while node.type in (
+        "parenthesized_expression",
+        "as_expression",
+        "satisfies_expression",
+        "non_null_expression",
+    ):
+        inner = named_children(node)
+        if not inner:
+            break
+        node = inner[0]
+    return node
+
+
+def is_default_value(node: Node) -> bool:
+    """A value made up on the spot: a literal, null/undefined, or an array/object built only
+    of such values. `{ ok: false, error: e }` is not one: it carries something computed."""
+    node = unwrap(node)
+    kind = node.type
+    if kind in ("null", "undefined", "true", "false", "number", "string"):
+        return True
+    if kind == "identifier":
+        return text_of(node) in ("undefined", "NaN", "Infinity")
+    if kind == "template_string":
+        return not any(child.type == "template_substitution" for child in node.children)
+    if kind == "unary_expression":
+        operand = named_children(node)
+        return text_of(node).startswith(("-", "+", "void", "!")) and all(
+            is_default_value(item) for item in operand
+        )
+    if kind == "array":
+        return all(is_default_value(item) for item in named_children(node))
+    if kind == "object":
+        for item in named_children(node):
+            if item.type != "pair":
+                return False  # spread, shorthand `{ error }`, method: carries a value
+            value = item.child_by_field_name("value")
+            if value is None or not is_default_value(value):
+                return False
+        return True
+    if kind == "new_expression":
+        # `new Map()`, `new Set()`: an empty collection, as made-up as `[]`.
+        ctor = node.child_by_field_name("constructor")
+        args = node.child_by_field_name("arguments")
+        return (
+            ctor is not None
+            and text_of(ctor) in ("Map", "Set", "WeakMap", "Array", "Object")
+            and (args is None or not named_children(args))
+        )
+    return False
+
+
+def callee_name(call: Node) -> str:
+    """`foo` for `foo(...)`, `a.b.c` for `a.b.c(...)`; "" when the callee is not a name."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type not in ("identifier", "member_expression"):
+        return ""
+    return "".join(text_of(function).split())
+
+
+def enclosing(node: Node, types: frozenset[str]) -> Node | None:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in types:
+            return parent
+        parent = parent.parent
+    return None

@@ -1,0 +1,634 @@
+"""The `test-weakening` topic for Python test files: what the change took out of its tests.
+
+Diff-aware: only test files (`base.is_test_path`) and only what the change introduced. Each
+function of the old and the new version is paired — by qualified name, then (for tests) by
+bare name (a test moved into or out of a class, or to another changed file), identical body
+(a rename) or a similar body — and the pair is compared assertion by assertion with the model
+of `weakened_tests_rules` (equivalent spellings match: `assertEqual(a, True)` / `assertTrue(a)`,
+unittest / plain `assert`, reformatting, messages). An old test with no partner is deleted.
+
+Rules (rule id: what it catches — severity):
+    assertion-removed           an assertion of a test that still exists is gone — major
+    assertions-reduced-to-zero  a test that asserted now asserts nothing — major
+    assertion-weakened          a check replaced by a weaker one (== -> in / truthy / not None,
+                                mock called_with -> called, regex match dropped) — major
+    tolerance-widened           almostEqual places / delta, approx rel / abs, isclose — major
+    expected-exception-widened  raises(ValueError) -> raises(Exception) / a wider tuple — major
+    assertion-swallowed         an assertion put under except AssertionError / a broad except
+                                that does not re-raise, or suppress(...) — major
+    unit-under-test-mocked      a new patch of the very function the test calls and is named
+                                after (or that lives in the module under test) — major
+    test-deleted                a test function gone (a deleted test file: each of its tests,
+                                at line 1, since there is no new side) — major
+    test-class-deleted          a test class gone with its tests — major
+    skip-without-issue          skip / skipif / xfail / skipTest / pytest.skip added with no
+                                issue reference (#123, GH-123, ABC-123, an /issues/ or /pull/
+                                URL) — minor; a skipif on the platform or Python version is not
+                                a weakening and is not reported
+
+Severity follows base.py: everything that weakens a check guarding correctness is major; a
+skip without a reference is a smell that hides a test but says so, hence minor. Locations are
+on the new side: the weakened assertion's lines, or the whole new test when something was
+removed from it; for a deleted test, the new-side line where it used to be.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from contend.critics.static import pyast
+from contend.critics.static import weakened_tests_rules as r
+from contend.critics.static.base import (
+    FileChange,
+    Finding,
+    Language,
+    Skipped,
+    Topic,
+    is_test_path,
+)
+from contend.protocol.model import Severity
+
+RULE_REMOVED = "assertion-removed"
+RULE_TO_ZERO = "assertions-reduced-to-zero"
+RULE_SWALLOWED = "assertion-swallowed"
+RULE_MOCKED_UNIT = "unit-under-test-mocked"
+RULE_TEST_DELETED = "test-deleted"
+RULE_CLASS_DELETED = "test-class-deleted"
+RULE_SKIP = "skip-without-issue"
+RULE_WEAKENED = r.RULE_WEAKENED
+RULE_TOLERANCE = r.RULE_TOLERANCE
+RULE_EXCEPTION = r.RULE_EXCEPTION
+
+MAX_CHARS = 2_000_000
+_SIMILAR = 0.5
+
+
+@dataclass(slots=True)
+class _Side:
+    text: str
+    tree: ast.Module
+    functions: dict[str, pyast.Function]
+    classes: frozenset[str]
+    _helpers: frozenset[str] | None = None
+
+    @property
+    def helpers(self) -> frozenset[str]:
+        """Bare names of the non-test functions of this file that assert (computed once, and
+        only when a changed test needs them: big test files have hundreds of functions)."""
+        if self._helpers is None:
+            self._helpers = frozenset(
+                qual.split(".")[-1]
+                for qual, fn in self.functions.items()
+                if not _is_test(qual) and r.has_checks(fn.node.body)
+            )
+        return self._helpers
+
+
+@dataclass(slots=True)
+class _File:
+    change: FileChange
+    old: _Side | None
+    new: _Side | None
+    _opcodes: list[tuple[str, int, int, int, int]] | None = field(default=None)
+
+    def new_line_of(self, old_line: int) -> int:
+        """The new-side line where an old line is, or where it used to be."""
+        if self.new is None:
+            return 1
+        new_count = max(len(self.new.text.splitlines()), 1)
+        if self._opcodes is None:
+            old_lines = self.old.text.splitlines() if self.old else []
+            matcher = difflib.SequenceMatcher(
+                a=old_lines, b=self.new.text.splitlines(), autojunk=False
+            )
+            self._opcodes = [(str(op[0]), *op[1:]) for op in matcher.get_opcodes()]
+        index = old_line - 1
+        for tag, i1, i2, j1, _j2 in self._opcodes:
+            if i1 <= index < i2:
+                line = j1 + (index - i1) + 1 if tag == "equal" else j1 + 1
+                return max(1, min(line, new_count))
+        return new_count
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Ref:
+    file: _File
+    qualname: str
+
+    @property
+    def old(self) -> pyast.Function:
+        assert self.file.old is not None  # an old ref is only made from an old side
+        return self.file.old.functions[self.qualname]
+
+    @property
+    def new(self) -> pyast.Function:
+        assert self.file.new is not None  # a new ref is only made from a new side
+        return self.file.new.functions[self.qualname]
+
+
+class WeakenedTestsCritic:
+    topic: Topic = Topic.TEST_WEAKENING
+    languages: frozenset[Language] = frozenset({"python"})
+
+    def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
+        files: list[_File] = []
+        for change in changes:
+            if change.language != "python" or not _is_test_change(change):
+                continue
+            loaded = _load(change)
+            if isinstance(loaded, Skipped):
+                yield loaded
+            else:
+                files.append(loaded)
+        pairs, deleted, added = _pair(files)
+        for old_ref, new_ref in pairs:
+            yield from _compare(old_ref, new_ref)
+        for new_ref in added:
+            yield from _compare(None, new_ref)
+        yield from _deletions(deleted)
+        for file in files:
+            yield from _scope_skips(file)
+
+
+CRITIC = WeakenedTestsCritic()
+
+
+def _is_test_change(change: FileChange) -> bool:
+    return is_test_path(change.path) or (
+        change.old_path is not None and is_test_path(change.old_path)
+    )
+
+
+def _is_test(qualname: str) -> bool:
+    parts = qualname.split(".")
+    return "<locals>" not in parts and parts[-1].startswith("test")
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def _load(change: FileChange) -> _File | Skipped:
+    sides: list[_Side | None] = []
+    for label, text, absent in (
+        ("old", change.old_text, change.status == "added"),
+        ("new", change.new_text, change.status == "deleted"),
+    ):
+        if text is None:
+            if not absent:
+                return _skip(change, f"the {label} text is unavailable (binary or not UTF-8)")
+            sides.append(None)
+            continue
+        if len(text) > MAX_CHARS:
+            return _skip(change, f"the {label} text is larger than {MAX_CHARS} characters")
+        side = _side(text)
+        if isinstance(side, str):
+            return _skip(change, f"the {label} text {side}")
+        sides.append(side)
+    return _File(change, sides[0], sides[1])
+
+
+def _skip(change: FileChange, reason: str) -> Skipped:
+    return Skipped(change.path, reason, Topic.TEST_WEAKENING)
+
+
+def _side(text: str) -> _Side | str:
+    """The parsed side, or the reason it does not parse."""
+    with warnings.catch_warnings():
+        # Warnings about the reviewed code (invalid escapes) are not ours to raise.
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            tree = pyast.parse(text)
+        except SyntaxError as exc:
+            return f"has a syntax error at line {exc.lineno}: {exc.msg}"
+        except ValueError as exc:
+            return f"cannot be parsed as Python: {exc}"
+    return _Side(text, tree, pyast.functions(tree), frozenset(_classes(tree)))
+
+
+def _classes(node: ast.AST, prefix: str = "") -> Iterator[str]:
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.ClassDef):
+            yield prefix + child.name
+            yield from _classes(child, f"{prefix}{child.name}.")
+        elif not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield from _classes(child, prefix)
+
+
+# --------------------------------------------------------------------------- pairing
+
+
+def _pair(files: list[_File]) -> tuple[list[tuple[_Ref, _Ref]], list[_Ref], list[_Ref]]:
+    """(old/new pairs, old tests without a partner, new tests without a partner)."""
+    pairs: list[tuple[_Ref, _Ref]] = []
+    old_left: list[_Ref] = []
+    new_left: list[_Ref] = []
+    for file in files:
+        old_fns = file.old.functions if file.old else {}
+        new_fns = file.new.functions if file.new else {}
+        pairs.extend((_Ref(file, q), _Ref(file, q)) for q in old_fns if q in new_fns)
+        old_left.extend(_Ref(file, q) for q in old_fns if q not in new_fns and _is_test(q))
+        new_left.extend(_Ref(file, q) for q in new_fns if q not in old_fns and _is_test(q))
+    bodies: dict[tuple[int, str], tuple[str, ...]] = {}
+
+    def body(ref: _Ref, side: str) -> tuple[str, ...]:
+        key = (id(ref.file) * 2 + (side == "new"), ref.qualname)
+        if key not in bodies:
+            bodies[key] = _body(ref.new if side == "new" else ref.old)
+        return bodies[key]
+
+    def similarity(o: _Ref, n: _Ref) -> float:
+        return _similarity(body(o, "old"), body(n, "new"))
+
+    stages: list[Callable[[_Ref, _Ref], float]] = [
+        lambda o, n: float(o.file is n.file and _bare(o) == _bare(n)),
+        lambda o, n: float(o.file is n.file and body(o, "old") == body(n, "new")),
+        lambda o, n: float(_bare(o) == _bare(n) and similarity(o, n) >= _SIMILAR),
+        lambda o, n: float(body(o, "old") == body(n, "new")),
+        lambda o, n: similarity(o, n) if o.file is n.file else 0.0,
+    ]
+    for score in stages:
+        for old_ref in list(old_left):
+            scored = [(score(old_ref, n), i) for i, n in enumerate(new_left)]
+            best = max(scored, default=(0.0, -1))
+            if best[0] >= _SIMILAR:
+                pairs.append((old_ref, new_left.pop(best[1])))
+                old_left.remove(old_ref)
+    return pairs, old_left, new_left
+
+
+def _bare(ref: _Ref) -> str:
+    return ref.qualname.split(".")[-1]
+
+
+def _body(fn: pyast.Function) -> tuple[str, ...]:
+    """The statements of a function without its docstring, in canonical form."""
+    body = fn.node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return tuple(r.canon(statement) for statement in body)
+
+
+def _similarity(old_body: tuple[str, ...], new_body: tuple[str, ...]) -> float:
+    if not old_body or not new_body:
+        return 0.0
+    matcher = difflib.SequenceMatcher(a=old_body, b=new_body, autojunk=False)
+    if matcher.real_quick_ratio() < _SIMILAR or matcher.quick_ratio() < _SIMILAR:
+        return 0.0
+    return matcher.ratio()
+
+
+# --------------------------------------------------------------------------- comparing
+
+
+def _compare(old_ref: _Ref | None, new_ref: _Ref) -> Iterator[Finding]:
+    new_fn = new_ref.new
+    new_side = new_ref.file.new
+    assert new_side is not None  # new refs come from new sides
+    name = new_ref.qualname
+    if old_ref is not None and old_ref.qualname != name:
+        name = f"{name} (was {old_ref.qualname})"
+    report = _Reporter(new_ref.file, name, (new_fn.start_line, new_fn.end_line))
+    old_fn = old_ref.old if old_ref else None
+    old_side = old_ref.file.old if old_ref else None
+    if old_ref is not None and _same(old_ref, new_ref) and _untouched(new_ref.file, old_ref):
+        return
+    if old_fn is not None and old_side is not None:
+        yield from _compare_checks(report, old_fn, old_side, new_fn, new_side)
+    yield from _new_skips(report, old_fn, new_fn)
+    yield from _new_swallows(report, old_fn, old_side, new_fn, new_side)
+    if _is_test(new_ref.qualname):
+        yield from _new_unit_mocks(report, old_fn, new_ref)
+
+
+def _same(old_ref: _Ref, new_ref: _Ref) -> bool:
+    return old_ref.file is new_ref.file and old_ref.qualname == new_ref.qualname
+
+
+def _untouched(file: _File, ref: _Ref) -> bool:
+    """The diff neither added nor removed a line of this function (fast path for big files)."""
+    change, old, new = file.change, ref.old, ref.new
+    if change.touches(new.start_line, new.end_line):
+        return False
+    return not any(line in change.removed_lines for line in range(old.start_line, old.end_line + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class _Reporter:
+    """Builds findings for one new-side function of one file."""
+
+    file: _File
+    name: str
+    whole: tuple[int, int]  # the new-side lines of the whole function or scope
+
+    def at(
+        self,
+        rule: str,
+        node: ast.AST | None,
+        claim: str,
+        old_evidence: str | None,
+        severity: Severity = Severity.MAJOR,
+    ) -> Finding:
+        start, end = pyast.span(node) if node else self.whole
+        return Finding(
+            topic=Topic.TEST_WEAKENING,
+            rule=rule,
+            severity=severity,
+            path=self.file.change.path,
+            start_line=start,
+            end_line=end,
+            claim=f"{self.name}: {claim}",
+            evidence=self.file.change.new_lines(start, end),
+            old_evidence=old_evidence,
+        )
+
+    def old_lines(self, node: ast.AST) -> str:
+        return self.file.change.old_lines(*pyast.span(node))
+
+
+def _old_text(old_side: _Side, node: ast.AST) -> str:
+    start, end = pyast.span(node)
+    return "\n".join(old_side.text.splitlines()[start - 1 : end])
+
+
+def _compare_checks(
+    report: _Reporter,
+    old_fn: pyast.Function,
+    old_side: _Side,
+    new_fn: pyast.Function,
+    new_side: _Side,
+) -> Iterator[Finding]:
+    old_checks = r.checks_in(old_fn.node.body, old_side.helpers)
+    new_checks = r.checks_in(new_fn.node.body, new_side.helpers)
+    old_count = sum(c.counts for c in old_checks)
+    if old_count and not any(c.counts for c in new_checks):
+        listed = "; ".join(dict.fromkeys(r.short(c.node, 80) for c in old_checks if c.counts))
+        yield report.at(
+            RULE_TO_ZERO,
+            None,
+            f"had {old_count} assertion(s) ({listed}) and now asserts nothing",
+            _old_text(old_side, old_fn.node),
+        )
+        return
+    unmatched_new: dict[str, list[r.Check]] = {}
+    for check in new_checks:
+        unmatched_new.setdefault(check.key, []).append(check)
+    leftover_old = []
+    for check in old_checks:
+        same = unmatched_new.get(check.key)
+        if same:
+            same.pop(0)
+        else:
+            leftover_old.append(check)
+    leftover_new = [c for group in unmatched_new.values() for c in group]
+    if leftover_old and leftover_new:
+        leftover_old, leftover_new = _match_renamed(
+            (old_fn, old_side, old_checks, leftover_old),
+            (new_fn, new_side, new_checks, leftover_new),
+        )
+    for old in leftover_old:
+        candidates = [(r.affinity(old, new), i) for i, new in enumerate(leftover_new)]
+        best = max(candidates, default=(0, -1))
+        old_text = _old_text(old_side, old.node)
+        if best[0] == 0:
+            if old.counts:
+                claim = f"the assertion `{r.short(old.node)}` was removed; the test still exists"
+                yield report.at(RULE_REMOVED, None, claim, old_text)
+            continue
+        new = leftover_new.pop(best[1])
+        weaker = r.weakening(old, new)
+        if weaker is not None:
+            rule, what = weaker
+            claim = f"`{r.short(old.node)}` became `{r.short(new.node)}` ({what})"
+            yield report.at(rule, new.node, claim, old_text)
+
+
+_Checks = tuple[pyast.Function, _Side, list[r.Check], list[r.Check]]
+
+
+def _match_renamed(old: _Checks, new: _Checks) -> tuple[list[r.Check], list[r.Check]]:
+    """Leftover checks that match once local variables are renamed consistently (a renamed
+    local is not a changed assertion)."""
+    keys: dict[int, str] = {}
+    for fn, side, checks, _ in (old, new):
+        alpha = r.alpha_keys(fn.node, side.helpers)
+        keys.update((id(check), key) for check, key in zip(checks, alpha, strict=True))
+    pool: dict[str, list[r.Check]] = {}
+    for check in new[3]:
+        pool.setdefault(keys[id(check)], []).append(check)
+    still_old = []
+    for check in old[3]:
+        same = pool.get(keys[id(check)])
+        if same:
+            same.pop(0)
+        else:
+            still_old.append(check)
+    return still_old, [c for group in pool.values() for c in group]
+
+
+def _skip_keys(fn: pyast.Function | None) -> Counter[str]:
+    return Counter(r.canon(m) for m in _skips_of(fn)) if fn else Counter()
+
+
+def _skips_of(fn: pyast.Function) -> list[ast.AST]:
+    markers: list[ast.AST] = [m for d in fn.node.decorator_list for m in r.skip_markers(d)]
+    return markers + r.body_skips(fn.node.body)
+
+
+def _new_skips(
+    report: _Reporter, old_fn: pyast.Function | None, new_fn: pyast.Function
+) -> Iterator[Finding]:
+    before = _skip_keys(old_fn)
+    for marker in _skips_of(new_fn):
+        key = r.canon(marker)
+        if before[key]:
+            before[key] -= 1
+            continue
+        finding = _skip_finding(report, marker, "")
+        if finding is not None:
+            yield finding
+
+
+def _skip_finding(report: _Reporter, marker: ast.AST, scope: str) -> Finding | None:
+    start, end = pyast.span(marker)
+    if r.has_issue_reference(report.file.change.new_lines(start, end)):
+        return None
+    kind = r.skip_kind(marker)
+    claim = f"{scope}{kind} added without an issue reference in its reason: `{r.short(marker)}`"
+    return report.at(RULE_SKIP, marker, claim, None, Severity.MINOR)
+
+
+def _new_swallows(
+    report: _Reporter,
+    old_fn: pyast.Function | None,
+    old_side: _Side | None,
+    new_fn: pyast.Function,
+    new_side: _Side,
+) -> Iterator[Finding]:
+    before: Counter[str] = Counter()
+    old_plain: dict[str, r.Check] = {}
+    if old_fn is not None and old_side is not None:
+        swallowed = r.swallowed_checks(old_fn.node.body, old_side.helpers)
+        before.update(f"{label}|{check.key}" for _, label, check in swallowed)
+        old_plain = {c.key: c for c in r.checks_in(old_fn.node.body, old_side.helpers)}
+    blocks: dict[int, tuple[ast.AST, str, list[r.Check]]] = {}
+    for block, label, check in r.swallowed_checks(new_fn.node.body, new_side.helpers):
+        key = f"{label}|{check.key}"
+        if before[key]:
+            before[key] -= 1
+            continue
+        blocks.setdefault(id(block), (block, label, []))[2].append(check)
+    for block, label, checks in blocks.values():
+        asserted = ", ".join(f"`{r.short(c.node, 80)}`" for c in checks)
+        claim = f"{asserted} now sits under {label}, which swallows the failure"
+        olds = [old_plain[c.key] for c in checks if c.key in old_plain]
+        old_evidence = "\n".join(report.old_lines(c.node) for c in olds) if olds else None
+        yield report.at(RULE_SWALLOWED, block, claim, old_evidence)
+
+
+def _new_unit_mocks(
+    report: _Reporter, old_fn: pyast.Function | None, new_ref: _Ref
+) -> Iterator[Finding]:
+    before = {p.target for p in r.patches(old_fn.node)} if old_fn else set()
+    called = r.called_names(new_ref.new.node)
+    module = _module_under_test(new_ref.file.change.path)
+    for patch in r.patches(new_ref.new.node):
+        if patch.target in before or patch.name not in called:
+            continue
+        named = len(patch.name) >= 3 and _norm(patch.name) in _norm(new_ref.qualname)
+        in_module = module is not None and patch.module.split(".")[-1] == module
+        if named or in_module:
+            why = "the test is named after it" if named else f"it lives in `{module}`"
+            claim = (
+                f"patches `{patch.target}` and then calls `{patch.name}` itself, so it tests "
+                f"the mock instead of the unit ({why})"
+            )
+            yield report.at(RULE_MOCKED_UNIT, patch.node, claim, None)
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("_", "")
+
+
+def _module_under_test(path: str) -> str | None:
+    stem = PurePosixPath(path.replace("\\", "/")).stem
+    if stem.startswith("test_"):
+        return stem[len("test_") :] or None
+    if stem.endswith("_test"):
+        return stem[: -len("_test")] or None
+    return None
+
+
+# --------------------------------------------------------------------------- deletions
+
+
+def _deletions(deleted: list[_Ref]) -> Iterator[Finding]:
+    by_class: dict[tuple[int, str], list[_Ref]] = {}
+    for ref in deleted:
+        owner = ref.qualname.rpartition(".")[0]
+        gone = ref.file.new is not None and owner and owner not in ref.file.new.classes
+        if gone:
+            by_class.setdefault((id(ref.file), owner), []).append(ref)
+        else:
+            yield _deleted_test(ref)
+    for (_, owner), refs in by_class.items():
+        yield _deleted_class(owner, refs)
+
+
+def _deleted_test(ref: _Ref) -> Finding:
+    fn = ref.old
+    evidence = ref.file.change.old_lines(fn.start_line, fn.end_line)
+    if ref.file.new is None:
+        line = 1
+        claim = (
+            f"{ref.qualname}: the test was deleted with its file; there is no new side, so "
+            "the location is line 1 and the evidence is the old test"
+        )
+    else:
+        line = ref.file.new_line_of(fn.start_line)
+        claim = f"{ref.qualname}: the test was deleted (no renamed or moved version found)"
+    return _deletion(ref.file, RULE_TEST_DELETED, line, claim, evidence)
+
+
+def _deleted_class(owner: str, refs: list[_Ref]) -> Finding:
+    file = refs[0].file
+    assert file.old is not None  # deleted refs come from old sides
+    start = min(ref.old.start_line for ref in refs)
+    node = next(
+        (
+            c
+            for c in ast.walk(file.old.tree)
+            if isinstance(c, ast.ClassDef)
+            and c.lineno <= start <= (c.end_lineno or start)
+            and c.name == owner.split(".")[-1]
+        ),
+        None,
+    )
+    first, last = pyast.span(node) if node else (start, max(ref.old.end_line for ref in refs))
+    names = ", ".join(_bare(ref) for ref in refs)
+    claim = f"{owner}: the test class was deleted with {len(refs)} test(s): {names}"
+    evidence = file.change.old_lines(first, last)
+    return _deletion(file, RULE_CLASS_DELETED, file.new_line_of(first), claim, evidence)
+
+
+def _deletion(file: _File, rule: str, line: int, claim: str, evidence: str) -> Finding:
+    return Finding(
+        topic=Topic.TEST_WEAKENING,
+        rule=rule,
+        severity=Severity.MAJOR,
+        path=file.change.path,
+        start_line=line,
+        end_line=line,
+        claim=claim,
+        evidence=evidence,
+        old_evidence=evidence,
+    )
+
+
+# --------------------------------------------------------------------------- scope skips
+
+
+def _scope_markers(tree: ast.Module) -> list[tuple[str, ast.expr]]:
+    """(scope, marker) of skips that cover many tests: a module or class `pytestmark`, and
+    class decorators."""
+    found: list[tuple[str, ast.expr]] = []
+
+    def visit(body: list[ast.stmt], scope: str) -> None:
+        for statement in body:
+            if isinstance(statement, ast.Assign | ast.AnnAssign):
+                targets = (
+                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                )
+                if statement.value is not None and any(
+                    isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets
+                ):
+                    found.extend((scope, m) for m in r.skip_markers(statement.value))
+            elif isinstance(statement, ast.ClassDef):
+                name = f"class {statement.name}"
+                for decorator in statement.decorator_list:
+                    found.extend((name, m) for m in r.skip_markers(decorator))
+                visit(statement.body, name)
+
+    visit(tree.body, "module")
+    return found
+
+
+def _scope_skips(file: _File) -> Iterator[Finding]:
+    if file.new is None:
+        return
+    before = Counter(r.canon(m) for _, m in _scope_markers(file.old.tree)) if file.old else None
+    for scope, marker in _scope_markers(file.new.tree):
+        key = r.canon(marker)
+        if before is not None and before[key]:
+            before[key] -= 1
+            continue
+        report = _Reporter(file, scope, pyast.span(marker))
+        finding = _skip_finding(report, marker, "every test in it skipped: ")
+        if finding is not None:
+            yield finding

@@ -1,0 +1,930 @@
+"""What a Python test checks, and how strongly: the assertion model of the test-weakening critic.
+
+Every assertion of a function (plain `assert`, unittest `self.assert*`, mock `assert_called*`,
+`pytest.raises` / `assertRaises` blocks, `pytest.fail` / `self.fail`, and calls to helpers of
+the same file that themselves assert) becomes a `Check` with a canonical `key` (formatting,
+messages, operand order of `==`, and `self.` are ignored, so equivalent spellings match) and a
+strength `rank`:
+
+    4  exact: ==, is, is None, approx / almostEqual / isclose, mock called-with
+    3  near-exact: countEqual, regex match, mock called-once / any-call
+    2  partial: membership, isinstance, ordering (<, >=), mock called
+    1  existence: truthy, falsy, is not None, !=, not in
+    0  constant: `assert True` checks nothing
+    None  unknown strength (custom helpers, other assert_* functions): never compared
+
+`assertEqual(a, True)` canonicalises to `assertTrue(a)` (and False / None likewise), which the
+team treats as equivalent. Skip markers, swallowing try/except blocks and mock.patch targets
+are read here too; the critic (weakened_tests.py) compares old and new versions.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from contend.critics.static import pyast
+
+_SELF = frozenset({"self", "cls"})
+# Local-variable renames that `canon` applies while `alpha_keys` runs (empty otherwise).
+_RENAMES: ContextVar[Mapping[str, str] | None] = ContextVar("renames", default=None)
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+RANK_EXACT = 4
+
+_OP_RANK: dict[str, int] = {
+    "eq": 4,
+    "is": 4,
+    "is_none": 4,
+    "approx": 4,
+    "almost": 4,
+    "isclose": 4,
+    "count_eq": 3,
+    "regex": 3,
+    "cmp": 2,
+    "in": 2,
+    "isinstance": 2,
+    "truthy": 1,
+    "falsy": 1,
+    "not_none": 1,
+    "ne": 1,
+    "not_in": 1,
+    "is_not": 1,
+    "const": 0,
+}
+
+_MOCK_RANK: dict[str, int] = {
+    "assert_called_once_with": 4,
+    "assert_called_with": 4,
+    "assert_has_calls": 4,
+    "assert_awaited_once_with": 4,
+    "assert_awaited_with": 4,
+    "assert_has_awaits": 4,
+    "assert_any_call": 3,
+    "assert_any_await": 3,
+    "assert_called_once": 3,
+    "assert_awaited_once": 3,
+    "assert_called": 2,
+    "assert_awaited": 2,
+}
+_MOCK_UNRANKED = frozenset({"assert_not_called", "assert_not_awaited"})
+
+_EQ_METHODS = frozenset(
+    {
+        "assertEqual",
+        "assertEquals",
+        "failUnlessEqual",
+        "assertListEqual",
+        "assertTupleEqual",
+        "assertDictEqual",
+        "assertSetEqual",
+        "assertSequenceEqual",
+        "assertMultiLineEqual",
+    }
+)
+_SIMPLE_METHODS: dict[str, tuple[str, int]] = {
+    "assertCountEqual": ("count_eq", 2),
+    "assertItemsEqual": ("count_eq", 2),
+    "assertNotEqual": ("ne", 2),
+    "assertNotEquals": ("ne", 2),
+    "failIfEqual": ("ne", 2),
+    "assertIs": ("is", 2),
+    "assertIsNot": ("is_not", 2),
+    "assertIsNone": ("is_none", 1),
+    "assertIsNotNone": ("not_none", 1),
+    "assertIn": ("in", 2),
+    "assertNotIn": ("not_in", 2),
+    "assertIsInstance": ("isinstance", 2),
+    "assertGreater": ("cmp", 2),
+    "assertGreaterEqual": ("cmp", 2),
+    "assertLess": ("cmp", 2),
+    "assertLessEqual": ("cmp", 2),
+    "assertRegex": ("regex", 2),
+    "assertRegexpMatches": ("regex", 2),
+}
+_ORDERING: dict[str, type[ast.cmpop]] = {
+    "assertGreater": ast.Gt,
+    "assertGreaterEqual": ast.GtE,
+    "assertLess": ast.Lt,
+    "assertLessEqual": ast.LtE,
+}
+_TRUE_METHODS = frozenset({"assertTrue", "assert_", "failUnless"})
+_FALSE_METHODS = frozenset({"assertFalse", "failIf"})
+_ALMOST_METHODS = frozenset({"assertAlmostEqual", "assertAlmostEquals", "failUnlessAlmostEqual"})
+_RAISES_METHODS = frozenset(
+    {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "failUnlessRaises"}
+)
+_CTX_METHODS = frozenset({"assertWarns", "assertWarnsRegex", "assertLogs", "assertNoLogs"})
+_RAISES_FUNCS = frozenset({"pytest.raises", "raises"})
+_CTX_FUNCS = frozenset({"pytest.warns", "warns", "pytest.deprecated_call", "deprecated_call"})
+_FAIL_FUNCS = frozenset({"pytest.fail", "self.fail", "fail"})
+_BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException", "builtins.Exception"})
+
+# (rel default, abs default, index of rel positional, index of abs positional)
+_ISCLOSE_DEFAULTS: dict[str, tuple[float, float, int, int]] = {
+    "math.isclose": (1e-9, 0.0, 99, 99),
+    "cmath.isclose": (1e-9, 0.0, 99, 99),
+    "isclose": (1e-9, 0.0, 99, 99),
+    "np.isclose": (1e-5, 1e-8, 2, 3),
+    "numpy.isclose": (1e-5, 1e-8, 2, 3),
+    "np.allclose": (1e-5, 1e-8, 2, 3),
+    "numpy.allclose": (1e-5, 1e-8, 2, 3),
+    "np.testing.assert_allclose": (1e-7, 0.0, 2, 3),
+    "numpy.testing.assert_allclose": (1e-7, 0.0, 2, 3),
+    "assert_allclose": (1e-7, 0.0, 2, 3),
+}
+_ISCLOSE_KW = {"rel": ("rel_tol", "rtol"), "abs": ("abs_tol", "atol")}
+_APPROX_REL, _APPROX_ABS = 1e-6, 1e-12
+
+# (component, value or None when not a literal, the default it falls back to)
+Tolerance = tuple[tuple[str, float | None, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One assertion. `node` locates it (the statement or call); `family` says which checks
+    may replace each other: "value" (what a value is), "raises" (an expected exception),
+    "ctx" (warnings / logs)."""
+
+    op: str
+    family: str
+    key: str
+    rank: int | None
+    node: ast.AST
+    tokens: frozenset[str]
+    consts: frozenset[str]
+    tolerance: Tolerance | None = None
+    exceptions: frozenset[str] | None = None
+    has_match: bool = False
+    members: tuple[str, ...] | None = None
+    subject: str = ""
+    operands: str = ""
+
+    @property
+    def counts(self) -> bool:
+        """Does this check actually check something (`assert True` does not)?"""
+        return self.rank != 0
+
+
+# --------------------------------------------------------------------------- canonical text
+
+
+def canon(node: ast.AST | None) -> str:
+    """ast.dump-like text without positions, ctx or `self.`/`cls.`, for equality of meaning."""
+    if node is None:
+        return "None"
+    if _on_self(node):
+        assert isinstance(node, ast.Attribute)  # _on_self checked it
+        return f"N({node.attr})"
+    if isinstance(node, ast.Name):
+        renames = _RENAMES.get()
+        return f"N({renames.get(node.id, node.id) if renames else node.id})"
+    if isinstance(node, ast.Constant):
+        return f"C({node.value!r})"
+    parts: list[str] = []
+    for field_name in node._fields:
+        if field_name in ("ctx", "type_comment", "kind"):
+            continue
+        value = getattr(node, field_name, None)
+        if isinstance(value, list):
+            parts.append("[" + ",".join(_canon_item(v) for v in value) + "]")
+        else:
+            parts.append(_canon_item(value))
+    return f"{type(node).__name__}({','.join(parts)})"
+
+
+def _canon_item(value: object) -> str:
+    if isinstance(value, ast.AST):
+        return canon(value)
+    return repr(value)
+
+
+def dotted(node: ast.AST | None) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    names: list[str] = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        names.append(node.id)
+        return ".".join(reversed(names))
+    return None
+
+
+def short(node: ast.AST, limit: int = 120) -> str:
+    text = " ".join(ast.unparse(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _tokens(nodes: Iterable[ast.AST]) -> tuple[frozenset[str], frozenset[str]]:
+    """(subject tokens, constant tokens) of operands: the names, attributes, subscripts and
+    calls they mention, and their non-trivial literals — what pairs an old check with its
+    replacement."""
+    tokens: set[str] = set()
+    consts: set[str] = set()
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name):
+                if node.id not in _BUILTIN_NAMES and node.id not in _SELF:
+                    tokens.add(canon(node))
+            elif isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+                tokens.add(canon(node))
+            elif isinstance(node, ast.Constant) and not isinstance(node.value, bool | None):
+                consts.add(repr(node.value))
+    return frozenset(tokens), frozenset(consts)
+
+
+def _make(
+    op: str,
+    operands: list[ast.expr],
+    node: ast.AST,
+    *,
+    family: str = "value",
+    rank: int | None = None,
+    symmetric: bool = False,
+    extra: str = "",
+    tolerance: Tolerance | None = None,
+    members: tuple[str, ...] | None = None,
+) -> Check:
+    texts = [canon(o) for o in operands]
+    if symmetric:
+        texts.sort()
+    tokens, consts = _tokens(operands)
+    rank = _OP_RANK.get(op) if rank is None else rank
+    return Check(
+        op=op,
+        family=family,
+        key=f"{op}|{'|'.join(texts)}|{extra}",
+        rank=rank,
+        node=node,
+        tokens=tokens,
+        consts=consts,
+        tolerance=tolerance,
+        members=members,
+        subject=texts[0] if texts else "",
+        operands="|".join(texts),
+    )
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def number(node: ast.AST | None) -> float | None:
+    """The value of a numeric literal expression (1e-6, -2, 10**-3, 0.5 * 2), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        if isinstance(node.value, bool):
+            return None
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        inner = number(node.operand)
+        if inner is None:
+            return None
+        return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp):
+        left, right = number(node.left), number(node.right)
+        if left is None or right is None:
+            return None
+        return _binop(node.op, left, right)
+    return None
+
+
+def _binop(op: ast.operator, left: float, right: float) -> float | None:
+    if isinstance(op, ast.Add):
+        return left + right
+    if isinstance(op, ast.Sub):
+        return left - right
+    if isinstance(op, ast.Mult):
+        return left * right
+    if isinstance(op, ast.Div):
+        return left / right if right else None
+    if isinstance(op, ast.Pow) and abs(right) <= 400:
+        return float(left**right)
+    return None
+
+
+def _arg(call: ast.Call, index: int, *names: str) -> ast.expr | None:
+    for kw in call.keywords:
+        if kw.arg in names:
+            return kw.value
+    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args):
+        return call.args[index]
+    return None
+
+
+def _tol_value(node: ast.expr | None, default: float) -> float | None:
+    """The tolerance a parameter sets: its default when absent, None when not a literal."""
+    if node is None:
+        return default
+    value = number(node)
+    return None if value is None else abs(value)
+
+
+def widened(old: Tolerance, new: Tolerance) -> list[str]:
+    """The tolerance components that grew, as 'label a -> b' texts. An old value that is not
+    a literal cannot be compared; a new literal above the default then still counts."""
+    before = {label: (value, default) for label, value, default in old}
+    grown: list[str] = []
+    for label, value, default in new:
+        if label not in before or value is None:
+            continue
+        old_value, _ = before[label]
+        if old_value is None:
+            if value > default and not math.isclose(value, default):
+                grown.append(f"{label} (not a literal) -> {value:g}, above the default {default:g}")
+        elif value > old_value and not math.isclose(value, old_value):
+            grown.append(f"{label} {old_value:g} -> {value:g}")
+    return grown
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def checks_in(statements: Iterable[ast.AST], helpers: frozenset[str]) -> list[Check]:
+    """Every check inside these statements (not inside nested functions or classes), in
+    source order. `helpers` are names of same-file functions that assert; calling one is a
+    check."""
+    found: list[Check] = []
+    consumed: set[int] = set()
+    for node in _walk(statements):
+        if id(node) in consumed:
+            continue
+        if isinstance(node, ast.Assert):
+            found.extend(expr_checks(node.test, node))
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                expr = item.context_expr
+                check = _call_check(expr, expr, helpers, in_with=True)
+                if check is not None:
+                    found.append(check)
+                    consumed.add(id(item.context_expr))
+        elif isinstance(node, ast.Call):
+            check = _call_check(node, node, helpers, in_with=False)
+            if check is not None:
+                found.append(check)
+    found.sort(key=lambda c: pyast.span(c.node))
+    return found
+
+
+def alpha_keys(function: pyast.FunctionNode, helpers: frozenset[str]) -> list[str]:
+    """The keys of `checks_in(function.body)`, in the same order, with local variables
+    renamed by order of first binding: a consistently renamed local does not change them."""
+    token = _RENAMES.set(_local_names(function))
+    try:
+        return [c.key for c in checks_in(function.body, helpers)]
+    finally:
+        _RENAMES.reset(token)
+
+
+def _local_names(function: pyast.FunctionNode) -> dict[str, str]:
+    first: dict[str, tuple[int, int]] = {}
+
+    def bind(name: str, node: ast.AST) -> None:
+        where = (int(getattr(node, "lineno", 0)), int(getattr(node, "col_offset", 0)))
+        if name not in _SELF and (name not in first or where < first[name]):
+            first[name] = where
+
+    arguments = function.args
+    for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+        bind(arg.arg, arg)
+    for node in _walk(function.body):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bind(node.id, node)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bind(node.name, node)
+    ordered = sorted(first, key=lambda name: first[name])
+    return {name: f"_local{i}" for i, name in enumerate(ordered)}
+
+
+def _walk(statements: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Parents before children, not descending into nested functions, classes or lambdas."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        yield from pyast.walk_within(statement)
+
+
+def has_checks(statements: Iterable[ast.AST]) -> bool:
+    return any(c.counts for c in checks_in(statements, frozenset()))
+
+
+def expr_checks(expr: ast.expr, node: ast.AST) -> list[Check]:
+    """Checks of `assert expr` (an `and` is split into its parts)."""
+    if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And):
+        return [c for value in expr.values for c in expr_checks(value, node)]
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return [_negated(expr.operand, node)]
+    if isinstance(expr, ast.Compare) and len(expr.ops) == 1:
+        return [_compare(expr.left, expr.ops[0], expr.comparators[0], node)]
+    if isinstance(expr, ast.Compare):
+        return [_make("cmp", [expr], node)]
+    if isinstance(expr, ast.Constant):
+        return [_make("const" if expr.value else "fail", [expr], node)]
+    if isinstance(expr, ast.Call):
+        name = dotted(expr.func) or ""
+        if name == "isinstance" and len(expr.args) == 2:
+            return [_make("isinstance", list(expr.args), node)]
+        if name in _ISCLOSE_DEFAULTS and len(expr.args) >= 2:
+            return [_isclose(name, expr, node)]
+    return [_make("truthy", [expr], node)]
+
+
+_NEGATE: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
+
+
+def _negated(operand: ast.expr, node: ast.AST) -> Check:
+    if isinstance(operand, ast.Compare) and len(operand.ops) == 1:
+        flipped = _NEGATE.get(type(operand.ops[0]))
+        if flipped is not None:
+            return _compare(operand.left, flipped(), operand.comparators[0], node)
+        return _make("cmp", [operand], node)
+    if isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not):
+        return expr_checks(operand.operand, node)[0]
+    return _make("falsy", [operand], node)
+
+
+def _const_is(node: ast.expr, value: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value is value
+
+
+def _compare(left: ast.expr, op: ast.cmpop, right: ast.expr, node: ast.AST) -> Check:
+    if isinstance(op, ast.Eq | ast.Is):
+        for a, b in ((left, right), (right, left)):
+            if _const_is(b, True):
+                return _make("truthy", [a], node)
+            if _const_is(b, False):
+                return _make("falsy", [a], node)
+            if _const_is(b, None):
+                return _make("is_none", [a], node)
+            if isinstance(op, ast.Eq) and _is_approx(b):
+                return _approx(a, b, node)
+        return _make("eq" if isinstance(op, ast.Eq) else "is", [left, right], node, symmetric=True)
+    if isinstance(op, ast.NotEq | ast.IsNot):
+        for a, b in ((left, right), (right, left)):
+            if _const_is(b, None):
+                return _make("not_none", [a], node)
+        return _make("ne" if isinstance(op, ast.NotEq) else "is_not", [left, right], node)
+    if isinstance(op, ast.In):
+        return _membership(left, right, node)
+    if isinstance(op, ast.NotIn):
+        return _make("not_in", [left, right], node)
+    return _make("cmp", [left, right], node, extra=type(op).__name__)
+
+
+def _membership(item: ast.expr, collection: ast.expr, node: ast.AST) -> Check:
+    members: tuple[str, ...] | None = None
+    rank = None
+    if isinstance(collection, ast.List | ast.Tuple | ast.Set):
+        members = tuple(short(e) for e in collection.elts)
+        if len(set(members)) == 1:
+            rank = RANK_EXACT  # `x in [v]` is `x == v`
+    return _make("in", [item, collection], node, rank=rank, members=members)
+
+
+def _is_approx(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and (dotted(node.func) or "").split(".")[-1] == "approx"
+
+
+def _approx(actual: ast.expr, call: ast.expr, node: ast.AST) -> Check:
+    assert isinstance(call, ast.Call)  # guaranteed by _is_approx
+    expected = call.args[0] if call.args else call
+    rel_node, abs_node = _arg(call, 1, "rel"), _arg(call, 2, "abs")
+    rel = _tol_value(rel_node, _APPROX_REL)
+    if rel_node is None and abs_node is not None:
+        rel = 0.0  # pytest: abs alone means relative tolerance is not considered
+    tolerance: Tolerance = (
+        ("rel", rel, _APPROX_REL),
+        ("abs", _tol_value(abs_node, _APPROX_ABS), _APPROX_ABS),
+    )
+    extra = f"{canon(rel_node)}|{canon(abs_node)}"
+    return _make("approx", [actual, expected], node, extra=extra, tolerance=tolerance)
+
+
+def _isclose(name: str, call: ast.Call, node: ast.AST) -> Check:
+    rel_default, abs_default, rel_index, abs_index = _ISCLOSE_DEFAULTS[name]
+    rel_node = _arg(call, rel_index, *_ISCLOSE_KW["rel"])
+    abs_node = _arg(call, abs_index, *_ISCLOSE_KW["abs"])
+    tolerance: Tolerance = (
+        ("rel", _tol_value(rel_node, rel_default), rel_default),
+        ("abs", _tol_value(abs_node, abs_default), abs_default),
+    )
+    extra = f"{canon(rel_node)}|{canon(abs_node)}"
+    return _make("isclose", list(call.args[:2]), node, extra=extra, tolerance=tolerance)
+
+
+def _almost(call: ast.Call, node: ast.AST) -> Check | None:
+    if len(call.args) < 2:
+        return None
+    places_node, delta_node = _arg(call, 2, "places"), _arg(call, 99, "delta")
+    default = 0.5 * 10.0**-7  # unittest: places=7 rounds to 7 decimals
+    if delta_node is not None:
+        tolerance: Tolerance = (("abs", _tol_value(delta_node, 0.0), default),)
+    else:
+        places = number(places_node) if places_node is not None else 7.0
+        value = None if places is None else 0.5 * 10.0**-places
+        tolerance = (("abs", value, default),)
+    extra = f"{canon(places_node)}|{canon(delta_node)}"
+    return _make("almost", list(call.args[:2]), node, extra=extra, tolerance=tolerance)
+
+
+def exception_names(node: ast.expr | None) -> frozenset[str]:
+    if isinstance(node, ast.Tuple):
+        return frozenset(n for e in node.elts for n in exception_names(e))
+    name = dotted(node)
+    return frozenset() if name is None else frozenset({name})
+
+
+def _raises(call: ast.Call, node: ast.AST, *, regex_method: bool) -> Check:
+    exc_node = _arg(call, 0, "expected_exception", "exception")
+    match_node = _arg(call, 1, "expected_regex") if regex_method else _arg(call, 99, "match")
+    names = exception_names(exc_node)
+    rest = [a for a in call.args[2 if regex_method else 1 :] if not isinstance(a, ast.Starred)]
+    tokens, consts = _tokens(rest)
+    return Check(
+        op="raises",
+        family="raises",
+        key=f"raises|{'|'.join(sorted(names))}|{canon(match_node)}|{canon(exc_node)}",
+        rank=RANK_EXACT,
+        node=node,
+        tokens=tokens | frozenset(names),
+        consts=consts,
+        exceptions=names,
+        has_match=match_node is not None,
+        subject=", ".join(sorted(names)),
+    )
+
+
+def _call_check(
+    call: ast.expr, node: ast.AST, helpers: frozenset[str], *, in_with: bool
+) -> Check | None:
+    if not isinstance(call, ast.Call):
+        return None
+    name = dotted(call.func) or ""
+    last = name.split(".")[-1] if name else ""
+    if isinstance(call.func, ast.Attribute):
+        last = call.func.attr
+    if name in _RAISES_FUNCS or last in _RAISES_METHODS:
+        return _raises(call, node, regex_method=last.startswith("assertRaisesRegex"))
+    if name in _CTX_FUNCS or last in _CTX_METHODS:
+        return _make("ctx:" + last, list(call.args), node, family="ctx", extra=canon(call))
+    if in_with:
+        return None
+    return _plain_call_check(call, name, last, node, helpers)
+
+
+def _plain_call_check(
+    call: ast.Call, name: str, last: str, node: ast.AST, helpers: frozenset[str]
+) -> Check | None:
+    args = list(call.args)
+    if last in _EQ_METHODS and len(args) >= 2:
+        return _compare(args[0], ast.Eq(), args[1], node)
+    if last in _SIMPLE_METHODS and len(args) >= _SIMPLE_METHODS[last][1]:
+        op, arity = _SIMPLE_METHODS[last]
+        if op in ("is", "ne", "is_not", "not_in"):
+            opnode: ast.cmpop = {
+                "is": ast.Is(),
+                "ne": ast.NotEq(),
+                "is_not": ast.IsNot(),
+                "not_in": ast.NotIn(),
+            }[op]
+            return _compare(args[0], opnode, args[1], node)
+        if op == "in":
+            return _membership(args[0], args[1], node)
+        if op == "cmp":
+            return _compare(args[0], _ORDERING[last](), args[1], node)
+        return _make(op, args[:arity], node)
+    if last in _TRUE_METHODS and args:
+        return expr_checks(args[0], node)[0]
+    if last in _FALSE_METHODS and args:
+        return _negated(args[0], node)
+    if last in _ALMOST_METHODS:
+        return _almost(call, node)
+    if name in _ISCLOSE_DEFAULTS and name.split(".")[-1].startswith("assert"):
+        return _isclose(name, call, node) if len(args) >= 2 else None
+    if last in _MOCK_RANK or last in _MOCK_UNRANKED:
+        assert isinstance(call.func, ast.Attribute)  # `last` came from an attribute
+        receiver = call.func.value
+        return _make(
+            "mock",
+            [receiver, *args],
+            node,
+            rank=_MOCK_RANK.get(last),
+            extra=last + "|" + "|".join(canon(k) for k in call.keywords),
+        )
+    if name in _FAIL_FUNCS:
+        return _make("fail", [], node, extra=canon(call))
+    if last in helpers and (isinstance(call.func, ast.Name) or _on_self(call.func)):
+        return _make("helper:" + last, args, node, extra=canon(call))
+    if last.startswith("assert"):
+        return _make("call:" + last, args, node, extra=canon(call))
+    return None
+
+
+def _on_self(func: ast.AST) -> bool:
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in _SELF
+    )
+
+
+# --------------------------------------------------------------------------- skips
+
+
+SKIP_DECORATORS = frozenset({"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure"})
+_SKIP_CALLS = frozenset({"pytest.skip", "pytest.xfail", "self.skipTest", "skipTest"})
+_SKIP_RAISES = frozenset({"SkipTest", "unittest.SkipTest", "pytest.skip.Exception"})
+_CONDITIONAL = frozenset({"skipif", "skipIf", "skipUnless"})
+# A skip conditioned on the platform or interpreter is a portability statement, not a
+# weakening: these spellings in the condition exempt it.
+_ENVIRONMENT = ("sys.platform", "sys.version_info", "os.name", "platform.", "sys.implementation")
+_ISSUE_REF = re.compile(
+    r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://\S*/(?:issues|pull|merge_requests)/", re.IGNORECASE
+)
+
+
+def has_issue_reference(text: str) -> bool:
+    return _ISSUE_REF.search(text) is not None
+
+
+def skip_markers(expr: ast.expr) -> list[ast.expr]:
+    """Skip / xfail markers inside a decorator or `pytestmark` value (pytest.mark.skip(...),
+    unittest.skipIf(...), a bare @unittest.expectedFailure, pytest.param(marks=...))."""
+    found: list[ast.expr] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Call) and _is_skip_marker(node.func):
+            found.append(node)
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                visit(argument)
+            return
+        if isinstance(node, ast.Attribute | ast.Name) and _is_skip_marker(node):
+            found.append(node)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(expr)
+    return [m for m in found if not _environment_only(m)]
+
+
+def _is_skip_marker(node: ast.expr) -> bool:
+    name = dotted(node)
+    if name is None:
+        return False
+    parts = name.split(".")
+    if parts[-1] not in SKIP_DECORATORS:
+        return False
+    return len(parts) == 1 or "mark" in parts or parts[0] == "unittest"
+
+
+def _environment_only(marker: ast.expr) -> bool:
+    if not isinstance(marker, ast.Call):
+        return False
+    if (dotted(marker.func) or "").split(".")[-1] not in _CONDITIONAL or not marker.args:
+        return False
+    condition = ast.unparse(marker.args[0])
+    return any(spelling in condition for spelling in _ENVIRONMENT)
+
+
+def body_skips(statements: Iterable[ast.AST]) -> list[ast.AST]:
+    """`pytest.skip(...)`, `pytest.xfail(...)`, `self.skipTest(...)`, `raise SkipTest(...)`."""
+    found: list[ast.AST] = []
+    for node in _walk(statements):
+        if isinstance(node, ast.Call) and (dotted(node.func) or "") in _SKIP_CALLS:
+            found.append(node)
+        elif isinstance(node, ast.Raise) and node.exc is not None:
+            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if (dotted(target) or "") in _SKIP_RAISES:
+                found.append(node)
+    return found
+
+
+def skip_kind(marker: ast.AST) -> str:
+    target: ast.AST = marker
+    if isinstance(marker, ast.Raise) and marker.exc is not None:
+        target = marker.exc
+    if isinstance(target, ast.Call):
+        target = target.func
+    last = (dotted(target) or "skip").split(".")[-1]
+    return "xfail" if last in ("xfail", "expectedFailure") else "skip"
+
+
+# --------------------------------------------------------------------------- swallowing
+
+
+_SWALLOWING = frozenset({"AssertionError", "Exception", "BaseException"})
+
+
+def swallowed_checks(
+    statements: Iterable[ast.AST], helpers: frozenset[str]
+) -> list[tuple[ast.AST, str, Check]]:
+    """(block, caught, check) for each check inside a try whose handler catches
+    AssertionError or a broad class (or is bare) without re-raising or failing, and inside
+    `with suppress(AssertionError | Exception)`."""
+    found: list[tuple[ast.AST, str, Check]] = []
+    for node in _walk(statements):
+        if isinstance(node, ast.Try | ast.TryStar):
+            caught = [h for h in node.handlers if _swallows(h)]
+            if caught:
+                label = _caught_label(caught[0].type)
+                found.extend((node, label, c) for c in checks_in(node.body, helpers))
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                suppressed = _suppressed(item.context_expr)
+                if suppressed is not None:
+                    found.extend((node, suppressed, c) for c in checks_in(node.body, helpers))
+    return found
+
+
+def _swallows(handler: ast.ExceptHandler) -> bool:
+    names = exception_names(handler.type) if handler.type is not None else frozenset()
+    if handler.type is not None and not {n.split(".")[-1] for n in names} & _SWALLOWING:
+        return False
+    for node in _walk(handler.body):
+        if isinstance(node, ast.Raise):
+            return False
+        if isinstance(node, ast.Call) and (dotted(node.func) or "") in _FAIL_FUNCS:
+            return False
+    return True
+
+
+def _caught_label(node: ast.expr | None) -> str:
+    return "a bare except" if node is None else f"except {short(node)}"
+
+
+def _suppressed(expr: ast.expr) -> str | None:
+    if not isinstance(expr, ast.Call):
+        return None
+    if (dotted(expr.func) or "").split(".")[-1] != "suppress":
+        return None
+    names = {n.split(".")[-1] for a in expr.args for n in exception_names(a)}
+    return f"with {short(expr)}" if names & _SWALLOWING else None
+
+
+# --------------------------------------------------------------------------- patching
+
+
+@dataclass(frozen=True, slots=True)
+class Patch:
+    node: ast.AST
+    module: str
+    name: str
+
+    @property
+    def target(self) -> str:
+        return f"{self.module}.{self.name}" if self.module else self.name
+
+
+_PATCH_FUNCS = frozenset({"patch", "mock.patch", "unittest.mock.patch", "mocker.patch"})
+_PATCH_OBJECT = frozenset({f"{p}.object" for p in _PATCH_FUNCS})
+_SETATTR = frozenset({"monkeypatch.setattr"})
+
+
+def patches(function: pyast.FunctionNode) -> list[Patch]:
+    """mock.patch / patch.object / mocker.patch / monkeypatch.setattr targets in a function
+    (decorators, with-items and calls), with a literal target."""
+    nodes = [n for d in function.decorator_list for n in ast.walk(d)]
+    nodes.extend(_walk(function.body))
+    found = [_patch_of(n) for n in nodes if isinstance(n, ast.Call)]
+    return [p for p in found if p is not None]
+
+
+def _patch_of(call: ast.Call) -> Patch | None:
+    name = dotted(call.func) or ""
+    first = call.args[0] if call.args else None
+    second = call.args[1] if len(call.args) > 1 else None
+    if name in _PATCH_FUNCS or (name in _SETATTR and len(call.args) == 2):
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            module, _, attr = first.value.rpartition(".")
+            return Patch(call, module, attr) if attr else None
+        return None
+    is_object = name in _PATCH_OBJECT or (name in _SETATTR and len(call.args) >= 3)
+    if is_object and isinstance(second, ast.Constant) and isinstance(second.value, str):
+        return Patch(call, dotted(first) or "", second.value)
+    return None
+
+
+def called_names(function: pyast.FunctionNode) -> frozenset[str]:
+    """Names this function's body calls directly (`f(...)`, `obj.f(...)`)."""
+    names: set[str] = set()
+    for node in _walk(function.body):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                names.add(node.func.id)
+            elif isinstance(node.func, ast.Attribute):
+                names.add(node.func.attr)
+    return frozenset(names)
+
+
+# --------------------------------------------------------------------------- comparing
+
+
+RULE_WEAKENED = "assertion-weakened"
+RULE_TOLERANCE = "tolerance-widened"
+RULE_EXCEPTION = "expected-exception-widened"
+
+_KIND: dict[str, str] = {
+    "eq": "an equality check",
+    "is": "an identity check",
+    "is_none": "an `is None` check",
+    "approx": "an approximate equality",
+    "almost": "an almost-equal check",
+    "isclose": "an isclose check",
+    "count_eq": "an order-blind equality",
+    "regex": "a regex match",
+    "cmp": "an ordering comparison",
+    "in": "a membership check",
+    "isinstance": "a type check",
+    "truthy": "a truthiness check",
+    "falsy": "a falsiness check",
+    "not_none": "an `is not None` check",
+    "ne": "an inequality check",
+    "not_in": "a non-membership check",
+    "is_not": "an `is not` check",
+    "const": "a constant assertion that checks nothing",
+    "mock": "a mock call assertion",
+}
+
+
+def affinity(old: Check, new: Check) -> int:
+    """How plausibly `new` is the replacement of `old` (0: unrelated). Checks of one family
+    that mention the same names (or, weaker, the same literals) are candidates."""
+    if old.family != new.family:
+        return 0
+    if old.family == "raises":
+        return 1 + 2 * len((old.exceptions or frozenset()) & (new.exceptions or frozenset()))
+    shared = 3 * len(old.tokens & new.tokens) + len(old.consts & new.consts)
+    if shared == 0:
+        return 0
+    return shared + (1 if old.op == new.op else 0)
+
+
+def weakening(old: Check, new: Check) -> tuple[str, str] | None:
+    """(rule, what got weaker) when `new`, the replacement of `old`, checks less."""
+    if old.family == "raises" and new.family == "raises":
+        return _raises_weakening(old, new)
+    if old.op == new.op and old.operands == new.operands and old.tolerance and new.tolerance:
+        grown = widened(old.tolerance, new.tolerance)
+        return (RULE_TOLERANCE, "tolerance raised: " + ", ".join(grown)) if grown else None
+    if old.op == new.op == "in" and old.subject == new.subject and old.members and new.members:
+        extra = [m for m in new.members if m not in old.members]
+        if extra and set(old.members) <= set(new.members):
+            return RULE_WEAKENED, "membership widened to also accept " + ", ".join(extra)
+    if old.rank is None or new.rank is None or new.rank >= old.rank:
+        return None
+    what = f"{_KIND.get(old.op, old.op)} became {_KIND.get(new.op, new.op)}"
+    if new.op == "in" and new.members:
+        extra = [m for m in new.members if m not in old.consts]
+        if extra:
+            what += " that also accepts " + ", ".join(extra)
+    return RULE_WEAKENED, what
+
+
+def _raises_weakening(old: Check, new: Check) -> tuple[str, str] | None:
+    before, after = old.exceptions or frozenset(), new.exceptions or frozenset()
+    if _exceptions_widened(before, after):
+        return (
+            RULE_EXCEPTION,
+            f"expected exception widened from {_names(before)} to {_names(after)}",
+        )
+    if old.has_match and not new.has_match:
+        return RULE_WEAKENED, "the expected exception message is no longer checked"
+    return None
+
+
+def _names(names: frozenset[str]) -> str:
+    return ", ".join(sorted(names)) if len(names) == 1 else "(" + ", ".join(sorted(names)) + ")"
+
+
+def _exceptions_widened(before: frozenset[str], after: frozenset[str]) -> bool:
+    if not before or not after:
+        return False
+    if after > before:
+        return True
+    for name in after - before:
+        if name.split(".")[-1] in _BROAD_EXCEPTIONS:
+            return True
+        wider = getattr(builtins, name, None)
+        for old_name in before:
+            narrower = getattr(builtins, old_name, None)
+            if (
+                isinstance(wider, type)
+                and isinstance(narrower, type)
+                and issubclass(narrower, wider)
+                and narrower is not wider
+            ):
+                return True
+    return False

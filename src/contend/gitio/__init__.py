@@ -1,0 +1,1 @@
+"""Git access: running git safely and turning a diff into `FileChange`s."""

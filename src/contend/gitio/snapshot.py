@@ -1,0 +1,126 @@
+"""Freezing what the user has — the working tree or the index — as a commit under a ref,
+without touching the user's index or files.
+
+The tree is built in a temporary index (a copy of the real one, next to it so split-index
+files still resolve); `git add -A` there picks up untracked, not-ignored files. The commit is
+kept under the given ref so `git gc` cannot collect it while a review refers to it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from contend.errors import RevisionNotFound, UserError
+from contend.gitio.git import GitError, git_text, repo_root, resolve_commit, run_git
+
+# Commits contend makes for itself carry its own identity: the user may have none configured,
+# and these commits are contend's work, not the user's.
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "contend",
+    "GIT_AUTHOR_EMAIL": "contend@localhost",
+    "GIT_COMMITTER_NAME": "contend",
+    "GIT_COMMITTER_EMAIL": "contend@localhost",
+}
+
+
+def contend_env(index_file: Path | None = None) -> dict[str, str]:
+    """The environment for git commands that write contend's own objects and commits."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **IDENTITY}
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        env.pop(name, None)
+    if index_file is not None:
+        env["GIT_INDEX_FILE"] = str(index_file)
+    return env
+
+
+def snapshot_worktree(repo: Path, ref: str) -> str:
+    """A commit of the working tree (untracked files included), stored under `ref`."""
+    root = repo_root(repo)
+    tree = worktree_tree(root)
+    return _commit_and_store(root, tree, ref, "contend: snapshot of the working tree")
+
+
+def snapshot_index(repo: Path, ref: str) -> str:
+    """A commit of the index (what `--staged` reviews), stored under `ref`."""
+    root = repo_root(repo)
+    with _temp_index(root) as index:
+        # write-tree on the real index would store a refreshed cache-tree in it.
+        tree = _write_tree(root, index, what="the index")
+    return _commit_and_store(root, tree, ref, "contend: snapshot of the index")
+
+
+def worktree_tree(repo: Path) -> str:
+    """The tree id of `repo`'s working tree as `git add -A` would stage it, index untouched."""
+    root = repo_root(repo)
+    with _temp_index(root) as index:
+        run_git(root, ["add", "-A", "--", "."], env=contend_env(index))
+        return _write_tree(root, index, what="the working tree")
+
+
+def store_ref(repo: Path, ref: str, commit: str, *, reason: str) -> None:
+    """Point new ref `ref` at `commit`; an existing ref is never overwritten."""
+    if not ref.startswith("refs/"):
+        raise ValueError(f"not a full ref name: {ref!r} (expected refs/...)")
+    existing = _ref_value(repo, ref)
+    if existing is not None:
+        raise GitError(f"{ref} already exists (at {existing[:12]}); contend does not overwrite it")
+    # The empty old value makes git itself refuse if the ref appeared in the meantime.
+    run_git(repo, ["update-ref", "-m", reason, ref, commit, ""])
+
+
+def _ref_value(repo: Path, ref: str) -> str | None:
+    try:
+        return resolve_commit(repo, ref)
+    except RevisionNotFound:
+        return None
+
+
+def _commit_and_store(root: Path, tree: str, ref: str, message: str) -> str:
+    parent = _ref_value(root, "HEAD")
+    args = ["commit-tree", "--no-gpg-sign", tree, "-m", message]
+    if parent is not None:
+        args += ["-p", parent]
+    commit = run_git(root, args, env=contend_env()).decode("ascii").strip()
+    store_ref(root, ref, commit, reason=message)
+    return commit
+
+
+def _write_tree(root: Path, index: Path, *, what: str) -> str:
+    try:
+        out = run_git(root, ["write-tree"], env=contend_env(index))
+    except GitError as exc:
+        if _has_unmerged(root, index):
+            raise UserError(
+                f"{what} has unresolved merge conflicts: resolve them, then review"
+            ) from exc
+        raise
+    return out.decode("ascii").strip()
+
+
+def _has_unmerged(root: Path, index: Path) -> bool:
+    return bool(run_git(root, ["ls-files", "--unmerged", "-z"], env=contend_env(index)))
+
+
+@contextmanager
+def _temp_index(root: Path) -> Iterator[Path]:
+    real = Path(
+        git_text(root, ["rev-parse", "--path-format=absolute", "--git-path", "index"]).strip()
+    )
+    handle, name = tempfile.mkstemp(prefix="contend-index-", dir=real.parent)
+    os.close(handle)
+    temp = Path(name)
+    try:
+        if real.exists():
+            shutil.copyfile(real, temp)
+        else:
+            # git reads an empty file as a corrupt index; a missing one as an empty index.
+            temp.unlink()
+        yield temp
+    finally:
+        temp.unlink(missing_ok=True)
+        Path(f"{temp}.lock").unlink(missing_ok=True)

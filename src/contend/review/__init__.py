@@ -1,0 +1,1 @@
+"""`contend review`: what is reviewed, against what spec, under which lock, in which worktrees."""

@@ -1,0 +1,47 @@
+"""Which run continues where: one active run per branch (or detached commit) in author mode.
+
+`<state_dir>/active/<key>.json` names the run that the next `contend review` on that
+branch continues; `--new` replaces it. Written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import orjson
+
+from contend.errors import UserError
+from contend.ledger.runs import LEDGER_FILE, runs_dir
+from contend.ledger.store import write_atomic
+
+
+def _file(state_dir: Path, key: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", key)[:80]
+    digest = hashlib.sha256(key.encode()).hexdigest()[:8]
+    return state_dir / "active" / f"{safe}-{digest}.json"
+
+
+def active_run(state_dir: Path, key: str) -> str | None:
+    path = _file(state_dir, key)
+    if not path.exists():
+        return None
+    try:
+        data = orjson.loads(path.read_bytes())
+        run_id = str(data["run_id"])
+    except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
+        raise UserError(
+            f"{path} is damaged ({exc}); remove it or pass --new to start a fresh review"
+        ) from exc
+    if not (runs_dir(state_dir) / run_id / LEDGER_FILE).exists():
+        raise UserError(
+            f"{path} names run {run_id}, whose ledger is missing; pass --new to start afresh"
+        )
+    return run_id
+
+
+def set_active_run(state_dir: Path, key: str, run_id: str) -> None:
+    path = _file(state_dir, key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, orjson.dumps({"key": key, "run_id": run_id}) + b"\n")

@@ -1,0 +1,76 @@
+"""Answers and decisions given by a person between reviews, appended to the active run.
+
+`contend respond ID --defend TEXT | --concede TEXT` answers as the author (no code change);
+`contend decide ID --uphold | --overrule | --waive --note TEXT` records a human decision.
+The reports are re-folded from the ledger afterwards, so they never go stale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from contend.config import Settings
+from contend.errors import IllegalTransition, UserError
+from contend.ledger.runs import LEDGER_FILE, runs_dir
+from contend.ledger.store import Ledger
+from contend.ledger.verify import verify
+from contend.protocol import events as ev
+from contend.protocol.machine import next_status
+from contend.protocol.model import Action
+from contend.protocol.state import fold
+from contend.protocol.verdict import Outcome, decide
+from contend.review.active import active_run
+from contend.review.lock import review_lock
+from contend.review.outputs import write_outputs
+from contend.review.recorder import Recorder
+from contend.review.target import resolve_target
+
+
+@dataclass(frozen=True)
+class Answered:
+    run_id: str
+    attack_id: str
+    status: str
+    outcome: Outcome
+
+
+def answer(
+    path: Path,
+    settings: Settings,
+    attack_id: str,
+    action: Action,
+    *,
+    text: str,
+    evidence: str = "",
+    by: str = "author",
+    wait_s: float = 0.0,
+) -> Answered:
+    if not text.strip():
+        raise UserError(f"{action} needs a text: say why (it goes into the ledger verbatim)")
+    target = resolve_target(path)
+    state_dir = settings.state_path(target.repo_root)
+    with review_lock(state_dir, command=f"contend {by} {action} {attack_id}", wait_s=wait_s):
+        run_id = active_run(state_dir, target.continuation_key)
+        if run_id is None:
+            raise UserError(
+                f"no review run on {target.continuation_key}: run `contend review` first"
+            )
+        run_dir = runs_dir(state_dir) / run_id
+        ledger_path = run_dir / LEDGER_FILE
+        with Ledger.open(ledger_path, run_id) as ledger:
+            result = verify(ledger_path, keep_entries=True)
+            rec = Recorder(ledger, fold(result.entries))
+            attack = rec.state.attacks.get(attack_id)
+            if attack is None:
+                known = ", ".join(a.id for a in rec.state.unresolved()) or "none"
+                raise UserError(f"no objection {attack_id!r} in run {run_id} (unresolved: {known})")
+            try:
+                next_status(attack, action)
+            except IllegalTransition as exc:
+                raise UserError(str(exc)) from None
+            rec.emit(ev.transition(attack_id, action, by=by, text=text, evidence=evidence))
+            rec.checkpoint()
+            outcome = decide(rec.state, min_families=settings.min_families)
+            write_outputs(rec.state, outcome, run_dir, None, wall_time_s=0.0)
+            return Answered(run_id, attack_id, str(attack.status), outcome)

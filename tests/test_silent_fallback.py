@@ -1,0 +1,414 @@
+"""The Python silent-fallback topic: each rule on the line the change introduced, and the
+benign changes it must leave alone."""
+
+from __future__ import annotations
+
+import textwrap
+
+from contend.critics.static.base import Finding, Topic
+from contend.critics.static.silent_fallback import CRITIC
+from contend.critics.static.testing import change_from_texts
+from contend.protocol.model import Severity
+
+
+def check(old: str | None, new: str | None, path: str = "pkg/mod.py") -> list[Finding]:
+    change = change_from_texts(
+        path,
+        textwrap.dedent(old) if old is not None else None,
+        textwrap.dedent(new) if new is not None else None,
+    )
+    found = list(CRITIC.check([change]))
+    assert all(isinstance(f, Finding) for f in found)
+    return [f for f in found if isinstance(f, Finding)]
+
+
+def rules(findings: list[Finding]) -> list[tuple[str, int]]:
+    return [(f.rule, f.start_line) for f in findings]
+
+
+def test_critic_declares_topic_and_language() -> None:
+    assert CRITIC.topic is Topic.SILENT_FALLBACK
+    assert CRITIC.languages == frozenset({"python"})
+
+
+# -- raise-to-default ------------------------------------------------------------------------
+
+RAISING = """\
+def get(table, key):
+    if key not in table:
+        raise KeyError(f"no {key}")
+    return table[key]
+"""
+
+
+def test_raise_turned_into_return_none() -> None:
+    new = RAISING.replace('raise KeyError(f"no {key}")', "return None")
+    (finding,) = check(RAISING, new)
+    assert (finding.rule, finding.start_line, finding.end_line) == ("raise-to-default", 3, 3)
+    assert finding.severity is Severity.MAJOR
+    assert finding.evidence == "        return None"
+    assert finding.old_evidence == '        raise KeyError(f"no {key}")'
+    assert "`get`" in finding.claim and "`None`" in finding.claim
+
+
+def test_raise_turned_into_empty_container_and_bare_return() -> None:
+    new = RAISING.replace('raise KeyError(f"no {key}")', "return []")
+    assert rules(check(RAISING, new)) == [("raise-to-default", 3)]
+    bare = RAISING.replace('raise KeyError(f"no {key}")', "return")
+    (finding,) = check(RAISING, bare)
+    assert finding.rule == "raise-to-default"
+    assert "bare `return`" in finding.claim
+
+
+def test_reraise_in_handler_turned_into_default() -> None:
+    old = """\
+    class Store:
+        def read(self, name):
+            try:
+                return self._open(name).read()
+            except OSError as exc:
+                raise StoreError(name) from exc
+    """
+    new = old.replace("raise StoreError(name) from exc", "return b''")
+    (finding,) = check(old, new)
+    assert rules([finding]) == [("raise-to-default", 6)]
+    assert "`Store.read`" in finding.claim
+    assert finding.old_evidence is not None and "raise StoreError" in finding.old_evidence
+
+
+def test_changed_raise_message_is_not_a_fallback() -> None:
+    new = RAISING.replace('f"no {key}"', 'f"missing key {key!r}"')
+    assert check(RAISING, new) == []
+
+
+# -- swallowing-handler ----------------------------------------------------------------------
+
+PLAIN = """\
+import json
+
+
+def load(path):
+    with open(path) as fh:
+        return json.load(fh)
+"""
+
+
+def test_new_broad_handler_returning_empty_dict() -> None:
+    new = """\
+    import json
+
+
+    def load(path):
+        try:
+            with open(path) as fh:
+                return json.load(fh)
+        except Exception:
+            return {}
+    """
+    (finding,) = check(PLAIN, new)
+    assert (finding.rule, finding.start_line, finding.end_line) == ("swallowing-handler", 8, 9)
+    assert finding.severity is Severity.MAJOR
+    assert finding.evidence == "    except Exception:\n        return {}"
+    assert "`load`" in finding.claim and "`{}`" in finding.claim
+
+
+def test_new_handler_that_logs_and_returns_none() -> None:
+    new = """\
+    import json
+
+
+    def load(path):
+        try:
+            with open(path) as fh:
+                return json.load(fh)
+        except (OSError, ValueError) as exc:
+            logger.warning("could not load %s: %s", path, exc)
+            return None
+    """
+    (finding,) = check(PLAIN, new)
+    assert rules([finding]) == [("swallowing-handler", 8)]
+    assert "logs and returns `None`" in finding.claim
+
+
+def test_new_bare_except_pass_and_continue() -> None:
+    old = """\
+    def total(rows):
+        out = 0
+        for row in rows:
+            out += int(row)
+        return out
+    """
+    passing = """\
+    def total(rows):
+        out = 0
+        for row in rows:
+            try:
+                out += int(row)
+            except:
+                pass
+        return out
+    """
+    continuing = passing.replace("except:", "except ValueError:").replace("pass", "continue")
+    assert rules(check(old, passing)) == [("swallowing-handler", 6)]
+    (finding,) = check(old, continuing)
+    assert rules([finding]) == [("swallowing-handler", 6)]
+    assert "continues" in finding.claim
+
+
+def test_broad_handler_assigning_default() -> None:
+    old = """\
+    def size(path):
+        value = stat(path).st_size
+        return value
+    """
+    new = """\
+    def size(path):
+        try:
+            value = stat(path).st_size
+        except BaseException:
+            value = 0
+        return value
+    """
+    (finding,) = check(old, new)
+    assert rules([finding]) == [("swallowing-handler", 4)]
+    assert "sets value to a default" in finding.claim
+
+
+def test_broad_handler_around_a_write_is_critical() -> None:
+    old = """\
+    def persist(db, row):
+        db.insert(row)
+        db.commit()
+    """
+    new = """\
+    def persist(db, row):
+        try:
+            db.insert(row)
+            db.commit()
+        except Exception:
+            pass
+    """
+    (finding,) = check(old, new)
+    assert rules([finding]) == [("swallowing-handler", 5)]
+    assert finding.severity is Severity.CRITICAL
+
+
+def test_swallowing_handler_in_an_added_file() -> None:
+    new = """\
+    def fetch(client):
+        try:
+            return client.get()
+        except Exception:
+            return None
+    """
+    assert rules(check(None, new)) == [("swallowing-handler", 4)]
+
+
+def test_second_identical_swallowing_handler_is_new() -> None:
+    old = """\
+    def both(a, b):
+        try:
+            x = a()
+        except Exception:
+            x = None
+        return x, b()
+    """
+    new = """\
+    def both(a, b):
+        try:
+            x = a()
+        except Exception:
+            x = None
+        try:
+            y = b()
+        except Exception:
+            y = None
+        return x, y
+    """
+    assert rules(check(old, new)) == [("swallowing-handler", 8)]
+
+
+# -- widened-except --------------------------------------------------------------------------
+
+NARROW = """\
+def parse(text):
+    try:
+        return int(text)
+    except ValueError:
+        return None
+"""
+
+
+def test_narrow_except_widened_to_exception() -> None:
+    new = NARROW.replace("except ValueError:", "except Exception:")
+    (finding,) = check(NARROW, new)
+    assert (finding.rule, finding.start_line, finding.end_line) == ("widened-except", 4, 5)
+    assert finding.old_evidence == "    except ValueError:\n        return None"
+    assert "`except ValueError`" in finding.claim and "`except Exception`" in finding.claim
+
+
+def test_narrow_except_widened_to_bare_with_changed_body() -> None:
+    new = NARROW.replace("int(text)", "int(text.strip())").replace("except ValueError:", "except:")
+    (finding,) = check(NARROW, new)
+    assert rules([finding]) == [("widened-except", 4)]
+    assert "bare except" in finding.claim
+
+
+def test_widened_but_reraising_is_not_a_finding() -> None:
+    new = NARROW.replace(
+        "except ValueError:\n        return None", "except Exception:\n        raise"
+    )
+    assert check(NARROW, new) == []
+
+
+# -- suppress-broad --------------------------------------------------------------------------
+
+
+def test_suppress_exception_in_every_import_form() -> None:
+    old = """\
+    import contextlib as cl
+    from contextlib import suppress as quiet
+
+
+    def cleanup(path):
+        path.unlink()
+
+
+    def refresh(cache):
+        cache.reload()
+    """
+    new = """\
+    import contextlib as cl
+    from contextlib import suppress as quiet
+
+
+    def cleanup(path):
+        with cl.suppress(Exception):
+            path.unlink()
+
+
+    def refresh(cache):
+        with quiet(KeyError, BaseException):
+            cache.reload()
+    """
+    found = check(old, new)
+    assert rules(found) == [("suppress-broad", 6), ("suppress-broad", 11)]
+    assert found[0].severity is Severity.CRITICAL  # unlink is a write
+    assert found[1].severity is Severity.MAJOR
+    assert "suppress(BaseException)" in found[1].claim
+
+
+def test_narrow_suppress_is_not_a_finding() -> None:
+    old = "def cleanup(path):\n    path.unlink()\n"
+    new = (
+        "import contextlib\n\n\ndef cleanup(path):\n"
+        "    with contextlib.suppress(FileNotFoundError):\n        path.unlink()\n"
+    )
+    assert check(old, new) == []
+
+
+# -- index-to-default ------------------------------------------------------------------------
+
+
+def test_index_replaced_by_get_with_default() -> None:
+    old = 'def name(cfg):\n    return cfg["name"]\n'
+    new = 'def name(cfg):\n    return cfg.get("name", "anonymous")\n'
+    (finding,) = check(old, new)
+    assert rules([finding]) == [("index-to-default", 2)]
+    assert finding.old_evidence == '    return cfg["name"]'
+    assert "`'anonymous'`" in finding.claim
+
+
+def test_attribute_replaced_by_getattr_with_default() -> None:
+    old = "def port(settings):\n    return settings.port\n"
+    new = "def port(settings):\n    return getattr(settings, 'port', 8080)\n"
+    assert rules(check(old, new)) == [("index-to-default", 2)]
+
+
+def test_get_added_next_to_kept_index_is_not_a_swap() -> None:
+    old = 'def f(d):\n    a = d["k"]\n    return a\n'
+    new = 'def f(d):\n    a = d["k"]\n    b = d.get("k")\n    return a, b\n'
+    assert check(old, new) == []
+
+
+# -- benign controls -------------------------------------------------------------------------
+
+SWALLOWING = """\
+def fetch(client):
+    try:
+        return client.get()
+    except Exception:
+        return None
+"""
+
+
+def test_handlers_that_reraise_raise_or_record_are_not_findings() -> None:
+    old = "def f(x):\n    return g(x)\n"
+    bodies = [
+        "raise",
+        "raise RuntimeError('g failed') from exc",
+        "log.exception('g failed')\n        raise",
+        "return exc",
+        "return Result(error=exc)",
+        "errors.append(exc)\n        return None",
+    ]
+    for body in bodies:
+        head = "def f(x):\n    try:\n        return g(x)\n"
+        new = f"{head}    except Exception as exc:\n        {body}\n"
+        assert check(old, new) == [], body
+
+
+def test_handler_doing_real_work_is_not_a_finding() -> None:
+    old = "def f(x):\n    return g(x)\n"
+    new = "def f(x):\n    try:\n        return g(x)\n    except KeyError:\n        return h(x)\n"
+    assert check(old, new) == []
+
+
+def test_existing_narrow_handler_with_edited_try_body_is_not_new() -> None:
+    new = NARROW.replace("return int(text)", "return int(text, base=10)")
+    assert check(NARROW, new) == []
+
+
+def test_existing_handler_untouched_while_other_code_changes() -> None:
+    new = SWALLOWING.replace("return client.get()", "return client.get(timeout=5)")
+    new = new + "\n\ndef other():\n    return 1\n"
+    assert check(SWALLOWING, new) == []
+
+
+def test_renamed_function_is_not_new_code() -> None:
+    new = SWALLOWING.replace("def fetch(", "def fetch_remote(")
+    assert check(SWALLOWING, new) == []
+
+
+def test_function_moved_into_a_class_is_not_new_code() -> None:
+    body = textwrap.indent(SWALLOWING.replace("(client)", "(self, client)"), "    ")
+    new = "class Api:\n" + body
+    assert check(SWALLOWING, new) == []
+
+
+def test_docstring_and_annotations_added_are_not_findings() -> None:
+    new = """\
+    def fetch(client: Client) -> Response | None:
+        \"\"\"Fetch once; None when the client fails.\"\"\"
+        try:
+            return client.get()
+        except Exception:
+            return None
+    """
+    assert check(SWALLOWING, new) == []
+
+
+def test_equivalent_rewrite_of_except_tuple_order_is_not_new() -> None:
+    head = "def f(x):\n    try:\n        return g(x)\n"
+    old = head + "    except (KeyError, IndexError):\n        pass\n"
+    new = head + "    except (IndexError, KeyError):\n        pass\n"
+    assert check(old, new) == []
+
+
+def test_module_level_optional_import_is_not_a_finding() -> None:
+    new = "try:\n    import yaml\nexcept ImportError:\n    yaml = None\n"
+    assert check("", new) == []
+
+
+def test_deleted_file_has_nothing_to_check() -> None:
+    assert check(SWALLOWING, None) == []

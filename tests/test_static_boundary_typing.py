@@ -1,0 +1,411 @@
+"""The `boundary-typing` static critic: each rule caught at its line, benign edits left alone."""
+
+from __future__ import annotations
+
+import textwrap
+
+from contend.critics.static.base import Finding, Skipped, Topic
+from contend.critics.static.boundary_typing import CRITIC
+from contend.critics.static.testing import change_from_texts
+from contend.protocol.model import Severity
+
+
+def _src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _run(old: str | None, new: str | None, path: str = "src/app/core.py") -> list[Finding]:
+    change = change_from_texts(
+        path, _src(old) if old is not None else None, _src(new) if new else None
+    )
+    results = list(CRITIC.check([change]))
+    assert all(isinstance(r, Finding) for r in results), results
+    return [r for r in results if isinstance(r, Finding)]
+
+
+def _rules(findings: list[Finding]) -> list[tuple[str, int]]:
+    return [(f.rule, f.start_line) for f in findings]
+
+
+GUARDED = """
+def set_age(person, age):
+    if not isinstance(age, int):
+        raise TypeError("age must be an int")
+    if age < 0:
+        raise ValueError("age must be >= 0")
+    person.age = age
+"""
+
+
+def test_critic_declares_topic_and_language() -> None:
+    assert CRITIC.topic is Topic.BOUNDARY_TYPING
+    assert frozenset({"python"}) == CRITIC.languages
+
+
+def test_removed_value_guard_is_major_with_old_evidence() -> None:
+    new = """
+    def set_age(person, age):
+        if not isinstance(age, int):
+            raise TypeError("age must be an int")
+        person.age = age
+    """
+    findings = _run(GUARDED, new)
+    assert _rules(findings) == [("validation-guard-removed", 4)]
+    finding = findings[0]
+    assert finding.severity is Severity.MAJOR
+    assert finding.topic is Topic.BOUNDARY_TYPING
+    assert "set_age" in finding.claim and "age < 0" in finding.claim
+    assert finding.evidence == "    person.age = age"
+    assert finding.old_evidence == '    if age < 0:\n        raise ValueError("age must be >= 0")'
+
+
+def test_removed_assert_isinstance_is_caught() -> None:
+    old = """
+    def total(items):
+        assert isinstance(items, list)
+        return sum(items)
+    """
+    new = """
+    def total(items):
+        return sum(items)
+    """
+    assert _rules(_run(old, new)) == [("validation-guard-removed", 2)]
+
+
+def test_removed_guard_in_method_uses_qualified_name() -> None:
+    old = """
+    class Account:
+        def deposit(self, amount):
+            if amount <= 0:
+                raise ValueError("positive amounts only")
+            self.balance += amount
+    """
+    new = """
+    class Account:
+        def deposit(self, amount):
+            self.balance += amount
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [("validation-guard-removed", 3)]
+    assert "`Account.deposit`" in findings[0].claim
+
+
+def test_isinstance_replaced_by_true() -> None:
+    old = """
+    def handle(x):
+        if isinstance(x, int):
+            return x + 1
+        return 0
+    """
+    new = """
+    def handle(x):
+        if True:
+            return x + 1
+        return 0
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [("isinstance-replaced-by-constant", 2)]
+    assert findings[0].severity is Severity.MAJOR
+    assert "isinstance(x, int)" in findings[0].claim and "`True`" in findings[0].claim
+    assert findings[0].old_evidence == "    if isinstance(x, int):"
+
+
+def test_isinstance_guard_replaced_by_false_is_reported_once() -> None:
+    new = """
+    def set_age(person, age):
+        if False:
+            raise TypeError("age must be an int")
+        if age < 0:
+            raise ValueError("age must be >= 0")
+        person.age = age
+    """
+    assert _rules(_run(GUARDED, new)) == [("isinstance-replaced-by-constant", 2)]
+
+
+def test_isinstance_dropped_from_surviving_condition() -> None:
+    old = """
+    def scale(x, factor):
+        if isinstance(x, float) and x > 0:
+            return x * factor
+        return None
+    """
+    new = """
+    def scale(x, factor):
+        if x > 0:
+            return x * factor
+        return None
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [("isinstance-replaced-by-constant", 2)]
+    assert "dropped from the condition" in findings[0].claim
+
+
+def test_type_ignore_forms_are_minor() -> None:
+    old = """
+    def f(a):
+        x = a.b
+        y = a.c
+        z = a.d
+        return x, y, z
+    """
+    new = """
+    def f(a):
+        x = a.b  # type: ignore
+        y = a.c  # type:ignore[attr-defined]
+        z = a.d  # noqa: E501  # pyright: ignore[reportGeneralTypeIssues]
+        return x, y, z
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [
+        ("type-ignore-added", 2),
+        ("type-ignore-added", 3),
+        ("type-ignore-added", 4),
+    ]
+    assert all(f.severity is Severity.MINOR for f in findings)
+    assert "type:ignore[attr-defined]" in findings[1].claim
+
+
+def test_type_ignore_in_a_string_is_not_a_comment() -> None:
+    new = """
+    MESSAGE = "never write # type: ignore"
+    """
+    assert _run(None, new) == []
+
+
+def test_cast_to_any_in_every_spelling() -> None:
+    new = """
+    import typing
+    from typing import Any, cast
+
+    def load(raw):
+        a = cast(Any, raw)
+        b = typing.cast("Any", raw)
+        c = typing.cast(typing.Any, raw)
+        return a, b, c
+    """
+    findings = _run(None, new)
+    assert [(f.rule, f.start_line) for f in findings if f.rule == "cast-to-any-added"] == [
+        ("cast-to-any-added", 5),
+        ("cast-to-any-added", 6),
+        ("cast-to-any-added", 7),
+    ]
+
+
+def test_any_annotation_added_on_changed_line() -> None:
+    old = """
+    def load(raw: bytes) -> dict[str, int]:
+        return {}
+    """
+    new = """
+    from typing import Any
+
+    def load(raw: Any) -> dict[str, Any]:
+        return {}
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [("any-annotation-added", 3), ("any-annotation-added", 3)]
+    assert {f.claim.split("`")[1] for f in findings} == {"Any", "dict[str, Any]"}
+
+
+def test_primitive_validation_deep_in_core_is_minor() -> None:
+    old = """
+    def charge(user_id, amount):
+        return amount
+    """
+    new = """
+    def charge(user_id, amount):
+        if not isinstance(user_id, str) or len(user_id) == 0:
+            raise ValueError("bad user id")
+        return amount
+    """
+    findings = _run(old, new, path="src/billing/ledger.py")
+    assert _rules(findings) == [("primitive-validated-in-core", 2)]
+    assert findings[0].severity is Severity.MINOR
+    assert "`charge`" in findings[0].claim
+    assert "`not isinstance(user_id, str) or len(user_id) == 0`" in findings[0].claim
+
+
+def test_seed_pattern_typeof_and_length_is_caught() -> None:
+    new = """
+    def sync_budget(user_id: str, delta: float) -> None:
+        if isinstance(user_id, str) and len(user_id) > 0:
+            apply(user_id, delta)
+    """
+    assert _rules(_run(None, new, path="src/reconciler.py")) == [("primitive-validated-in-core", 2)]
+
+
+def test_strip_check_with_raise_is_caught() -> None:
+    new = """
+    def rename(item, name):
+        if not name.strip():
+            raise ValueError("empty name")
+        item.name = name
+    """
+    assert _rules(_run(None, new)) == [("primitive-validated-in-core", 2)]
+
+
+# --- benign controls ---------------------------------------------------------------------
+
+
+def test_primitive_validation_at_a_boundary_is_fine() -> None:
+    new = """
+    def charge(user_id, amount):
+        if not isinstance(user_id, str) or len(user_id) == 0:
+            raise ValueError("bad user id")
+        return amount
+    """
+    for path in ("src/app/api/payments.py", "src/app/cli.py", "src/app/handlers/pay.py"):
+        assert _run(None, new, path=path) == [], path
+    assert _run(None, new, path="tests/test_pay.py") == []
+
+
+def test_primitive_validation_in_a_parser_function_is_fine() -> None:
+    new = """
+    def parse_user_id(raw):
+        if not isinstance(raw, str) or len(raw) == 0:
+            raise ValueError("bad user id")
+        return UserId(raw)
+
+    class UserId:
+        def __init__(self, raw):
+            if not raw.strip():
+                raise ValueError("empty")
+            self.raw = raw
+    """
+    assert _run(None, new) == []
+
+
+def test_type_dispatch_is_not_validation() -> None:
+    new = """
+    def run(cmd):
+        if isinstance(cmd, str):
+            cmd = cmd.split()
+        if isinstance(cmd, bytes):
+            return cmd.decode()
+        if len(cmd) > 0:
+            print(cmd)
+        return cmd
+    """
+    assert _run(None, new) == []
+
+
+def test_new_function_taking_str_without_checks_is_fine() -> None:
+    new = """
+    def greet(name: str) -> str:
+        return f"hello {name}"
+    """
+    assert _run(None, new) == []
+
+
+def test_parameter_rename_keeps_guard() -> None:
+    new = """
+    def set_age(person, years):
+        if not isinstance(years, int):
+            raise TypeError("age must be an int")
+        if years < 0:
+            raise ValueError("age must be >= 0")
+        person.age = years
+    """
+    assert _run(GUARDED, new) == []
+
+
+def test_function_rename_and_docstring_are_fine() -> None:
+    new = '''
+    def assign_age(person, age):
+        """Set the age after checking it."""
+        if not isinstance(age, int):
+            raise TypeError("age must be an int")
+        if age < 0:
+            raise ValueError("age must be >= 0")
+        person.age = age
+    '''
+    assert _run(GUARDED, new) == []
+
+
+def test_guard_moved_to_called_helper_is_fine() -> None:
+    new = """
+    def _check_age(value):
+        if not isinstance(value, int):
+            raise TypeError("age must be an int")
+        if value < 0:
+            raise ValueError("age must be >= 0")
+
+    def set_age(person, age):
+        _check_age(age)
+        person.age = age
+    """
+    assert _run(GUARDED, new) == []
+
+
+def test_guard_moved_into_the_parameter_type_is_fine() -> None:
+    new = """
+    def set_age(person, age: PositiveInt):
+        person.age = age
+    """
+    assert _run(GUARDED, new) == []
+
+
+def test_guards_merged_or_exception_changed_are_fine() -> None:
+    new = """
+    def set_age(person, age):
+        if not isinstance(age, int) or age < 0:
+            raise InvalidAge("age must be a non-negative int")
+        person.age = age
+    """
+    assert _run(GUARDED, new) == []
+
+
+def test_annotations_added_without_any_are_fine() -> None:
+    new = """
+    def set_age(person: "Person", age: int) -> None:
+        if not isinstance(age, int):
+            raise TypeError("age must be an int")
+        if age < 0:
+            raise ValueError("age must be >= 0")
+        person.age = age
+    """
+    assert _run(GUARDED, new) == []
+
+
+def test_existing_type_ignore_and_any_on_a_renamed_line_are_not_new() -> None:
+    old = """
+    from typing import Any
+
+    def load(raw: Any) -> None:
+        value = raw.x  # type: ignore[attr-defined]
+        keep(value)
+    """
+    new = """
+    from typing import Any
+
+    def load(payload: Any) -> None:
+        item = payload.x  # type: ignore[attr-defined]
+        keep(item)
+    """
+    assert _run(old, new) == []
+
+
+def test_unparsable_old_side_counts_as_absent() -> None:
+    new = """
+    def f(x):  # type: ignore
+        return x
+    """
+    findings = _run("def f(x:\n", new)
+    assert _rules(findings) == [("type-ignore-added", 1)]
+
+
+def test_deleted_and_non_python_files_give_nothing() -> None:
+    assert _run(GUARDED, None) == []
+    change = change_from_texts("notes.txt", "a\n", "b  # type: ignore\n")
+    assert list(CRITIC.check([change])) == []
+
+
+def test_unparsable_new_side_is_skipped_with_reason() -> None:
+    change = change_from_texts("src/app/core.py", "x = 1\n", "def broken(:\n")
+    results = list(CRITIC.check([change]))
+    assert len(results) == 1
+    skipped = results[0]
+    assert isinstance(skipped, Skipped)
+    assert skipped.path == "src/app/core.py"
+    assert skipped.topic is Topic.BOUNDARY_TYPING
+    assert "does not parse" in skipped.reason
