@@ -23,10 +23,12 @@ import argparse
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -55,6 +57,14 @@ class Outcome:
     any_topic: bool = False  # contend reported something of any topic on the mutated lines
     findings: list[str] = field(default_factory=list)  # contend "topic:rule@line"
     seconds: float = 0.0
+    error: str | None = None  # contend raised on this item: counted as a miss, reported
+
+
+def crash_site(exc: BaseException) -> str:
+    """The innermost contend frame of a traceback, where a critic bug is to be fixed."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/contend/" in f.filename]
+    where = f"{frames[-1].filename.split('/contend/')[-1]}:{frames[-1].lineno}" if frames else "?"
+    return f"{type(exc).__name__} at contend/{where}: {str(exc)[:120]}"
 
 
 def touches(item: Item, start: int, end: int, tolerance: int = TOLERANCE) -> bool:
@@ -66,8 +76,16 @@ def touches(item: Item, start: int, end: int, tolerance: int = TOLERANCE) -> boo
 def score_contend(item: Item) -> Outcome:
     outcome = Outcome(item)
     started = time.perf_counter()
-    changes, skipped = collect_changes(Path(item.repo), "HEAD~1", "HEAD")
-    result = run_static(changes, skipped=skipped)
+    try:
+        changes, skipped = collect_changes(Path(item.repo), "HEAD~1", "HEAD")
+        result = run_static(changes, skipped=skipped)
+    except Exception as exc:
+        # One crashing item must not hide the other 500 results: it is scored as a miss
+        # (or, on a control, as a false alarm), printed, and counted in the summary.
+        outcome.error = crash_site(exc)
+        outcome.hits["contend"] = item.label == "benign"
+        print(f"  {item.id}: contend raised {outcome.error}", file=sys.stderr)
+        return outcome
     outcome.seconds = time.perf_counter() - started
     if result.skipped:
         reasons = "; ".join(f"{s.path}: {s.reason}" for s in result.skipped)
@@ -142,6 +160,11 @@ def print_tables(outcomes: list[Outcome]) -> None:
     print("\ncontend misses by operator (count of mutants not caught)")
     for (label, op), n in sorted(misses.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"  {label:18} {op:32} {n}")
+    errors = Counter((o.item.label, o.item.operator, o.error) for o in outcomes if o.error)
+    if errors:
+        print("\ncontend raised on these items (scored as misses / false alarms)")
+        for (label, op, error), n in sorted(errors.items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"  {label:18} {op:28} {n}  {error}")
     alarms = Counter(
         (o.item.operator, f.split("@")[0])
         for o in outcomes
@@ -153,15 +176,33 @@ def print_tables(outcomes: list[Outcome]) -> None:
         print(f"  {op:28} {rule:48} {n}")
 
 
+def load_items(dest: Path) -> list[Item]:
+    manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
+    return [
+        Item(
+            **{
+                **d,
+                "added_lines": tuple(d["added_lines"]),
+                "removed_lines": tuple(d["removed_lines"]),
+            }
+        )
+        for d in manifest["items"]
+    ]
+
+
 def run(
-    dest: Path, seed: int, per_topic: int, benign: int
+    dest: Path, seed: int, per_topic: int, benign: int, *, reuse: bool = False
 ) -> tuple[list[Outcome], dict[str, object]]:
     t0 = time.perf_counter()
-    items = build_corpus(dest, seed=seed, per_topic=per_topic, benign=benign)
+    if reuse:
+        items = load_items(dest)
+    else:
+        items = build_corpus(dest, seed=seed, per_topic=per_topic, benign=benign)
     build_s = time.perf_counter() - t0
-    print(f"corpus: {len(items)} items built in {build_s:.1f} s under {dest}", file=sys.stderr)
+    print(f"corpus: {len(items)} items ready in {build_s:.1f} s under {dest}", file=sys.stderr)
 
     items_dir, base_dir = dest / "items", dest / "base"
+    shutil.rmtree(base_dir, ignore_errors=True)
     olds: dict[str, str] = {}
     for item in items:
         olds[item.id] = base_text(item)
@@ -207,6 +248,7 @@ def run(
         "total_seconds": round(time.perf_counter() - t0, 1),
         "ruff_select": RUFF_SELECT,
         "ruff_ignore": RUFF_IGNORE,
+        "contend_errors": sum(o.error is not None for o in outcomes),
     }
     return outcomes, meta
 
@@ -214,6 +256,9 @@ def run(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="build the corpus here and keep it")
+    parser.add_argument(
+        "--reuse", action="store_true", help="score the corpus already built in --keep DIR"
+    )
     parser.add_argument("--json", type=Path, help="write every outcome to this file")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--per-topic", type=int, default=60)
@@ -221,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
-        outcomes, meta = run(args.keep, args.seed, args.per_topic, args.benign)
+        outcomes, meta = run(args.keep, args.seed, args.per_topic, args.benign, reuse=args.reuse)
     else:
         with tempfile.TemporaryDirectory(prefix="contend-bench-") as tmp:
             outcomes, meta = run(Path(tmp), args.seed, args.per_topic, args.benign)
@@ -237,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
                     "any_topic": o.any_topic,
                     "findings": o.findings,
                     "seconds": round(o.seconds, 4),
+                    "error": o.error,
                 }
                 for o in outcomes
             ],

@@ -142,6 +142,13 @@ def main(argv: list[str] | None = None) -> int:
             f"all topics: median {statistics.median(totals):.3f} s, p90 {p90(totals):.3f} s, "
             f"min {min(totals):.3f} s, max {max(totals):.3f} s"
         )
+        collect = []
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            collect_changes(repo, "HEAD~1", "HEAD")
+            collect.append(time.perf_counter() - started)
+        median, tail = statistics.median(collect), p90(collect)
+        print(f"  {'collect_changes':16} median {median:.3f} s, p90 {tail:.3f} s")
         for topic in Topic:
             times = [timed(repo, [topic])[0] for _ in range(args.runs)]
             print(

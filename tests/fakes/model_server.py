@@ -432,9 +432,12 @@ def _stop_reason(turn: Turn) -> str:
     return "tool_use" if any(isinstance(b, ToolUse) for b in turn.blocks) else "end_turn"
 
 
-def _chunks(text: str, size: int = 40) -> Iterator[str]:
+def _chunks(text: str, pieces: int = 20) -> Iterator[str]:
+    """Split `text` into at most `pieces` deltas (at least 40 characters each), so a
+    multi-megabyte reply stays a few events rather than hundreds of thousands."""
     if not text:
         yield ""
+    size = max(40, -(-len(text) // pieces))
     for i in range(0, len(text), size):
         yield text[i : i + size]
 

@@ -14,6 +14,7 @@ A TURN is one of
     {"raw": "text"}                      unparsable or schema-breaking output, as is
     {"error": "crash" | "timeout" | "http-429" | "http-500"}
     {"sleep": seconds, ...}              extra latency before the turn
+    {"interrupt_once": "MARKER", ...}    Ctrl-C during this call, the first time only
 Rounds past the end of a list get a quiet turn: a critic finds no new defect and judges
 nothing; a proposer answers nothing.
 """
@@ -60,6 +61,11 @@ class ScriptedAgent:
                 f"scripted agent slept past the {request.timeout_s:g}s deadline",
                 backend=self.backend,
             ) from None
+        marker = turn.get("interrupt_once")
+        if marker is not None and not Path(marker).exists():
+            # Simulates Ctrl-C arriving during this call, once (tests of --resume).
+            Path(marker).write_text("interrupted\n")
+            raise KeyboardInterrupt
         error = turn.get("error")
         if error == "timeout":
             raise AgentTimeout("scripted timeout", backend=self.backend)

@@ -3,15 +3,17 @@ without touching the user's index or files.
 
 The tree is built in a temporary index (a copy of the real one, next to it so split-index
 files still resolve); `git add -A` there picks up untracked, not-ignored files. The commit is
-kept under the given ref so `git gc` cannot collect it while a review refers to it.
+kept under the given ref so `git gc` cannot collect it while a review refers to it. Also here:
+the environment (contend's own identity) every git command that writes objects runs with.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -36,6 +38,18 @@ def contend_env(index_file: Path | None = None) -> dict[str, str]:
     if index_file is not None:
         env["GIT_INDEX_FILE"] = str(index_file)
     return env
+
+
+def run_git_result(
+    cwd: Path, args: Sequence[str], *, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """A git command whose exit code the caller interprets (run_git raises on any non-zero)."""
+    return subprocess.run(
+        ["git", "-C", str(cwd), *args],
+        capture_output=True,
+        env=env if env is not None else contend_env(),
+        check=False,
+    )
 
 
 def snapshot_worktree(repo: Path, ref: str) -> str:

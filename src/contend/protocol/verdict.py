@@ -72,7 +72,12 @@ def decide(state: RunState, *, min_families: int = 1, nothing_to_review: bool = 
         liveness.append(f"deadlock on {len(deadlocked)} blocking attack(s)")
     failed = sorted(t.name for t in state.threads.values() if t.failed)
     if failed:
-        liveness.append("thread(s) without usable output: " + ", ".join(failed))
+        liveness.append("thread(s) failed: " + ", ".join(failed))
+    silent = sorted(
+        t.name for t in state.threads.values() if t.usable_outputs == 0 and not t.failed
+    )
+    if silent:
+        liveness.append("thread(s) without usable output: " + ", ".join(silent))
     if not state.threads or not any(t.usable_outputs > 0 for t in state.threads.values()):
         liveness.append("no critic ran")
     families = state.families()

@@ -7,6 +7,7 @@ through the Recorder (ledger first, then live state); reports are folds of that 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,8 +19,9 @@ from contend.config import Settings
 from contend.critics.static.base import Topic
 from contend.critics.static.registry import parse_selection
 from contend.critics.static.runner import run_static
-from contend.errors import UserError
+from contend.errors import RevisionNotFound, UserError
 from contend.gitio.diff import collect_changes
+from contend.gitio.git import resolve_commit, run_git
 from contend.gitio.snapshot import snapshot_index, snapshot_worktree
 from contend.gitio.worktree import WorktreeManager, apply_to_worktree, cleanup_stale
 from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
@@ -143,13 +145,14 @@ class _Session:
     # --- the session --------------------------------------------------------------------
 
     def run(self) -> ReviewResult:
-        removed = cleanup_stale(self.target.repo_root, self.state_dir, keep=set())
+        removed = cleanup_stale(self.state_dir, keep=set(), repo=self.target.repo_root)
         self.notes.extend(removed)
         run_id, rec, continued = self._open_run()
         rec.listener = self.listener
         self.rec = rec
         self.run_dir = runs_dir(self.state_dir) / run_id
         resumed = continued and rec.state.interrupted
+        self.resuming = resumed
         kind = EventKind.RUN_RESUMED if resumed else EventKind.RUN_STARTED
         if resumed:
             rec.emit_kind(kind)
@@ -173,8 +176,12 @@ class _Session:
         try:
             outcome = self._body()
         except KeyboardInterrupt:
+            for thread in rec.state.threads.values():
+                if thread.ended is None:
+                    rec.emit_kind(EventKind.THREAD_ENDED, thread=thread.name, reason="interrupt")
             rec.emit_kind(EventKind.RUN_INTERRUPTED)
             rec.checkpoint()
+            rec.ledger.close()
             raise
         rec.emit_kind(
             EventKind.RUN_FINISHED,
@@ -252,7 +259,7 @@ class _Session:
         return decide(rec.state, min_families=self.settings.min_families)
 
     def _snapshot(self, run_id: str) -> str:
-        ref = f"refs/contend/snapshots/{run_id}"
+        ref = f"refs/contend/snapshots/{run_id}/s{self.rec.state.sessions}"
         if self.target.head is not None:
             return self.target.head
         if self.target.staged:
@@ -366,15 +373,28 @@ class _Session:
                 EventKind.MERGE,
                 merged=merge.merged_commit,
                 threads=sorted(fixed),
-                conflicts=list(merge.conflicts),
+                conflicts=[dataclasses.asdict(c) for c in merge.conflicts],
             )
-            if self.settings.gates and merge.merged_commit:
-                tree = worktrees.create("merged", merge.merged_commit)
-                await self._gates(tree, "merged")
+            if self.settings.gates and merge.path is not None:
+                await self._gates(merge.path, "merged")
             if self.req.apply and merge.merged_commit:
                 apply_to_worktree(self.target.repo_root, snapshot, merge.merged_commit)
 
+    def _thread_ref(self, name: str) -> str:
+        return f"refs/contend/threads/{self.rec.ledger.run_id}/{name}"
+
+    def _save_thread_head(self, name: str, commit: str) -> None:
+        # Fix commits outlive the worktree, so an interrupted run resumes with its fixes.
+        run_git(self.target.repo_root, ["update-ref", self._thread_ref(name), commit])
+
     def _thread_head(self, name: str, snapshot: str) -> str:
+        """Where a thread's worktree starts: its saved head when resuming an interrupted
+        run, else the snapshot under review."""
+        if self.resuming:
+            try:
+                return resolve_commit(self.target.repo_root, self._thread_ref(name))
+            except RevisionNotFound:
+                return snapshot
         return snapshot
 
     def _invariants(self) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ Severity mapping (documented for users in docs/static-critics.md):
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -81,6 +82,9 @@ WAYS_OUT = (
 )
 
 
+_WAIVER_COMMENT = re.compile(r"\s*(?:#|//)\s*contend:\s*allow\b.*$")
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     topic: Topic
@@ -102,7 +106,7 @@ class Finding:
         author's later edits cannot change), waiver comments left out. Used to match a
         finding from one review to the next."""
         source = self.old_evidence if self.old_evidence else self.evidence
-        kept = [line for line in source.split("\n") if "contend: allow" not in line]
+        kept = [_WAIVER_COMMENT.sub("", line) for line in source.split("\n")]
         norm = " ".join(" ".join(kept).split())
         raw = f"{self.topic}\0{self.rule}\0{self.path}\0{norm}"
         return hashlib.sha256(raw.encode()).hexdigest()[:16]

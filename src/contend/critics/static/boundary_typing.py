@@ -19,13 +19,12 @@ the others report only what sits on added lines and was not already in the old f
 from __future__ import annotations
 
 import ast
+import bisect
 import copy
 import difflib
-import io
 import re
-import tokenize
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -111,7 +110,7 @@ def _check_file(
         yield from (finding for finding, _ in replaced)
         covered = {line for _, line in replaced}
         yield from _guards_removed(change, old_fn, new_fn, new_funcs, covered)
-    yield from _type_ignores(change, old_tree is not None)
+    yield from _type_ignores(change, new_tree, old_tree)
     yield from _casts_to_any(change, new_tree, old_tree)
     yield from _any_annotations(change, new_tree, old_tree)
     if not _is_boundary_path(change.path):
@@ -407,36 +406,114 @@ def _without(test: ast.expr, gone: Sequence[ast.AST]) -> ast.expr | None:
 
 # --- additive rules ------------------------------------------------------------------------
 
+_Collect = Callable[[Iterable[ast.AST]], list[tuple[str, int]]]
 
-def _introduced(
-    old_keys: Counter[str], candidates: Sequence[tuple[str, int]], added: frozenset[int]
+
+def _hits(sorted_lines: Sequence[int], start: int, end: int) -> bool:
+    index = bisect.bisect_left(sorted_lines, start)
+    return index < len(sorted_lines) and sorted_lines[index] <= end
+
+
+def _overlapping(tree: ast.AST, lines: frozenset[int]) -> Iterator[ast.AST]:
+    """Nodes whose span overlaps one of `lines`, visiting only such subtrees: a small change
+    in a large file costs little."""
+    ordered = sorted(lines)
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        start = getattr(node, "lineno", None)
+        if start is not None:
+            if not _hits(ordered, start, getattr(node, "end_lineno", None) or start):
+                continue
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _nodes_on_lines(tree: ast.AST, lines: frozenset[int]) -> Iterator[ast.AST]:
+    return (n for n in _overlapping(tree, lines) if getattr(n, "lineno", None) in lines)
+
+
+def _within_budget(
+    hits: Sequence[tuple[str, int]], new: Counter[str], old: Counter[str]
 ) -> Iterator[tuple[str, int]]:
-    """Candidates (key, line) on added lines, at most as many per key as the new file has
-    more of than the old: a line that only moved or was renamed is not new."""
-    new_keys = Counter(key for key, _ in candidates)
-    budget = {key: new_keys[key] - old_keys[key] for key in new_keys}
-    for key, line in candidates:
-        if line in added and budget[key] > 0:
+    """Hits (key, line), at most as many per key as the new file has more of than the old:
+    a line that only moved or was renamed introduces nothing."""
+    budget = {key: new[key] - old[key] for key in new}
+    for key, line in sorted(set(hits), key=lambda hit: hit[1]):
+        if budget.get(key, 0) > 0:
             budget[key] -= 1
             yield key, line
 
 
-def _ignore_comments(text: str | None) -> list[tuple[str, int]]:
-    if text is None or _IGNORE_COMMENT.search(text) is None:
+def _introduced(
+    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None, collect: _Collect
+) -> Iterator[tuple[str, int]]:
+    """What `collect` finds on added lines and the old file did not already have. The whole
+    files are only counted when an added line holds a candidate."""
+    added = change.added_lines
+    hits = [hit for hit in collect(_nodes_on_lines(new_tree, added)) if hit[1] in added]
+    if not hits:
+        return
+    new = Counter(key for key, _ in collect(ast.walk(new_tree)))
+    old = Counter(key for key, _ in collect(ast.walk(old_tree))) if old_tree else Counter()
+    yield from _within_budget(hits, new, old)
+
+
+def _ignore_comments(text: str, tree: ast.Module) -> list[tuple[str, int]]:
+    """(normalised comment, line) of every type-checker silencing comment. A regex finds the
+    lines; the AST tells a real comment from the same text inside a string, which is cheaper
+    than tokenizing the whole file."""
+    lines = text.splitlines()
+    candidates = [
+        (number, match)
+        for number, line in enumerate(lines, 1)
+        if (match := _IGNORE_COMMENT.search(line)) is not None
+    ]
+    if not candidates:
         return []
+    strings = [
+        node
+        for node in _overlapping(tree, frozenset(n for n, _ in candidates))
+        if isinstance(node, ast.JoinedStr)
+        or (isinstance(node, ast.Constant) and isinstance(node.value, str | bytes))
+    ]
     found: list[tuple[str, int]] = []
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        if tok.type == tokenize.COMMENT:
-            match = _IGNORE_COMMENT.search(tok.string)
-            if match is not None:
-                found.append((" ".join(tok.string[match.start() :].split()), tok.start[0]))
+    for number, match in candidates:
+        line = lines[number - 1]
+        hash_at = line.rfind("#", 0, match.start())
+        if hash_at < 0:
+            continue
+        where = (number, len(line[:hash_at].encode()))  # AST columns count UTF-8 bytes
+        if any(_inside(node, where) for node in strings):
+            continue
+        found.append((" ".join(line[match.start() :].split()), number))
     return found
 
 
-def _type_ignores(change: FileChange, old_parses: bool) -> Iterator[Finding]:
-    # tokenize fails on text ast cannot parse; that old side then counts as absent.
-    old = Counter(key for key, _ in (_ignore_comments(change.old_text) if old_parses else []))
-    for key, line in _introduced(old, _ignore_comments(change.new_text), change.added_lines):
+def _inside(node: ast.AST, where: tuple[int, int]) -> bool:
+    start = (int(getattr(node, "lineno", 0)), int(getattr(node, "col_offset", 0)))
+    end_line = getattr(node, "end_lineno", None) or start[0]
+    end = (int(end_line), int(getattr(node, "end_col_offset", None) or 0))
+    return start <= where < end
+
+
+def _type_ignores(
+    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
+) -> Iterator[Finding]:
+    assert change.new_text is not None
+    lines = change.new_text.splitlines()
+    if not any(_IGNORE_COMMENT.search(lines[n - 1]) for n in change.added_lines if n <= len(lines)):
+        return
+    new_comments = _ignore_comments(change.new_text, new_tree)
+    hits = [(key, line) for key, line in new_comments if line in change.added_lines]
+    old_comments = (
+        _ignore_comments(change.old_text, old_tree)
+        if change.old_text is not None and old_tree is not None
+        else []
+    )
+    new = Counter(key for key, _ in new_comments)
+    old = Counter(key for key, _ in old_comments)
+    for key, line in _within_budget(hits, new, old):
         yield _finding(
             change,
             "type-ignore-added",
@@ -456,12 +533,10 @@ def _is_any(node: ast.AST) -> bool:
     return False
 
 
-def _casts(tree: ast.Module | None) -> list[tuple[str, int]]:
-    if tree is None:
-        return []
+def _casts(nodes: Iterable[ast.AST]) -> list[tuple[str, int]]:
     return [
         ("cast(Any, ...)", node.lineno)
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.Call)
         and (
             (isinstance(node.func, ast.Name) and node.func.id == "cast")
@@ -475,8 +550,7 @@ def _casts(tree: ast.Module | None) -> list[tuple[str, int]]:
 def _casts_to_any(
     change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
 ) -> Iterator[Finding]:
-    old = Counter(key for key, _ in _casts(old_tree))
-    for _, line in _introduced(old, _casts(new_tree), change.added_lines):
+    for _, line in _introduced(change, new_tree, old_tree, _casts):
         yield _finding(
             change,
             "cast-to-any-added",
@@ -486,11 +560,9 @@ def _casts_to_any(
         )
 
 
-def _annotations(tree: ast.Module | None) -> list[tuple[str, int]]:
-    if tree is None:
-        return []
+def _annotations(nodes: Iterable[ast.AST]) -> list[tuple[str, int]]:
     found: list[ast.expr] = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.arg) and node.annotation is not None:
             found.append(node.annotation)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
@@ -505,8 +577,7 @@ def _annotations(tree: ast.Module | None) -> list[tuple[str, int]]:
 def _any_annotations(
     change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
 ) -> Iterator[Finding]:
-    old = Counter(key for key, _ in _annotations(old_tree))
-    for key, line in _introduced(old, _annotations(new_tree), change.added_lines):
+    for key, line in _introduced(change, new_tree, old_tree, _annotations):
         yield _finding(
             change,
             "any-annotation-added",
@@ -601,20 +672,27 @@ class _PrimitiveCheck:
     test: str
 
 
-def _primitive_candidates(funcs: dict[str, pyast.Function]) -> list[_PrimitiveCheck]:
+def _primitive_candidates(
+    funcs: Iterable[pyast.Function], added: frozenset[int] | None = None
+) -> list[_PrimitiveCheck]:
     """One entry per checked atom, keyed by its shape, so merging or reordering checks that
-    existed before introduces nothing."""
+    existed before introduces nothing. With `added`, only checks on those lines."""
     found: list[_PrimitiveCheck] = []
-    for fn in funcs.values():
+    for fn in funcs:
         if _is_boundary_function(fn.node):
             continue
         params = frozenset(_params(fn.node))
         for node in pyast.walk_within(fn.node):
-            if isinstance(node, ast.If | ast.Assert):
+            if not isinstance(node, ast.If | ast.Assert):
+                continue
+            if added is not None and node.lineno not in added:
+                continue
+            atoms = _primitive_check(node, params)
+            if atoms:
                 test = ast.unparse(node.test)
                 found.extend(
                     _PrimitiveCheck(_shape(atom, params), node.lineno, fn.qualname, test)
-                    for atom in _primitive_check(node, params)
+                    for atom in atoms
                 )
     return found
 
@@ -624,12 +702,16 @@ def _primitive_checks(
     new_funcs: dict[str, pyast.Function],
     old_funcs: dict[str, pyast.Function],
 ) -> Iterator[Finding]:
-    candidates = _primitive_candidates(new_funcs)
+    added = change.added_lines
+    touched = [f for f in new_funcs.values() if change.touches(f.start_line, f.end_line)]
+    candidates = _primitive_candidates(touched, added)
+    if not candidates:
+        return
     by_line = {c.line: c for c in candidates}
-    old = Counter(c.key for c in _primitive_candidates(old_funcs))
-    pairs = [(c.key, c.line) for c in candidates]
+    new = Counter(c.key for c in _primitive_candidates(new_funcs.values()))
+    old = Counter(c.key for c in _primitive_candidates(old_funcs.values()))
     reported: set[int] = set()
-    for _, line in _introduced(old, pairs, change.added_lines):
+    for _, line in _within_budget([(c.key, c.line) for c in candidates], new, old):
         if line in reported:
             continue
         reported.add(line)

@@ -17,6 +17,7 @@ the others report only what sits on added lines and was not already in the old f
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -111,21 +112,35 @@ def _check_file(
 ) -> Iterator[Finding]:
     new_funcs = pyast.functions(new_tree)
     old_funcs = pyast.functions(old_tree) if old_tree is not None else {}
-    old_locks = _lock_objects(old_tree)
-    new_locks = _lock_objects(new_tree)
+    locks = _Locks(old_tree, new_tree)
     dropped_lines: set[int] = set()
     for name, new_fn in new_funcs.items():
         old_fn = old_funcs.get(name)
         touched_new = change.touches(new_fn.start_line, new_fn.end_line)
         if old_fn is not None and (touched_new or _removed_from(change, old_fn)):
-            yield from _locks_removed(change, old_fn, new_fn, old_locks, new_locks)
+            yield from _locks_removed(change, old_fn, new_fn, locks)
             for finding in _awaits_dropped(change, old_fn, new_fn):
                 dropped_lines.add(finding.start_line)
                 yield finding
         if isinstance(new_fn.node, ast.AsyncFunctionDef) and touched_new:
-            yield from _check_then_act(change, old_fn, new_fn, new_locks)
+            yield from _check_then_act(change, old_fn, new_fn, locks)
     yield from _unawaited(change, new_funcs, old_funcs, dropped_lines)
     yield from _mutable_defaults(change, new_funcs, old_funcs)
+
+
+class _Locks:
+    """Lock objects assigned in each side's module, computed only when a rule needs them."""
+
+    def __init__(self, old_tree: ast.Module | None, new_tree: ast.Module) -> None:
+        self._old_tree, self._new_tree = old_tree, new_tree
+
+    @functools.cached_property
+    def old(self) -> frozenset[str]:
+        return _lock_objects(self._old_tree)
+
+    @functools.cached_property
+    def new(self) -> frozenset[str]:
+        return _lock_objects(self._new_tree)
 
 
 def _removed_from(change: FileChange, fn: pyast.Function) -> bool:
@@ -300,16 +315,22 @@ def _locks_removed(
     change: FileChange,
     old_fn: pyast.Function,
     new_fn: pyast.Function,
-    old_locks: frozenset[str],
-    new_locks: frozenset[str],
+    locks: _Locks,
 ) -> Iterator[Finding]:
     """An old lock's `with` line was removed and statements it guarded now run unguarded."""
-    withs = [w for w in _lock_withs(old_fn.node, old_locks) if w.lineno in change.removed_lines]
+    removed_withs = [
+        node
+        for node in pyast.walk_within(old_fn.node)
+        if isinstance(node, ast.With | ast.AsyncWith) and node.lineno in change.removed_lines
+    ]
+    if not removed_withs:
+        return
+    withs = [w for w in _lock_withs(old_fn.node, locks.old) if w in removed_withs]
     if not withs:
         return
     unguarded = [
         stmt
-        for stmt, guarded in _guarded_statements(new_fn.node, new_locks)
+        for stmt, guarded in _guarded_statements(new_fn.node, locks.new)
         if not guarded and stmt.lineno in change.added_lines
     ]
     by_text: dict[str, ast.stmt] = {}
@@ -376,7 +397,7 @@ class _RaceFinder:
     (the state was claimed before suspending); `return`/`raise` end a path."""
 
     shared: frozenset[str]
-    locks: frozenset[str]
+    locks: _Locks
     races: dict[str, _Race] = field(default_factory=dict)
 
     def key(self, node: ast.expr) -> str | None:
@@ -412,7 +433,7 @@ class _RaceFinder:
             inner = held
             for item in node.items:
                 self.expr(item.context_expr, state, held)
-                if isinstance(node, ast.AsyncWith) and _is_lock(item.context_expr, self.locks):
+                if isinstance(node, ast.AsyncWith) and _is_lock(item.context_expr, self.locks.new):
                     # only an asyncio lock holds off other tasks; a threading lock does not
                     inner = inner | {id(node)}
             if isinstance(node, ast.AsyncWith):
@@ -487,7 +508,7 @@ class _RaceFinder:
         self.races.setdefault(key, _Race(key, read.line, read.suspended_at, line))
 
 
-def _races(fn: pyast.FunctionNode, locks: frozenset[str]) -> list[_Race]:
+def _races(fn: pyast.FunctionNode, locks: _Locks) -> list[_Race]:
     finder = _RaceFinder(_shared_names(fn), locks)
     finder.block(fn.body, {}, frozenset())
     return list(finder.races.values())
@@ -497,7 +518,7 @@ def _check_then_act(
     change: FileChange,
     old_fn: pyast.Function | None,
     new_fn: pyast.Function,
-    locks: frozenset[str],
+    locks: _Locks,
 ) -> Iterator[Finding]:
     before = {r.key for r in _races(old_fn.node, locks)} if old_fn is not None else set()
     for race in _races(new_fn.node, locks):
@@ -592,30 +613,32 @@ def _coroutine_callee(call: ast.Call, caller: str, async_names: frozenset[str]) 
     return func.value.id in ("self", "cls") and f"{owner}.{func.attr}" in async_names
 
 
-def _bare_coroutine_calls(funcs: dict[str, pyast.Function]) -> list[tuple[str, int, str]]:
-    """(callee, line, caller) of coroutine calls used as bare expression statements."""
-    async_names = _async_names(funcs)
+def _bare_coroutine_calls(
+    funcs: Iterable[pyast.Function], async_names: frozenset[str], added: frozenset[int] | None
+) -> list[tuple[str, int, str]]:
+    """(callee, line, caller) of coroutine calls used as bare expression statements; with
+    `added`, only those on added lines."""
     found: list[tuple[str, int, str]] = []
-    for qualname, fn in funcs.items():
+    for fn in funcs:
         for node in pyast.walk_within(fn.node):
             if (
                 isinstance(node, ast.Expr)
+                and (added is None or node.lineno in added)
                 and isinstance(node.value, ast.Call)
-                and _coroutine_callee(node.value, qualname, async_names)
+                and _coroutine_callee(node.value, fn.qualname, async_names)
             ):
-                found.append((ast.unparse(node.value.func), node.lineno, qualname))
+                found.append((ast.unparse(node.value.func), node.lineno, fn.qualname))
     return found
 
 
-def _introduced(
-    old_keys: Counter[str], candidates: Sequence[tuple[str, int]], added: frozenset[int]
+def _within_budget(
+    hits: Sequence[tuple[str, int]], new: Counter[str], old: Counter[str]
 ) -> Iterator[tuple[str, int]]:
-    """Candidates (key, line) on added lines, at most as many per key as the new file has
-    more of than the old: a line that only moved or was renamed is not new."""
-    new_keys = Counter(key for key, _ in candidates)
-    budget = {key: new_keys[key] - old_keys[key] for key in new_keys}
-    for key, line in candidates:
-        if line in added and budget[key] > 0:
+    """Hits (key, line), at most as many per key as the new file has more of than the old:
+    a line that only moved or was renamed introduces nothing."""
+    budget = {key: new[key] - old[key] for key in new}
+    for key, line in sorted(set(hits), key=lambda hit: hit[1]):
+        if budget.get(key, 0) > 0:
             budget[key] -= 1
             yield key, line
 
@@ -626,11 +649,17 @@ def _unawaited(
     old_funcs: dict[str, pyast.Function],
     already: set[int],
 ) -> Iterator[Finding]:
-    candidates = _bare_coroutine_calls(new_funcs)
+    touched = [f for f in new_funcs.values() if change.touches(f.start_line, f.end_line)]
+    new_async = _async_names(new_funcs)
+    candidates = _bare_coroutine_calls(touched, new_async, change.added_lines)
+    if not candidates:
+        return
     callers = {line: caller for _, line, caller in candidates}
-    old = Counter(callee for callee, _, _ in _bare_coroutine_calls(old_funcs))
-    pairs = [(callee, line) for callee, line, _ in candidates]
-    for callee, line in _introduced(old, pairs, change.added_lines):
+    new = Counter(c for c, _, _ in _bare_coroutine_calls(new_funcs.values(), new_async, None))
+    old_async = _async_names(old_funcs)
+    old = Counter(c for c, _, _ in _bare_coroutine_calls(old_funcs.values(), old_async, None))
+    hits = [(callee, line) for callee, line, _ in candidates]
+    for callee, line in _within_budget(hits, new, old):
         if line in already:
             continue
         yield _finding(
@@ -678,10 +707,13 @@ def _mutable_defaults(
     old_funcs: dict[str, pyast.Function],
 ) -> Iterator[Finding]:
     sites = _mutable_default_sites(new_funcs)
+    hits = [(default, line) for default, line, *_ in sites if line in change.added_lines]
+    if not hits:
+        return
     where = {(d, line): (q, p) for d, line, q, p in sites}
+    new = Counter(default for default, *_ in sites)
     old = Counter(default for default, *_ in _mutable_default_sites(old_funcs))
-    pairs = [(default, line) for default, line, *_ in sites]
-    for default, line in _introduced(old, pairs, change.added_lines):
+    for default, line in _within_budget(hits, new, old):
         qualname, param = where[(default, line)]
         yield _finding(
             change,

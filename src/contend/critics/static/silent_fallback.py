@@ -185,12 +185,16 @@ class _FileCheck:
         )
         new_start = pyast.span(scope.node)[0]
         old_start = pyast.span(old.node)[0]
-        for ret in sorted(_returns(scope.node), key=lambda n: pyast.span(n)[0]):
+        returns = sorted(_returns(scope.node), key=lambda n: pyast.span(n)[0])
+        for ret in returns:
+            if not self._touched(ret):
+                old_returns[ast.dump(ret)] -= 1  # an unchanged return accounts for its copy
+        for ret in returns:
+            if not self._touched(ret) or not _is_default(ret.value, None):
+                continue
             key = ast.dump(ret)
             if old_returns[key] > 0:
                 old_returns[key] -= 1
-                continue
-            if not self._touched(ret) or not _is_default(ret.value, None):
                 continue
             offset = pyast.span(ret)[0] - new_start
             raised = min(gone, key=lambda r: abs((pyast.span(r)[0] - old_start) - offset))
@@ -253,7 +257,12 @@ class _FileCheck:
     ) -> Finding | None:
         handler = try_node.handlers[index]
         broad = _is_broad(handler.type)
+        narrow = self._old_narrow_handler(scope, old, try_node, index) if broad else None
         outcome = _swallows(handler, broad=broad)
+        if outcome is None and narrow is not None:
+            # The old narrow handler's fallback was accepted for one error; widened, any
+            # error now takes it, whatever it returns.
+            outcome = _falls_back(handler)
         if outcome is None:
             return None
         if any(pyast.span(n)[0] in taken for n in ast.walk(handler) if isinstance(n, ast.Return)):
@@ -264,7 +273,6 @@ class _FileCheck:
         name = _short(scope.qualname)
         caught = _caught(handler.type)
         severity = Severity.CRITICAL if broad and _writes(try_node.body) else Severity.MAJOR
-        narrow = self._old_narrow_handler(scope, old, try_node, index) if broad else None
         if narrow is not None:
             return Finding(
                 topic=Topic.SILENT_FALLBACK,
@@ -542,6 +550,20 @@ def _swallows(handler: ast.ExceptHandler, *, broad: bool) -> str | None:
         targets = ", ".join(ast.unparse(t) for s in rest for t in _targets(s))
         return f"{prefix}sets {targets} to a default"
     return None
+
+
+def _falls_back(handler: ast.ExceptHandler) -> str | None:
+    """Looser than `_swallows`: any handler that neither raises nor records the exception."""
+    if any(isinstance(n, ast.Raise) for n in ast.walk(handler)):
+        return None
+    if handler.name is not None:
+        kept = [stmt for stmt in handler.body if not _is_logging(stmt)]
+        if _uses_name(kept, handler.name):
+            return None
+    last = handler.body[-1]
+    if isinstance(last, ast.Return):
+        return f"returns {_describe_return(last)}"
+    return "goes on without raising"
 
 
 def _targets(stmt: ast.stmt) -> list[ast.expr]:

@@ -82,12 +82,20 @@ class _Side:
         """Bare names of the non-test functions of this file that assert (computed once, and
         only when a changed test needs them: big test files have hundreds of functions)."""
         if self._helpers is None:
+            lines = self.text.splitlines()
             self._helpers = frozenset(
                 qual.split(".")[-1]
                 for qual, fn in self.functions.items()
-                if not _is_test(qual) and r.has_checks(fn.node.body)
+                if not _is_test(qual)
+                and _may_assert("\n".join(lines[fn.start_line - 1 : fn.end_line]))
+                and r.has_checks(fn.node.body)
             )
         return self._helpers
+
+
+def _may_assert(source: str) -> bool:
+    """Cheap text pre-filter before walking a function's tree for checks."""
+    return any(word in source for word in ("assert", "fail", "raises"))
 
 
 @dataclass(slots=True)
@@ -166,8 +174,10 @@ def _is_test_change(change: FileChange) -> bool:
 
 
 def _is_test(qualname: str) -> bool:
+    """A test_* function at module level or in a class (also a class built inside a factory
+    function); not a function nested in another function."""
     parts = qualname.split(".")
-    return "<locals>" not in parts and parts[-1].startswith("test")
+    return parts[-1].startswith("test") and (len(parts) == 1 or parts[-2] != "<locals>")
 
 
 # --------------------------------------------------------------------------- loading
@@ -213,11 +223,14 @@ def _side(text: str) -> _Side | str:
 
 
 def _classes(node: ast.AST, prefix: str = "") -> Iterator[str]:
+    """Qualified class names, spelled like `pyast.functions` spells its owners."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.ClassDef):
             yield prefix + child.name
             yield from _classes(child, f"{prefix}{child.name}.")
-        elif not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+        elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield from _classes(child, f"{prefix}{child.name}.<locals>.")
+        else:
             yield from _classes(child, prefix)
 
 

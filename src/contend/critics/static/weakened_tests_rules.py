@@ -121,6 +121,10 @@ _RAISES_METHODS = frozenset(
 )
 _CTX_METHODS = frozenset({"assertWarns", "assertWarnsRegex", "assertLogs", "assertNoLogs"})
 _RAISES_FUNCS = frozenset({"pytest.raises", "raises"})
+_UNITTEST_NAMES = frozenset(
+    {*_EQ_METHODS, *_SIMPLE_METHODS, *_TRUE_METHODS, *_FALSE_METHODS, *_ALMOST_METHODS}
+    | {*_RAISES_METHODS, *_CTX_METHODS, "fail"}
+)
 _CTX_FUNCS = frozenset({"pytest.warns", "warns", "pytest.deprecated_call", "deprecated_call"})
 _FAIL_FUNCS = frozenset({"pytest.fail", "self.fail", "fail"})
 _BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException", "builtins.Exception"})
@@ -348,6 +352,8 @@ def checks_in(statements: Iterable[ast.AST], helpers: frozenset[str]) -> list[Ch
     """Every check inside these statements (not inside nested functions or classes), in
     source order. `helpers` are names of same-file functions that assert; calling one is a
     check."""
+    statements = list(statements)
+    aliases = _aliases(statements)
     found: list[Check] = []
     consumed: set[int] = set()
     for node in _walk(statements):
@@ -358,12 +364,12 @@ def checks_in(statements: Iterable[ast.AST], helpers: frozenset[str]) -> list[Ch
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 expr = item.context_expr
-                check = _call_check(expr, expr, helpers, in_with=True)
+                check = _call_check(expr, expr, helpers, aliases, in_with=True)
                 if check is not None:
                     found.append(check)
                     consumed.add(id(item.context_expr))
         elif isinstance(node, ast.Call):
-            check = _call_check(node, node, helpers, in_with=False)
+            check = _call_check(node, node, helpers, aliases, in_with=False)
             if check is not None:
                 found.append(check)
     found.sort(key=lambda c: pyast.span(c.node))
@@ -566,8 +572,29 @@ def _raises(call: ast.Call, node: ast.AST, *, regex_method: bool) -> Check:
     )
 
 
+def _aliases(statements: list[ast.AST]) -> dict[str, str]:
+    """Local names bound to a unittest method (`eq = self.assertEqual`), to the method."""
+    found: dict[str, str] = {}
+    for node in _walk(statements):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if (
+                isinstance(target, ast.Name)
+                and isinstance(value, ast.Attribute)
+                and _on_self(value)
+                and value.attr in _UNITTEST_NAMES
+            ):
+                found[target.id] = value.attr
+    return found
+
+
 def _call_check(
-    call: ast.expr, node: ast.AST, helpers: frozenset[str], *, in_with: bool
+    call: ast.expr,
+    node: ast.AST,
+    helpers: frozenset[str],
+    aliases: Mapping[str, str],
+    *,
+    in_with: bool,
 ) -> Check | None:
     if not isinstance(call, ast.Call):
         return None
@@ -575,6 +602,9 @@ def _call_check(
     last = name.split(".")[-1] if name else ""
     if isinstance(call.func, ast.Attribute):
         last = call.func.attr
+    elif isinstance(call.func, ast.Name) and call.func.id in aliases:
+        last = aliases[call.func.id]
+        name = f"self.{last}"
     if name in _RAISES_FUNCS or last in _RAISES_METHODS:
         return _raises(call, node, regex_method=last.startswith("assertRaisesRegex"))
     if name in _CTX_FUNCS or last in _CTX_METHODS:

@@ -1,0 +1,281 @@
+"""Claude Code (`claude -p`) as a critic or oracle (read-only), or as the proposer (a fork
+of the author's own session).
+
+Critic / oracle, run in the thread's worktree with the prompt on stdin:
+
+    claude -p --output-format json --json-schema SCHEMA --append-system-prompt SYSTEM
+           --tools Read,Grep,Glob --allowedTools Read,Grep,Glob
+           --disallowedTools Edit,Write,NotebookEdit,Bash,... --strict-mcp-config
+           --no-session-persistence [--model MODEL]
+
+`--tools` is the read-only guarantee: it limits the built-in tools the model is offered, so
+user settings that allow more cannot add a writing tool; `--strict-mcp-config` without a
+config drops the user's MCP servers, which could write. `--json-schema` makes claude offer
+a StructuredOutput tool and validate its input; we validate the result again.
+
+Proposer (`claude-fork[:SESSION]`): `claude -p --resume SESSION --fork-session` with
+Read/Grep/Glob/Edit/Write and `--permission-mode acceptEdits`, so it can fix in its own
+worktree. claude looks a session up only under the project directory of its cwd
+(~/.claude/projects/<cwd with every non-alphanumeric character as "-">), and the worktree
+is not the author's checkout, so the author's transcript is COPIED there for the run and
+the copy removed after; the author's own file is only ever read, and the fork gets a new
+session id. Without SESSION the newest transcript of the repository is used.
+
+The user's environment reaches claude unchanged (login, subscription, ANTHROPIC_API_KEY,
+ANTHROPIC_BASE_URL, CLAUDE_CONFIG_DIR, settings and hooks); `extra_args` / `env_add` are
+for tests only and never read from config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.process import ProcessResult, run_process
+from contend.agents.schemas import validate
+from contend.errors import AgentError, ProtocolError, UserError
+
+if TYPE_CHECKING:
+    from contend.config import Settings
+
+READ_ONLY_TOOLS = ("Read", "Grep", "Glob")
+EDIT_TOOLS = ("Edit", "Write")
+# Named as well as left out of --tools, so a future default cannot slip one back in.
+DENIED_FOR_CRITIC = (
+    "Edit",
+    "Write",
+    "NotebookEdit",
+    "Bash",
+    "WebFetch",
+    "WebSearch",
+    "Agent",
+    "EnterWorktree",
+)
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
+
+
+def claude_home() -> Path:
+    """Where claude keeps its state: $CLAUDE_CONFIG_DIR, else ~/.claude."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured) if configured else Path.home() / ".claude"
+
+
+def project_dir_name(path: Path) -> str:
+    """claude's directory name for a project: every non-alphanumeric character becomes '-'."""
+    return re.sub(r"[^A-Za-z0-9]", "-", str(path.resolve()))
+
+
+def newest_session(repo: Path) -> str:
+    """The id of the newest claude transcript recorded for `repo`."""
+    folder = claude_home() / "projects" / project_dir_name(repo)
+    transcripts = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+    if not transcripts:
+        raise UserError(
+            f"claude-fork: no Claude Code session found for {repo} (looked in {folder}); "
+            "name one with claude-fork:SESSION"
+        )
+    return transcripts[-1].stem
+
+
+def find_transcript(session: str) -> Path:
+    """The transcript file of `session`, in whichever project directory holds it."""
+    found = sorted((claude_home() / "projects").glob(f"*/{session}.jsonl"))
+    if not found:
+        raise AgentError(
+            f"claude-fork: no transcript for session {session} under {claude_home()}/projects",
+            backend="claude-fork",
+        )
+    return found[0]
+
+
+class ClaudeCodeAgent:
+    family = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        role: Role,
+        settings: Settings,
+        model: str | None = None,
+        session: str | None = None,
+        binary: str = "claude",
+        extra_args: Sequence[str] = (),
+        env_add: Mapping[str, str] | None = None,
+    ) -> None:
+        self.role = role
+        self.settings = settings
+        self.model = model or "default"
+        self._model_flag = model
+        self.session = session
+        self.binary = binary
+        self.extra_args = tuple(extra_args)
+        self.env_add = dict(env_add or {})
+        fork = role == "proposer"
+        self.backend = "claude-fork" if fork else "claude"
+        self.capabilities = Capabilities(
+            structured_output=True,
+            repo_tools=True,
+            read_only_enforced=not fork,
+            can_fix=fork,
+            fork_session=fork,
+        )
+
+    def argv(self, request: AgentRequest, session: str | None) -> list[str]:
+        """The claude command line for `request` (the prompt itself goes to stdin)."""
+        argv = [self.binary, "-p", "--output-format", "json"]
+        argv += ["--json-schema", json.dumps(request.schema, separators=(",", ":"))]
+        argv += ["--append-system-prompt", request.system]
+        if self.role == "proposer":
+            if session is None:
+                raise AgentError("claude-fork: no session to fork", backend=self.backend)
+            tools = ",".join((*READ_ONLY_TOOLS, *EDIT_TOOLS))
+            argv += ["--resume", session, "--fork-session", "--tools", tools]
+            argv += ["--allowedTools", tools, "--permission-mode", "acceptEdits"]
+        else:
+            tools = ",".join(READ_ONLY_TOOLS)
+            argv += ["--tools", tools, "--allowedTools", tools]
+            argv += ["--disallowedTools", ",".join(DENIED_FOR_CRITIC)]
+            argv += ["--strict-mcp-config", "--no-session-persistence"]
+        if self._model_flag:
+            argv += ["--model", self._model_flag]
+        return [*argv, *self.extra_args]
+
+    async def run(self, request: AgentRequest) -> AgentReply:
+        session = (request.session or self.session) if self.role == "proposer" else None
+        argv = self.argv(request, session)
+        copied = _place_transcript(session, request.worktree) if session is not None else None
+        try:
+            result = await run_process(
+                argv,
+                backend=self.backend,
+                cwd=request.worktree,
+                timeout_s=request.timeout_s,
+                stdin=request.prompt.encode(),
+                env_add=self.env_add,
+            )
+        finally:
+            if copied is not None:
+                copied.unlink(missing_ok=True)
+        return self._reply(request, argv, result)
+
+    def _reply(self, request: AgentRequest, argv: list[str], result: ProcessResult) -> AgentReply:
+        exchange: dict[str, Any] = {
+            "argv": argv,
+            "system": request.system,
+            "prompt": request.prompt,
+            "stdout": result.stdout_text,
+            "stderr_tail": result.stderr_text,
+            "returncode": result.returncode,
+        }
+        try:
+            doc = json.loads(result.stdout)
+        except json.JSONDecodeError:
+            doc = None
+        if not isinstance(doc, dict) or doc.get("type") != "result":
+            if result.returncode != 0:
+                raise AgentError(f"{self.backend}: {result.failure()}", backend=self.backend)
+            return AgentReply(
+                output=None,
+                raw_text=result.stdout_text,
+                wall_s=result.wall_s,
+                exchange=exchange,
+                error="claude printed no JSON result object",
+            )
+        if doc.get("is_error") or result.returncode != 0:
+            raise self._failure(doc, result)
+        usage = _usage(doc)
+        reply = AgentReply(
+            output=None,
+            raw_text=result.stdout_text,
+            usage=usage,
+            cost=self._cost(doc, usage, exchange),
+            wall_s=result.wall_s,
+            exchange=exchange,
+            session=_str_or_none(doc.get("session_id")),
+        )
+        structured = doc.get("structured_output")
+        if structured is None:
+            reply.error = "claude returned no structured output (the model answered in text)"
+            return reply
+        try:
+            reply.output = validate(structured, request.schema, what=self.backend)
+        except ProtocolError as exc:
+            reply.error = str(exc)
+        return reply
+
+    def _failure(self, doc: dict[str, Any], result: ProcessResult) -> AgentError:
+        status = doc.get("api_error_status")
+        detail = doc.get("result") or "; ".join(map(str, doc.get("errors") or [])) or ""
+        kind = doc.get("subtype", "error")
+        message = f"{self.backend}: {kind}"
+        if isinstance(status, int):
+            message += f" (HTTP {status})"
+        message += f": {str(detail)[:2000]}" if detail else f"; {result.failure()}"
+        return AgentError(
+            message,
+            backend=self.backend,
+            retryable=isinstance(status, int) and status in RETRYABLE_STATUS,
+        )
+
+    def _cost(self, doc: dict[str, Any], usage: Usage, exchange: dict[str, Any]) -> float:
+        reported = doc.get("total_cost_usd")
+        if isinstance(reported, int | float):
+            exchange["cost_source"] = "claude"
+            return float(reported)
+        price = self.settings.prices.get(self.model)
+        if price is None:
+            exchange["cost_source"] = "unknown"
+            return 0.0
+        exchange["cost_source"] = "prices"
+        return (
+            usage.tokens_in * price.input_per_mtok + usage.tokens_out * price.output_per_mtok
+        ) / 1e6
+
+
+def _usage(doc: dict[str, Any]) -> Usage:
+    raw = doc.get("usage")
+    if not isinstance(raw, dict):
+        return Usage()
+    tokens_in = sum(
+        int(raw.get(key) or 0)
+        for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
+    return Usage(tokens_in=tokens_in, tokens_out=int(raw.get("output_tokens") or 0))
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _place_transcript(session: str, worktree: Path) -> Path | None:
+    """Copy the transcript of `session` to the worktree's project directory so that
+    `claude --resume` finds it there; return the copy to delete, or None when the
+    transcript already lives there (a fork made in this worktree). An identical copy left
+    by an interrupted run is overwritten; a different file of that name is an error."""
+    source = find_transcript(session)
+    target_dir = claude_home() / "projects" / project_dir_name(worktree)
+    target = target_dir / source.name
+    if source.resolve() == target.resolve():
+        return None
+    if target.exists() and target.read_bytes() != source.read_bytes():
+        raise AgentError(
+            f"claude-fork: {target} exists and is not the transcript being forked",
+            backend="claude-fork",
+        )
+    target_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, target)
+    return target
+
+
+def create(arg: str | None, settings: Settings, role: Role) -> ClaudeCodeAgent:
+    """`claude[:MODEL]` for a critic or oracle; `claude-fork[:SESSION]` for the proposer."""
+    if role == "proposer":
+        session = arg or newest_session(Path.cwd())
+        return ClaudeCodeAgent(role=role, settings=settings, session=session)
+    return ClaudeCodeAgent(role=role, settings=settings, model=arg)

@@ -1,0 +1,426 @@
+"""The Claude Code backend, run as the real `claude` CLI against the fake model server.
+
+Every test asserts on what claude really sent (captured by the server): the tools offered,
+the prompt, the absence of the author's transcript from a critic's context, and on what it
+left behind: an unchanged worktree for a critic, a byte-identical author transcript after
+a fork. Failure tests use the real CLI where the failure is the server's (HTTP errors,
+garbage, hangs) and a stand-in script where it is the CLI's own (crash, bad stdout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contend.agents.base import AgentReply, AgentRequest
+from contend.agents.claude_code import (
+    ClaudeCodeAgent,
+    claude_home,
+    create,
+    newest_session,
+    project_dir_name,
+)
+from contend.agents.prompts import CRITIC_SYSTEM, PROPOSER_SYSTEM, critic_first_turn
+from contend.agents.schemas import CRITIC_SCHEMA, PROPOSER_SCHEMA
+from contend.config import Settings
+from contend.errors import AgentError, AgentTimeout, UserError
+from fakes.cli_env import agent_bin, diff_of, make_repo, sha256, tree_hash
+from fakes.model_server import (
+    ANTHROPIC,
+    CutStream,
+    FakeModelServer,
+    Garbage,
+    Hang,
+    HttpError,
+    Text,
+    ToolUse,
+    Turn,
+)
+
+SPEC = "Totals must never hide a pricing failure. SPEC-MARKER-7f3a"
+AUTHOR_SECRET = "AUTHOR-TRANSCRIPT-MARKER-91c2"
+CRITIC_OUTPUT: dict[str, Any] = {
+    "topic": "silent fallbacks",
+    "no_defect_found": False,
+    "objections": [
+        {
+            "severity": "major",
+            "path": "app.py",
+            "start_line": 4,
+            "end_line": 5,
+            "claim": "A pricing failure is hidden behind a total of 0.",
+            "evidence": "except Exception:\n    return 0",
+            "expected": "Let the error propagate.",
+        }
+    ],
+    "judgements": [],
+}
+PROPOSER_OUTPUT = {
+    "answers": [{"objection_id": "A1", "action": "fix", "text": "re-raise", "evidence": ""}]
+}
+
+
+@pytest.fixture
+def claude_bin() -> str:
+    return agent_bin("claude")
+
+
+@pytest.fixture
+def server() -> Iterator[FakeModelServer]:
+    with FakeModelServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def claude_env(server: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    # A developer's own Anthropic settings must not leak into the test.
+    for name in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CONFIG_DIR", "ANTHROPIC_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    return {
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "0",
+    }
+
+
+def _agent(role: str, binary: str, env: dict[str, str], **kwargs: Any) -> ClaudeCodeAgent:
+    return ClaudeCodeAgent(
+        role=role,  # type: ignore[arg-type]
+        settings=Settings(),
+        binary=binary,
+        env_add=env,
+        **kwargs,
+    )
+
+
+def _critic_request(worktree: Path, timeout_s: float = 45) -> AgentRequest:
+    prompt = critic_first_turn(spec=SPEC, diff=diff_of(worktree), invariants=[], taken_topics=[])
+    return AgentRequest(
+        role="critic",
+        thread="t1",
+        round=1,
+        system=CRITIC_SYSTEM,
+        prompt=prompt,
+        schema=CRITIC_SCHEMA,
+        worktree=worktree,
+        timeout_s=timeout_s,
+    )
+
+
+def _run(agent: ClaudeCodeAgent, request: AgentRequest) -> AgentReply:
+    return asyncio.run(agent.run(request))
+
+
+def _tool_names(body: dict[str, Any]) -> set[str]:
+    return {tool["name"] for tool in body.get("tools", [])}
+
+
+def _author_session(binary: str, env: dict[str, str], server: FakeModelServer, repo: Path) -> Path:
+    """Record a real author session in `repo` (as the user's own claude would) and return
+    its transcript file."""
+    server.script(ANTHROPIC, Turn([Text(f"Done. {AUTHOR_SECRET} reasoning of the author")]))
+    done = subprocess.run(
+        [binary, "-p", "--output-format", "json", "--tools", "Read"],
+        input=f"Make total() robust. {AUTHOR_SECRET}",
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        env={**os.environ, **env},
+        timeout=60,
+        check=True,
+    )
+    session = json.loads(done.stdout)["session_id"]
+    transcript = claude_home() / "projects" / project_dir_name(repo) / f"{session}.jsonl"
+    assert AUTHOR_SECRET in transcript.read_text()
+    return transcript
+
+
+# -- critic --------------------------------------------------------------------------------
+
+
+def test_critic_is_read_only_and_never_sees_the_author_transcript(
+    claude_bin: str, claude_env: dict[str, str], server: FakeModelServer, tmp_path: Path
+) -> None:
+    author_repo = make_repo(tmp_path / "author")
+    transcript = _author_session(claude_bin, claude_env, server, author_repo)
+    worktree = make_repo(tmp_path / "worktree")
+    before = tree_hash(worktree, tmp_path)
+    server.requests.clear()
+    server.script(
+        ANTHROPIC,
+        Turn([ToolUse("Read", {"file_path": str(worktree / "app.py")})]),
+        Turn([ToolUse("StructuredOutput", CRITIC_OUTPUT)], input_tokens=1500, output_tokens=90),
+    )
+    agent = _agent("critic", claude_bin, claude_env, model="claude-test-model")
+
+    reply = _run(agent, _critic_request(worktree))
+
+    assert reply.error is None
+    assert reply.output == CRITIC_OUTPUT
+    assert reply.usage.tokens_in == 100 + 1500
+    assert reply.usage.tokens_out == 20 + 90
+    assert reply.cost > 0 and reply.exchange["cost_source"] == "claude"
+    assert reply.session is not None
+    calls = server.requests_to(ANTHROPIC)
+    assert len(calls) == 2
+    for call in calls:
+        assert _tool_names(call.json) == {"Read", "Grep", "Glob", "StructuredOutput"}
+        assert call.json["model"] == "claude-test-model"
+        assert call.json["stream"] is True
+    first = json.dumps(calls[0].json)
+    assert "SPEC-MARKER-7f3a" in first
+    assert "except Exception" in first and "+        return 0" in first.replace("\\n", "\n")
+    assert "independent code reviewer" in json.dumps(calls[0].json["system"])
+    # The Read tool really ran in the worktree: its result went back to the model.
+    assert "i.price for i in items" in json.dumps(calls[1].json["messages"][-1])
+    assert AUTHOR_SECRET not in server.all_bodies()
+    assert AUTHOR_SECRET in transcript.read_text()  # the marker exists to be found
+    assert tree_hash(worktree, tmp_path) == before
+    # --no-session-persistence: a critic leaves no transcript in the user's claude home.
+    assert list((claude_home() / "projects").glob(f"{project_dir_name(worktree)}/*.jsonl")) == []
+
+
+def test_critic_cannot_change_the_worktree(
+    claude_bin: str, claude_env: dict[str, str], server: FakeModelServer, tmp_path: Path
+) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    before = tree_hash(worktree, tmp_path)
+    target = str(worktree / "app.py")
+    server.script(
+        ANTHROPIC,
+        Turn([ToolUse("Write", {"file_path": target, "content": "pwned\n"})]),
+        Turn(
+            [
+                ToolUse(
+                    "Edit",
+                    {"file_path": target, "old_string": "return 0", "new_string": "return 1"},
+                )
+            ]
+        ),
+        Turn([ToolUse("Bash", {"command": f"echo pwned > {worktree}/new.txt"})]),
+        Turn([ToolUse("StructuredOutput", CRITIC_OUTPUT)]),
+    )
+    reply = _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree))
+
+    assert reply.output == CRITIC_OUTPUT
+    assert tree_hash(worktree, tmp_path) == before
+    assert not (worktree / "new.txt").exists()
+    refusals = [json.dumps(c.json["messages"][-1]) for c in server.requests_to(ANTHROPIC)[1:]]
+    for tool, text in zip(("Write", "Edit", "Bash"), refusals, strict=False):
+        assert f"No such tool available: {tool}" in text
+
+
+# -- proposer (claude-fork) ----------------------------------------------------------------
+
+
+def test_fork_keeps_author_context_and_leaves_the_author_transcript_byte_identical(
+    claude_bin: str, claude_env: dict[str, str], server: FakeModelServer, tmp_path: Path
+) -> None:
+    author_repo = make_repo(tmp_path / "author")
+    transcript = _author_session(claude_bin, claude_env, server, author_repo)
+    digest = sha256(transcript)
+    author_session = transcript.stem
+    worktree = make_repo(tmp_path / "worktree")
+    server.requests.clear()
+    server.script(
+        ANTHROPIC,
+        Turn([ToolUse("Write", {"file_path": str(worktree / "app.py"), "content": "FIXED\n"})]),
+        Turn([ToolUse("StructuredOutput", PROPOSER_OUTPUT)]),
+    )
+    agent = _agent("proposer", claude_bin, claude_env, session=author_session)
+    request = AgentRequest(
+        role="proposer",
+        thread="t1",
+        round=1,
+        system=PROPOSER_SYSTEM,
+        prompt="### A1 [major] app.py:4-5\nA pricing failure is hidden.",
+        schema=PROPOSER_SCHEMA,
+        worktree=worktree,
+        timeout_s=45,
+    )
+
+    reply = _run(agent, request)
+
+    assert reply.error is None and reply.output == PROPOSER_OUTPUT
+    assert sha256(transcript) == digest
+    assert reply.session is not None and reply.session != author_session
+    calls = server.requests_to(ANTHROPIC)
+    assert AUTHOR_SECRET in json.dumps(calls[0].json["messages"])  # the author's context
+    assert _tool_names(calls[0].json) == {
+        "Read",
+        "Grep",
+        "Glob",
+        "Edit",
+        "Write",
+        "StructuredOutput",
+    }
+    assert (worktree / "app.py").read_text() == "FIXED\n"
+    fork_dir = claude_home() / "projects" / project_dir_name(worktree)
+    assert sorted(p.stem for p in fork_dir.glob("*.jsonl")) == [reply.session]
+    assert not (author_repo / "app.py").read_text().startswith("FIXED")
+
+
+def test_newest_session_of_the_repository_is_found(tmp_path: Path) -> None:
+    repo = tmp_path / "my_repo.v2"
+    repo.mkdir()
+    folder = claude_home() / "projects" / project_dir_name(repo)
+    assert folder.name == str(repo.resolve()).replace("/", "-").replace("_", "-").replace(".", "-")
+    folder.mkdir(parents=True)
+    old, new = folder / "old-session.jsonl", folder / "new-session.jsonl"
+    old.write_text("{}\n")
+    new.write_text("{}\n")
+    now = time.time()
+    os.utime(old, (now, now))
+    os.utime(new, (now + 5, now + 5))
+    assert newest_session(repo) == "new-session"
+    with pytest.raises(UserError, match="no Claude Code session found"):
+        newest_session(tmp_path)
+
+
+def test_create_maps_arguments_by_role(tmp_path: Path) -> None:
+    critic = create("opus", Settings(), "critic")
+    assert (critic.backend, critic.model, critic.family) == ("claude", "opus", "anthropic")
+    assert critic.capabilities.read_only_enforced and not critic.capabilities.can_fix
+    fork = create("abc-123", Settings(), "proposer")
+    assert (fork.backend, fork.session) == ("claude-fork", "abc-123")
+    assert fork.capabilities.fork_session and fork.capabilities.can_fix
+    argv = fork.argv(_critic_request_like(tmp_path, "proposer"), "abc-123")
+    assert argv[argv.index("--resume") + 1] == "abc-123" and "--fork-session" in argv
+
+
+def _critic_request_like(worktree: Path, role: str) -> AgentRequest:
+    return AgentRequest(
+        role=role,
+        thread="t",
+        round=1,
+        system="s",
+        prompt="p",  # type: ignore[arg-type]
+        schema=CRITIC_SCHEMA,
+        worktree=worktree,
+        timeout_s=5,
+    )
+
+
+# -- failures: the server misbehaves -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("steps", "status", "retryable"),
+    [
+        ([HttpError(429)], "HTTP 429", True),
+        ([HttpError(500)], "HTTP 500", True),
+        ([Garbage(), Garbage()], "", None),
+        ([CutStream(Turn([ToolUse("StructuredOutput", CRITIC_OUTPUT)]), 3)] * 2, "", None),
+    ],
+    ids=["http-429", "http-500", "garbage", "truncated-stream"],
+)
+def test_server_failures_are_agent_errors(
+    claude_bin: str,
+    claude_env: dict[str, str],
+    server: FakeModelServer,
+    tmp_path: Path,
+    steps: list[Any],
+    status: str,
+    retryable: bool | None,
+) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    server.script(ANTHROPIC, *steps)
+    with pytest.raises(AgentError) as info:
+        _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree))
+    assert not isinstance(info.value, AgentTimeout)
+    assert status in str(info.value)
+    if retryable is not None:
+        assert info.value.retryable is retryable
+
+
+def test_schema_breaking_output_is_refused(
+    claude_bin: str, claude_env: dict[str, str], server: FakeModelServer, tmp_path: Path
+) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    broken = {**CRITIC_OUTPUT, "no_defect_found": "maybe", "verdict": "pass"}
+    server.script(ANTHROPIC, *[Turn([ToolUse("StructuredOutput", broken)])] * 8)
+    with pytest.raises(AgentError, match="structured_output"):
+        _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree))
+
+
+def test_a_text_answer_is_an_error_not_a_silent_no_defect(
+    claude_bin: str, claude_env: dict[str, str], server: FakeModelServer, tmp_path: Path
+) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    server.script(ANTHROPIC, *[Turn([Text("Looks fine to me.")])] * 3)
+    reply = _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree))
+    assert reply.output is None
+    assert reply.error is not None and "no structured output" in reply.error
+
+
+def test_a_hanging_server_hits_the_deadline(
+    claude_bin: str, claude_env: dict[str, str], server: FakeModelServer, tmp_path: Path
+) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    server.script(ANTHROPIC, Hang())
+    started = time.monotonic()
+    with pytest.raises(AgentTimeout):
+        _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree, timeout_s=6))
+    assert time.monotonic() - started < 15
+
+
+def test_a_10_mb_reply_is_an_error(
+    claude_bin: str, claude_env: dict[str, str], server: FakeModelServer, tmp_path: Path
+) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    huge = {**CRITIC_OUTPUT, "topic": "x" * (10 * 1024 * 1024)}
+    server.script(ANTHROPIC, Turn([ToolUse("StructuredOutput", huge)]))
+    reply = _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree, timeout_s=60))
+    print("ERR", reply.error, len(reply.raw_text), reply.raw_text[:3000])
+    assert False
+
+
+# -- failures: the CLI itself misbehaves (a stand-in script plays claude) ------------------
+
+
+def _stand_in(tmp_path: Path, body: str) -> str:
+    script = tmp_path / "fake-claude"
+    script.write_text(f"#!{sys.executable}\nimport os, sys\nsys.stdin.read()\n{body}\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("print('not json at all')", "no JSON result"),
+        ('print(\'{"type": "result", "is_error": false, "structured_\')', "no JSON result"),
+    ],
+    ids=["garbage-stdout", "truncated-json"],
+)
+def test_unparsable_stdout_is_a_reply_with_error(tmp_path: Path, body: str, expected: str) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    agent = _agent("critic", _stand_in(tmp_path, body), {})
+    reply = _run(agent, _critic_request(worktree, timeout_s=10))
+    assert reply.output is None
+    assert reply.error is not None and expected in reply.error
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("sys.stderr.write('fatal: config broken'); sys.exit(2)", "exited with code 2"),
+        ("import signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal 9"),
+    ],
+    ids=["non-zero-exit", "crash"],
+)
+def test_cli_failures_are_agent_errors(tmp_path: Path, body: str, expected: str) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    agent = _agent("critic", _stand_in(tmp_path, body), {})
+    with pytest.raises(AgentError, match=expected):
+        _run(agent, _critic_request(worktree, timeout_s=10))
