@@ -33,28 +33,59 @@ def synthetic_events(n: int) -> list[tuple[str, dict[str, object]]]:
         rnd += 1
         for t in threads:
             events.append((str(EventKind.ROUND_STARTED), {"thread": t, "round": rnd}))
-            events.append((str(EventKind.AGENT_CALL), {"thread": t, "role": "critic",
-                                                      "tokens_in": 1200, "tokens_out": 300,
-                                                      "cost": 0.002, "usable": True}))
+            events.append(
+                (
+                    str(EventKind.AGENT_CALL),
+                    {
+                        "thread": t,
+                        "role": "critic",
+                        "tokens_in": 1200,
+                        "tokens_out": 300,
+                        "cost": 0.002,
+                        "usable": True,
+                    },
+                )
+            )
             ids = []
             for _ in range(3):
                 attack_no += 1
                 aid = f"A{attack_no}"
                 ids.append(aid)
-                events.append((str(EventKind.ATTACK_RAISED), {
-                    "id": aid, "thread": t, "critic": "scripted", "family": t,
-                    "topic": "silent-fallback", "rule": "r", "severity": "major",
-                    "location": {"path": "src/x.py", "start_line": 10, "end_line": 12},
-                    "claim": "returns a default where it raised", "evidence": "return None",
-                    "round": rnd}))
+                events.append(
+                    (
+                        str(EventKind.ATTACK_RAISED),
+                        {
+                            "id": aid,
+                            "thread": t,
+                            "critic": "scripted",
+                            "family": t,
+                            "topic": "silent-fallback",
+                            "rule": "r",
+                            "severity": "major",
+                            "location": {"path": "src/x.py", "start_line": 10, "end_line": 12},
+                            "claim": "returns a default where it raised",
+                            "evidence": "return None",
+                            "round": rnd,
+                        },
+                    )
+                )
             for aid, (answer, judgement) in zip(
-                ids, [("fix", "accept"), ("defend", "re_attack"), ("concede", "accept")],
+                ids,
+                [("fix", "accept"), ("defend", "re_attack"), ("concede", "accept")],
                 strict=True,
             ):
-                events.append((str(EventKind.ATTACK_TRANSITION),
-                               {"attack": aid, "action": answer, "by": "proposer", "text": "…"}))
-                events.append((str(EventKind.ATTACK_TRANSITION),
-                               {"attack": aid, "action": judgement, "by": "critic", "text": "…"}))
+                events.append(
+                    (
+                        str(EventKind.ATTACK_TRANSITION),
+                        {"attack": aid, "action": answer, "by": "proposer", "text": "…"},
+                    )
+                )
+                events.append(
+                    (
+                        str(EventKind.ATTACK_TRANSITION),
+                        {"attack": aid, "action": judgement, "by": "critic", "text": "…"},
+                    )
+                )
             events.append((str(EventKind.ROUND_CLOSED), {"thread": t, "round": rnd}))
     return events[:n]
 
@@ -86,8 +117,10 @@ def main() -> None:
         print(f"events: {args.events}  ledger: {size_mb:.1f} MB  build: {build:.2f} s")
         print(f"verify median: {statistics.median(verifies):.3f} s")
         print(f"fold   median: {statistics.median(folds):.3f} s")
-        print(f"verify+fold median: {statistics.median(totals):.3f} s "
-              f"(min {min(totals):.3f}, max {max(totals):.3f}, {args.repeat} runs; target < 1 s)")
+        print(
+            f"verify+fold median: {statistics.median(totals):.3f} s "
+            f"(min {min(totals):.3f}, max {max(totals):.3f}, {args.repeat} runs; target < 1 s)"
+        )
         print(f"attacks: {len(state.attacks)}  unresolved: {len(state.unresolved())}")
 
 

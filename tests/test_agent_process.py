@@ -133,6 +133,14 @@ def test_leader_exit_does_not_wait_for_a_background_helper(tmp_path: Path) -> No
     assert _wait_gone(int(pid_file.read_text()))
 
 
+def test_output_a_helper_writes_after_the_leader_exits_is_kept(tmp_path: Path) -> None:
+    # claude hands large replies to a writer that outlives the leader; cutting it is a bug.
+    helper = "import sys, time; time.sleep(0.3); sys.stdout.write('late reply'); sys.stdout.flush()"
+    code = f"import subprocess; subprocess.Popen([{PY!r}, '-c', {helper!r}]); print('early')"
+    result = _run([PY, "-c", code], tmp_path, timeout_s=20)
+    assert result.stdout == b"early\nlate reply"
+
+
 def test_stdout_over_the_cap_is_an_error_not_a_truncated_reply(tmp_path: Path) -> None:
     code = "import sys; sys.stdout.write('x' * (10 * 1024 * 1024)); sys.stdout.flush()"
     with pytest.raises(AgentError, match="exceeded 1048576 bytes") as info:

@@ -739,3 +739,117 @@ def test_runner_reports_it_through_the_registry() -> None:
     result = run_static([_change(PYTEST_OLD, new)], [Topic.TEST_WEAKENING])
     assert [(f.rule, f.start_line) for f in result.findings] == [("assertion-weakened", 11)]
     assert result.skipped == []
+
+
+# --------------------------------------------------------------------------- refinements
+
+
+def test_renamed_local_variable_is_benign() -> None:
+    new = UNITTEST_OLD.replace("result", "outcome")
+    assert _run(UNITTEST_OLD, new) == []
+
+
+def test_aliased_assertion_method_is_an_assertion() -> None:
+    old = UNITTEST_OLD.replace(
+        "    def test_ratio(self):\n",
+        "    def test_statuses(self):\n"
+        "        eq = self.assertEqual\n"
+        '        eq(status_of(0), "empty")\n'
+        '        eq(status_of(200), "funded")\n\n'
+        "    def test_ratio(self):\n",
+    )
+    new = old.replace('        eq(status_of(200), "funded")\n', "")
+    [finding] = _run(old, new)
+    assert _rules([finding]) == [("assertion-removed", 20)]
+    assert "`eq(status_of(200), 'funded')` was removed" in finding.claim
+
+
+def test_test_deleted_from_a_class_built_in_a_factory() -> None:
+    old = _src(
+        """
+        import unittest
+
+
+        def make_tests(backend):
+            class BackendTests(unittest.TestCase):
+                def test_open(self):
+                    self.assertTrue(backend.open())
+
+                def test_close(self):
+                    self.assertIsNone(backend.close())
+
+            return BackendTests
+        """
+    )
+    new = old.replace(
+        "        def test_close(self):\n            self.assertIsNone(backend.close())\n\n", ""
+    )
+    [finding] = _check(change_from_texts("tests/test_backend.py", old, new))
+    assert (finding.rule, finding.start_line) == ("test-deleted", 9)
+    assert finding.claim.startswith("make_tests.<locals>.BackendTests.test_close: ")
+
+
+def test_tolerance_from_a_variable_widened_to_a_coarse_literal() -> None:
+    old = UNITTEST_OLD.replace("places=4", "delta=EPSILON")
+    new = UNITTEST_OLD.replace("places=4", "delta=1.0")
+    [finding] = _run(old, new)
+    assert _rules([finding]) == [("tolerance-widened", 21)]
+    assert "abs (not a literal) -> 1, above the default 5e-08" in finding.claim
+
+
+def test_unit_under_test_patched_with_patch_object() -> None:
+    new = UNITTEST_OLD.replace(
+        "    def test_sync_budget_verifies(self):\n",
+        '    @mock.patch.object(sync_module, "sync_budget", return_value=VERIFIED)\n'
+        "    def test_sync_budget_verifies(self, fake_sync):\n",
+    )
+    [finding] = _run(UNITTEST_OLD, new)
+    assert _rules([finding]) == [("unit-under-test-mocked", 10)]
+    assert "patches `sync_module.sync_budget`" in finding.claim
+    assert "(the test is named after it)" in finding.claim
+
+
+def test_patch_tied_neither_to_test_name_nor_module_is_not_reported() -> None:
+    new = UNITTEST_OLD.replace(
+        "    def test_ratio(self):\n",
+        "    @mock.patch.object(BudgetService, 'budget_ratio', return_value=0.3333)\n"
+        "    def test_ratio(self, fake_ratio):\n",
+    )
+    assert _run(UNITTEST_OLD, new) == []
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "        if not hasattr(os, 'fork'):\n            self.skipTest('needs fork')\n",
+        "        if sys.platform == 'win32':\n            self.skipTest('posix only')\n",
+        "        try:\n            import zlib\n        except ImportError:\n"
+        "            self.skipTest('needs zlib')\n",
+    ],
+)
+def test_environment_skips_in_the_body_are_benign(guard: str) -> None:
+    new = UNITTEST_OLD.replace("    def test_ratio(self):\n", "    def test_ratio(self):\n" + guard)
+    assert _run(UNITTEST_OLD, new) == []
+
+
+def test_feature_skip_unless_decorator_is_benign() -> None:
+    new = UNITTEST_OLD.replace(
+        "    def test_ratio(self):",
+        "    @unittest.skipUnless(support.has_fork_support, 'requires fork')\n"
+        "    def test_ratio(self):",
+    )
+    assert _run(UNITTEST_OLD, new) == []
+
+
+def test_skip_added_to_a_new_test_is_reported() -> None:
+    new = UNITTEST_OLD + _src(
+        """
+
+        class TestRefund(unittest.TestCase):
+            @unittest.skip("later")
+            def test_refund(self):
+                self.assertEqual(refund(7).balance, 200)
+        """
+    )
+    [finding] = _run(UNITTEST_OLD, new)
+    assert _rules([finding]) == [("skip-without-issue", 23)]

@@ -2,11 +2,16 @@
 
 It owns the process lifecycle for the CLI backends (claude, codex, gemini): the process
 runs in its own process group (a new session), stdin is /dev/null unless input is given,
-stdout and stderr are read concurrently — stdout up to a size cap (a bigger reply is an
-error, never buffered without bound), stderr keeping only its tail. Past the deadline the
-WHOLE group is killed (SIGTERM, then SIGKILL after a short grace) and AgentTimeout is
-raised: a CLI whose model server is unreachable may otherwise wait forever, and killing
-only the leader would leave its helpers (node workers, sandboxes, shells) running.
+stdout and stderr go to unnamed temporary files that are watched while it runs — stdout
+beyond a size cap (16 MB) or stderr beyond a larger one kills the group and is an error,
+never buffered without bound; only stderr's tail is kept. Past the deadline the WHOLE group
+is killed (SIGTERM, then SIGKILL after a short grace) and AgentTimeout is raised: a CLI
+whose model server is unreachable may otherwise wait forever, and killing only the leader
+would leave its helpers (node workers, sandboxes, shells) running.
+
+Why files and not pipes: claude 2.1 (a bun binary) exits without flushing a large reply
+still queued for a pipe that is not drained fast enough — a 10 MB reply arrived cut at
+128 KB through asyncio pipes and complete through a file. A file also cannot block the CLI.
 
 The environment reaches the CLI unchanged by default — the user's logins, config files,
 API keys and base URLs are theirs to keep — plus explicit additions. This module never
@@ -19,18 +24,23 @@ import asyncio
 import contextlib
 import os
 import signal
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 from contend.errors import AgentError, AgentTimeout
 
 MAX_STDOUT_BYTES = 16 * 1024 * 1024
+MAX_STDERR_BYTES = 64 * 1024 * 1024
 STDERR_TAIL_BYTES = 64 * 1024
 KILL_GRACE_S = 2.0
-_CHUNK = 64 * 1024
+POLL_S = 0.05
+# After the leader exits, its helpers may still be writing its output; wait while the
+# output files grow, up to this much silence, before the group is killed.
+POST_EXIT_IDLE_S = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,28 +69,18 @@ class ProcessResult:
         return f"{self.argv[0]} {how}" + (f"; stderr tail:\n{tail}" if tail else "")
 
 
-class _Sink:
-    """Collects one stream: the head up to `cap` (stdout) or the last `cap` bytes (stderr)."""
+def require_success(result: ProcessResult, *, backend: str) -> ProcessResult:
+    """Return `result` when the process exited 0, else raise AgentError with the stderr tail."""
+    if result.returncode != 0:
+        raise AgentError(f"{backend}: {result.failure()}", backend=backend)
+    return result
 
-    def __init__(self, cap: int, *, keep_tail: bool) -> None:
-        self.cap = cap
-        self.keep_tail = keep_tail
-        self.data = bytearray()
-        self.overflowed = False
 
-    async def drain(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(_CHUNK):
-            self.data.extend(chunk)
-            if len(self.data) <= self.cap:
-                continue
-            if self.keep_tail:
-                del self.data[: len(self.data) - self.cap]
-            else:
-                # Stop reading: the caller kills the process rather than let it block on a
-                # full pipe or keep a reply nobody can use.
-                del self.data[self.cap :]
-                self.overflowed = True
-                return
+class _OutputTooLarge(Exception):
+    def __init__(self, stream: str, limit: int) -> None:
+        super().__init__(f"{stream} exceeded {limit} bytes")
+        self.stream = stream
+        self.limit = limit
 
 
 async def run_process(
@@ -98,20 +98,66 @@ async def run_process(
     """Run `argv` and return its result, whatever its exit code (the backend judges that).
 
     Raises AgentTimeout past `timeout_s` (the process group is killed first), AgentError
-    when the binary cannot be started or stdout exceeds `max_stdout` bytes.
+    when the binary cannot be started or its output exceeds the caps.
     `env` replaces the inherited environment only when given; `env_add` is merged on top.
     """
     full_env = dict(os.environ if env is None else env)
     full_env.update(env_add or {})
     started = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = await _spawn(argv, backend, cwd, full_env, stdin is not None, out, err)
+        try:
+            async with asyncio.timeout(timeout_s):
+                if stdin is not None:
+                    await _feed(proc, stdin)
+                await _watch(proc, out, err, max_stdout)
+        except TimeoutError:
+            await _kill_group(proc, kill_grace_s)
+            tail = _tail(err).decode("utf-8", errors="replace").strip()[-1000:]
+            raise AgentTimeout(
+                f"{backend}: {argv[0]} ran past its {timeout_s:g}s deadline; its process "
+                "group was killed" + (f". stderr tail:\n{tail}" if tail else ""),
+                backend=backend,
+            ) from None
+        except _OutputTooLarge as exc:
+            await _kill_group(proc, kill_grace_s)
+            what = "reply" if exc.stream == "stdout" else "stderr"
+            raise AgentError(
+                f"{backend}: {what} exceeded {exc.limit} bytes; the process was killed and "
+                "the output discarded",
+                backend=backend,
+            ) from None
+        finally:
+            # Also reached on success and on cancellation: a no-op once the group is gone.
+            await _kill_group(proc, kill_grace_s)
+        assert proc.returncode is not None
+        out.seek(0)
+        return ProcessResult(
+            argv=tuple(argv),
+            returncode=proc.returncode,
+            stdout=out.read(max_stdout),
+            stderr_tail=_tail(err),
+            wall_s=time.monotonic() - started,
+        )
+
+
+async def _spawn(
+    argv: Sequence[str],
+    backend: str,
+    cwd: Path,
+    env: dict[str, str],
+    with_stdin: bool,
+    out: IO[bytes],
+    err: IO[bytes],
+) -> asyncio.subprocess.Process:
     try:
-        proc = await asyncio.create_subprocess_exec(
+        return await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd,
-            env=full_env,
-            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            stdin=asyncio.subprocess.PIPE if with_stdin else asyncio.subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
             start_new_session=True,
         )
     except FileNotFoundError as exc:
@@ -122,52 +168,32 @@ async def run_process(
     except PermissionError as exc:
         raise AgentError(f"{backend}: cannot run {argv[0]!r}: {exc}", backend=backend) from exc
 
-    assert proc.stdout is not None and proc.stderr is not None  # PIPE was requested
-    out = _Sink(max_stdout, keep_tail=False)
-    err = _Sink(STDERR_TAIL_BYTES, keep_tail=True)
-    readers: list[asyncio.Task[Any]] = [
-        asyncio.create_task(out.drain(proc.stdout)),
-        asyncio.create_task(err.drain(proc.stderr)),
-    ]
-    try:
-        async with asyncio.timeout(timeout_s):
-            if stdin is not None:
-                await _feed(proc, stdin)
-            waiter = asyncio.create_task(_exited(proc))
-            readers.append(waiter)
-            await asyncio.wait([readers[0], waiter], return_when=asyncio.FIRST_COMPLETED)
-            if not out.overflowed:
-                await waiter
-                # The leader is gone; helpers it left behind still hold our pipes open.
-                _signal_group(proc.pid, signal.SIGKILL)
-                await asyncio.gather(*readers)
-    except TimeoutError:
-        await _kill_group(proc, kill_grace_s)
-        tail = err.data.decode("utf-8", errors="replace").strip()[-1000:]
-        raise AgentTimeout(
-            f"{backend}: {argv[0]} ran past its {timeout_s:g}s deadline; its process group "
-            f"was killed" + (f". stderr tail:\n{tail}" if tail else ""),
-            backend=backend,
-        ) from None
-    finally:
-        # Reached on success too: then the group is already gone and this returns at once.
-        await _kill_group(proc, kill_grace_s)
-        await _settle(readers)
 
-    if out.overflowed:
-        raise AgentError(
-            f"{backend}: reply exceeded {max_stdout} bytes; the process was killed and the "
-            "reply discarded",
-            backend=backend,
-        )
-    assert proc.returncode is not None
-    return ProcessResult(
-        argv=tuple(argv),
-        returncode=proc.returncode,
-        stdout=bytes(out.data),
-        stderr_tail=bytes(err.data),
-        wall_s=time.monotonic() - started,
-    )
+async def _watch(
+    proc: asyncio.subprocess.Process, out: IO[bytes], err: IO[bytes], max_stdout: int
+) -> None:
+    """Poll until the leader has exited and its output stopped growing; enforce the caps."""
+    idle_since: float | None = None
+    last = -1
+    while True:
+        sizes = (os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size)
+        if sizes[0] > max_stdout:
+            raise _OutputTooLarge("stdout", max_stdout)
+        if sizes[1] > MAX_STDERR_BYTES:
+            raise _OutputTooLarge("stderr", MAX_STDERR_BYTES)
+        if proc.returncode is not None:
+            now = time.monotonic()
+            if sum(sizes) != last:
+                last, idle_since = sum(sizes), now
+            elif idle_since is not None and now - idle_since >= POST_EXIT_IDLE_S:
+                return
+        await asyncio.sleep(POLL_S)
+
+
+def _tail(err: IO[bytes]) -> bytes:
+    size = os.fstat(err.fileno()).st_size
+    err.seek(max(0, size - STDERR_TAIL_BYTES))
+    return err.read(STDERR_TAIL_BYTES)
 
 
 async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
@@ -183,13 +209,6 @@ async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
         proc.stdin.close()
 
 
-def require_success(result: ProcessResult, *, backend: str) -> ProcessResult:
-    """Return `result` when the process exited 0, else raise AgentError with the stderr tail."""
-    if result.returncode != 0:
-        raise AgentError(f"{backend}: {result.failure()}", backend=backend)
-    return result
-
-
 def _signal_group(pgid: int, sig: signal.Signals) -> bool:
     """Send `sig` to the process group; False when no member of the group is left."""
     try:
@@ -200,7 +219,8 @@ def _signal_group(pgid: int, sig: signal.Signals) -> bool:
 
 
 async def _kill_group(proc: asyncio.subprocess.Process, grace_s: float) -> None:
-    """SIGTERM the group, SIGKILL it after `grace_s`, and reap the leader."""
+    """SIGTERM the group while its leader runs, SIGKILL the group after `grace_s` (always:
+    helpers may outlive the leader), and wait for the leader's exit."""
     if proc.returncode is None and _signal_group(proc.pid, signal.SIGTERM):
         with contextlib.suppress(TimeoutError):
             # A leader that ignores SIGTERM is handled by the SIGKILL just below.
@@ -211,14 +231,6 @@ async def _kill_group(proc: asyncio.subprocess.Process, grace_s: float) -> None:
 
 async def _exited(proc: asyncio.subprocess.Process) -> None:
     """Wait for the leader's exit. Not `proc.wait()`: before Python 3.12 that also waits
-    for every pipe to close, which a helper left holding stdout can delay forever."""
+    for every pipe to close, which a helper left holding one can delay forever."""
     while proc.returncode is None:
-        await asyncio.sleep(0.05)
-
-
-async def _settle(tasks: list[asyncio.Task[Any]]) -> None:
-    """Let the readers reach EOF (the group is dead), cancelling any that still hang."""
-    _done, pending = await asyncio.wait(tasks, timeout=1.0)
-    for task in pending:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(POLL_S)

@@ -15,6 +15,8 @@ A TURN is one of
     {"error": "crash" | "timeout" | "http-429" | "http-500"}
     {"sleep": seconds, ...}              extra latency before the turn
     {"interrupt_once": "MARKER", ...}    Ctrl-C during this call, the first time only
+The text "{thread}" in a turn is replaced by the calling thread's name (e.g. "C2"), so one
+proposer script can answer objection "{thread}-1" in every thread.
 Rounds past the end of a list get a quiet turn: a critic finds no new defect and judges
 nothing; a proposer answers nothing.
 """
@@ -82,6 +84,8 @@ class ScriptedAgent:
             raw_text = str(turn["raw"])
         else:
             raw_text = json.dumps(turn.get("output", QUIET.get(request.role, {})))
+        # One script can serve several threads: "{thread}" names the calling thread.
+        raw_text = raw_text.replace("{thread}", request.thread)
         exchange["response"] = raw_text
         reply = AgentReply(
             output=None,

@@ -142,7 +142,7 @@ class AgentThread:
         first = self.thread.topic is None
         rejected: str | None = None
         for _attempt in range(TOPIC_RETRIES + 1):
-            prompt = self._critic_prompt(first, rejected)
+            prompt = await self._critic_prompt(first, rejected)
             reply = await self._call(
                 self.s.critic, "critic", rnd, CRITIC_SYSTEM, prompt, CRITIC_SCHEMA
             )
@@ -177,8 +177,8 @@ class AgentThread:
             )
         )
 
-    def _critic_prompt(self, first: bool, rejected: str | None) -> str:
-        diff = self.ctx.diff_for(self.s.worktree)
+    async def _critic_prompt(self, first: bool, rejected: str | None) -> str:
+        diff = await asyncio.to_thread(self.ctx.diff_for, self.s.worktree)
         if first:
             return critic_first_turn(
                 spec=self.ctx.spec,
@@ -295,7 +295,7 @@ class AgentThread:
         # The critic's words reach the proposer verbatim; only the ids it must answer
         # are listed after them, untouched.
         prompt = f"{self.last_critic_text or self._exchange()}\n\nObjection ids to answer:\n{ids}"
-        before = self.ctx.head_of(self.s.worktree)
+        before = await asyncio.to_thread(self.ctx.head_of, self.s.worktree)
         reply = await self._call(
             proposer,
             "proposer",
@@ -306,7 +306,7 @@ class AgentThread:
             session=self.ctx.author_session,
         )
         if reply is None or reply.output is None:
-            self.ctx.reset_to(self.s.worktree, before)
+            await asyncio.to_thread(self.ctx.reset_to, self.s.worktree, before)
             return
         answers = {str(a.get("objection_id")): a for a in reply.output.get("answers", [])}
         waiting_ids = {a.id for a in waiting}
@@ -314,8 +314,10 @@ class AgentThread:
         fix_commit: str | None = None
         fix_ok = True
         if fixes:
-            fix_commit = self.ctx.commit_fix(
-                self.s.worktree, f"contend: fix {', '.join(fixes)} ({self.name})"
+            fix_commit = await asyncio.to_thread(
+                self.ctx.commit_fix,
+                self.s.worktree,
+                f"contend: fix {', '.join(fixes)} ({self.name})",
             )
             if fix_commit is None:
                 fix_ok = False
@@ -329,7 +331,7 @@ class AgentThread:
                         fix_ok = False
                 if not fix_ok and fix_commit is not None:
                     # A fix that breaks a gate is not a fix: undo it, the objections stand.
-                    self.ctx.reset_to(self.s.worktree, before)
+                    await asyncio.to_thread(self.ctx.reset_to, self.s.worktree, before)
                     self._violation("proposer", f"fix {fix_commit[:12]} broke a gate; reverted")
         for attack_id, answer in answers.items():
             if attack_id not in waiting_ids:
@@ -390,13 +392,14 @@ class AgentThread:
         oracle = self.s.oracle
         if oracle is None:
             return
+        diff = await asyncio.to_thread(self.ctx.diff_for, self.s.worktree)
         history = "\n".join(
             f"- {h.get('by')}: {h.get('action')}: {h.get('text', '')}" for h in attack.history
         )
         prompt = (
             f"## Spec\n{fence(self.ctx.spec or '(none)')}\n\n## Disputed objection "
             f"{attack.id}\n{attack.claim}\n{fence(attack.evidence)}\n\n## Exchange\n"
-            f"{history}\n\n## The change now\n{fence(self.ctx.diff_for(self.s.worktree))}"
+            f"{history}\n\n## The change now\n{fence(diff)}"
         )
         reply = await self._call(
             oracle, "oracle", self.thread.round, ORACLE_SYSTEM, prompt, ORACLE_SCHEMA
@@ -464,7 +467,7 @@ class AgentThread:
                 tokens_out=reply.usage.tokens_out,
                 cost=reply.cost,
                 wall_s=round(reply.wall_s, 6),
-                bytes_sent=len(prompt.encode()),
+                bytes_sent=len(system.encode()) + len(prompt.encode()),
                 usable=reply.error is None,
                 exchange=_bounded(reply.exchange),
             )

@@ -199,20 +199,16 @@ def _is_call_to(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
 
-def _guards(fn: pyast.FunctionNode, *, strict: bool) -> Iterator[_Guard]:
-    """Validation guards of a function. `strict` (old side) counts only TypeError/ValueError
-    raises and isinstance asserts; the lenient form (new side) accepts any raise or assert, so
-    a guard that merely changed its exception class still counts as present."""
+def _guards(fn: pyast.FunctionNode) -> Iterator[_Guard]:
+    """Checks of a function: every `if ...: raise` and every `assert`. Which of them this
+    topic owns is `_is_strict`; the rest still count when matching old against new, so a
+    guard that merely changed its exception class is not reported as removed."""
     for node in pyast.walk_within(fn):
-        if isinstance(node, ast.If):
-            raises = [s for s in node.body if isinstance(s, ast.Raise)]
-            if raises and (
-                not strict or any(_is_validation_error(_raised_name(r)) for r in raises)
-            ):
-                # `if a or b: raise` forbids a and b separately: each is its own unit.
-                units = _split(node.test, ast.Or) if not _is_not(node.test) else (node.test,)
-                yield _Guard(node, tuple(_strip_not(u) for u in units))
-        elif isinstance(node, ast.Assert) and (not strict or _has_isinstance(node.test)):
+        if isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body):
+            # `if a or b: raise` forbids a and b separately: each is its own unit.
+            units = _split(node.test, ast.Or) if not _is_not(node.test) else (node.test,)
+            yield _Guard(node, tuple(_strip_not(u) for u in units))
+        elif isinstance(node, ast.Assert):
             yield _Guard(node, tuple(_strip_not(u) for u in _split(node.test, ast.And)))
 
 
@@ -231,22 +227,67 @@ def _called_names(fn: pyast.FunctionNode) -> set[str]:
     return names
 
 
-def _surviving_units(
-    new_fn: pyast.Function, new_funcs: dict[str, pyast.Function]
-) -> tuple[set[str], set[str]]:
-    """(exact, shape) keys of every guard unit in the new function and in the helpers it
-    calls, so a guard moved into a called helper still counts as present."""
-    exact: set[str] = set()
-    shapes: set[str] = set()
+@dataclass(slots=True)
+class _Unit:
+    exact: str
+    shape: str
+    reusable: bool = False
+    used: bool = False
+
+
+def _new_units(new_fn: pyast.Function, new_funcs: dict[str, pyast.Function]) -> list[_Unit]:
+    """Guard units of the new function, then those of the helpers it calls (reusable: one
+    helper may check several arguments), so a guard moved into a helper still counts."""
     called = _called_names(new_fn.node)
     owners = [new_fn] + [f for f in new_funcs.values() if f.node.name in called]
+    units: list[_Unit] = []
     for owner in owners:
         params = _params(owner.node)
-        for guard in _guards(owner.node, strict=False):
-            for unit in guard.units:
-                exact.add(ast.unparse(unit))
-                shapes.add(_shape(unit, params))
-    return exact, shapes
+        for guard in _guards(owner.node):
+            units.extend(
+                _Unit(ast.unparse(u), _shape(u, params), reusable=owner is not new_fn)
+                for u in guard.units
+            )
+    return units
+
+
+def _claim(pool: list[_Unit], key: str, *, by_shape: bool) -> bool:
+    for unit in pool:
+        if (unit.shape if by_shape else unit.exact) == key and not unit.used:
+            unit.used = not unit.reusable
+            return True
+    return False
+
+
+def _unmatched_guards(
+    change: FileChange, old_fn: pyast.Function, pool: list[_Unit]
+) -> Iterator[tuple[_Guard, list[ast.expr]]]:
+    """Old guards the change touched whose units the new side no longer has. Each new unit
+    answers for one old unit (so deleting one of two identical checks is seen), exact text
+    before shape (so a parameter rename still matches), untouched old guards first."""
+    removed = sorted(change.removed_lines)
+    params = _params(old_fn.node)
+    guards = sorted(
+        _guards(old_fn.node),
+        key=lambda g: (_hits(removed, *pyast.span(g.node)), g.node.lineno),
+    )
+    pending = [
+        (g, [u for u in g.units if not _claim(pool, ast.unparse(u), by_shape=False)])
+        for g in guards
+    ]
+    for guard, units in pending:
+        missing = [u for u in units if not _claim(pool, _shape(u, params), by_shape=True)]
+        if missing and _hits(removed, *pyast.span(guard.node)) and _is_strict(guard):
+            yield guard, missing
+
+
+def _is_strict(guard: _Guard) -> bool:
+    """A guard this topic owns: raising TypeError/ValueError, or asserting isinstance."""
+    if isinstance(guard.node, ast.Assert):
+        return _has_isinstance(guard.node.test)
+    return any(
+        isinstance(s, ast.Raise) and _is_validation_error(_raised_name(s)) for s in guard.node.body
+    )
 
 
 def _guards_removed(
@@ -258,17 +299,10 @@ def _guards_removed(
 ) -> Iterator[Finding]:
     old_params = _params(old_fn.node)
     new_params = _params(new_fn.node)
-    exact, shapes = _surviving_units(new_fn, new_funcs)
-    for guard in _guards(old_fn.node, strict=True):
+    pool = _new_units(new_fn, new_funcs)
+    for guard, missing in _unmatched_guards(change, old_fn, pool):
         start, end = pyast.span(guard.node)
-        if start in covered or not any(n in change.removed_lines for n in range(start, end + 1)):
-            continue
-        missing = [
-            u
-            for u in guard.units
-            if ast.unparse(u) not in exact and _shape(u, old_params) not in shapes
-        ]
-        if not missing or _moved_into_type(missing, old_params, new_params):
+        if start in covered or _moved_into_type(missing, old_params, new_params):
             continue
         line = _map_line(change, old_fn, new_fn, start)
         what = "`assert isinstance`" if isinstance(guard.node, ast.Assert) else "raising guard"
@@ -356,11 +390,12 @@ def _isinstance_replaced(
     old_params, new_params = _params(old_fn.node), _params(new_fn.node)
     deficit = Counter(_shape(c, old_params) for c in _isinstance_calls(old_fn.node))
     deficit.subtract(_shape(c, new_params) for c in _isinstance_calls(new_fn.node))
-    new_tests = [t for t in _conditions(new_fn.node) if t.lineno in change.added_lines]
+    added, removed = sorted(change.added_lines), sorted(change.removed_lines)
+    new_tests = [t for t in _conditions(new_fn.node) if _hits(added, *pyast.span(t))]
     by_shape = {_constant_shape(t, new_params): t for t in reversed(new_tests)}
     constants = [t for t in new_tests if isinstance(_strip_not(t), ast.Constant)]
     for test in sorted(_conditions(old_fn.node), key=lambda t: t.lineno):
-        if test.lineno not in change.removed_lines:
+        if not _hits(removed, *pyast.span(test)):
             continue
         gone: list[ast.Call] = []
         for call in _isinstance_calls(test):

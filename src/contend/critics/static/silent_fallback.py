@@ -615,7 +615,13 @@ def _is_default(expr: ast.expr | None, bound: str | None) -> bool:
 def _describe_return(ret: ast.Return) -> str:
     if ret.value is None:
         return "None (a bare `return`)"
-    return f"`{ast.unparse(ret.value)}`"
+    return f"`{_clip(ast.unparse(ret.value))}`"
+
+
+def _clip(code: str, limit: int = 60) -> str:
+    """One line of code for a claim; the evidence carries the full text."""
+    flat = " ".join(code.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def _is_optional_import(try_node: ast.Try | ast.TryStar, handler: ast.ExceptHandler) -> bool:

@@ -679,7 +679,11 @@ _SKIP_RAISES = frozenset({"SkipTest", "unittest.SkipTest", "pytest.skip.Exceptio
 _CONDITIONAL = frozenset({"skipif", "skipIf", "skipUnless"})
 # A skip conditioned on the platform or interpreter is a portability statement, not a
 # weakening: these spellings in the condition exempt it.
-_ENVIRONMENT = ("sys.platform", "sys.version_info", "os.name", "platform.", "sys.implementation")
+_ENVIRONMENT = re.compile(
+    r"\bsys\.|\bos\.name\b|\bplatform\.|\bhasattr\(|find_spec|shutil\.which|\bsupport\."
+    r"|\b(?:HAVE|HAS|have|has|IS|is|requires?)_\w+"
+)
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 _ISSUE_REF = re.compile(
     r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://\S*/(?:issues|pull|merge_requests)/", re.IGNORECASE
 )
@@ -725,21 +729,40 @@ def _environment_only(marker: ast.expr) -> bool:
         return False
     if (dotted(marker.func) or "").split(".")[-1] not in _CONDITIONAL or not marker.args:
         return False
-    condition = ast.unparse(marker.args[0])
-    return any(spelling in condition for spelling in _ENVIRONMENT)
+    return _is_environment(marker.args[0])
+
+
+def _is_environment(condition: ast.expr) -> bool:
+    """A condition on the platform, the interpreter or an optional feature (not on CI or on
+    a constant): a skip under it states portability, it does not hide a failure."""
+    return _ENVIRONMENT.search(ast.unparse(condition)) is not None
 
 
 def body_skips(statements: Iterable[ast.AST]) -> list[ast.AST]:
     """`pytest.skip(...)`, `pytest.xfail(...)`, `self.skipTest(...)`, `raise SkipTest(...)`."""
     found: list[ast.AST] = []
+    exempt: set[int] = set()
     for node in _walk(statements):
-        if isinstance(node, ast.Call) and (dotted(node.func) or "") in _SKIP_CALLS:
+        if id(node) in exempt:
+            continue
+        if _guards_environment(node):
+            exempt.update(id(inner) for inner in _walk([node]))
+        elif isinstance(node, ast.Call) and (dotted(node.func) or "") in _SKIP_CALLS:
             found.append(node)
         elif isinstance(node, ast.Raise) and node.exc is not None:
             target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
             if (dotted(target) or "") in _SKIP_RAISES:
                 found.append(node)
     return found
+
+
+def _guards_environment(node: ast.AST) -> bool:
+    """An `if` on the environment, or an `except ImportError`: skips under it are portability."""
+    if isinstance(node, ast.If | ast.IfExp):
+        return _is_environment(node.test)
+    if isinstance(node, ast.ExceptHandler) and node.type is not None:
+        return bool({n.split(".")[-1] for n in exception_names(node.type)} & _IMPORT_ERRORS)
+    return False
 
 
 def skip_kind(marker: ast.AST) -> str:
