@@ -1,44 +1,32 @@
-"""Defect-injecting mutation operators, one family per static-critic topic.
+"""Defect-injecting operators that rewrite existing code: silent fallbacks, weakened tests,
+eroded boundary typing, concurrency hazards.
 
 Each operator takes a parsed `Source` and returns every place in it where it can inject its
 defect, as a `Mutation` (a few format-preserving `Edit`s). The corpus builder picks one of
-them with a seeded random generator, applies it and checks the result still parses.
-Operators are keyed by name in `OPERATORS[topic]`; the benign controls live in `benign.py`.
-
-Secrets are generated at run time from the seeded generator: no credential-shaped literal is
-written in this repository.
+them with a seeded random generator, applies it and checks the result still parses. The
+operators that insert new code (security slips, secrets) are in `inject.py`; the registry of
+all of them is `operators.py`; the benign controls are in `benign.py`.
 """
 
 from __future__ import annotations
 
 import ast
 import random
-import string
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from splice import (
     Edit,
     FunctionNode,
+    Mutation,
     Source,
     dedent,
-    first_body_stmt,
     functions,
     is_self_call,
+    make,
     reindent,
     statements,
     within,
 )
 
-
-@dataclass(frozen=True, slots=True)
-class Mutation:
-    operator: str
-    label: str  # a topic name, or "benign"
-    edits: tuple[Edit, ...]
-
-
-Operator = Callable[[Source, random.Random], list[Mutation]]
 
 NARROW_OK = frozenset({"Exception", "BaseException"})
 GUARD_ERRORS = frozenset({"TypeError", "ValueError"})
@@ -53,10 +41,6 @@ ALL_ASSERTS = frozenset(
     | {"assertAlmostEqual", "assertRegex", "assertCountEqual", "assertGreater", "assertLess"}
     | {"assertSequenceEqual", "assertListEqual", "assertDictEqual", "assertMultiLineEqual"}
 )
-
-
-def _mut(operator: str, label: str, *edits: Edit | None) -> Mutation:
-    return Mutation(operator, label, tuple(e for e in edits if e is not None))
 
 
 def _wrap(src: Source, stmt: ast.stmt, head: str, handler: list[str] | None) -> Edit:
@@ -107,7 +91,7 @@ def raise_to_return_none(src: Source, rng: random.Random) -> list[Mutation]:
     out = []
     for stmt in _raises(src):
         start, end = src.node_range(stmt)
-        out.append(_mut("raise_to_return_none", "silent-fallback", Edit(start, end, "return None")))
+        out.append(make("raise_to_return_none", "silent-fallback", Edit(start, end, "return None")))
     return out
 
 
@@ -117,13 +101,13 @@ def raise_to_return_default(src: Source, rng: random.Random) -> list[Mutation]:
         start, end = src.node_range(stmt)
         default = rng.choice(["[]", "{}", '""', "False", "0", "-1"])
         edit = Edit(start, end, f"return {default}")
-        out.append(_mut("raise_to_return_default", "silent-fallback", edit))
+        out.append(make("raise_to_return_default", "silent-fallback", edit))
     return out
 
 
 def try_except_return_none(src: Source, rng: random.Random) -> list[Mutation]:
     return [
-        _mut(
+        make(
             "try_except_return_none",
             "silent-fallback",
             _wrap(src, stmt, "try:", ["except Exception:", "    return None"]),
@@ -134,7 +118,7 @@ def try_except_return_none(src: Source, rng: random.Random) -> list[Mutation]:
 
 def try_except_pass(src: Source, rng: random.Random) -> list[Mutation]:
     return [
-        _mut(
+        make(
             "try_except_pass",
             "silent-fallback",
             _wrap(src, stmt, "try:", ["except Exception:", "    pass"]),
@@ -168,7 +152,7 @@ def widen_except_pass(src: Source, rng: random.Random) -> list[Mutation]:
         start = src.offset(handler.lineno, handler.col_offset)
         end = src.line_span(handler.lineno, handler.end_lineno or handler.lineno)[1]
         text = f"except Exception:\n{indent}    pass\n"
-        out.append(_mut("widen_except_pass", "silent-fallback", Edit(start, end, text)))
+        out.append(make("widen_except_pass", "silent-fallback", Edit(start, end, text)))
     return out
 
 
@@ -179,14 +163,14 @@ def widen_bare_except_return(src: Source, rng: random.Random) -> list[Mutation]:
         start = src.offset(handler.lineno, handler.col_offset)
         end = src.line_span(handler.lineno, handler.end_lineno or handler.lineno)[1]
         text = f"except:\n{indent}    return None\n"
-        out.append(_mut("widen_bare_except_return", "silent-fallback", Edit(start, end, text)))
+        out.append(make("widen_bare_except_return", "silent-fallback", Edit(start, end, text)))
     return out
 
 
 def suppress_exception(src: Source, rng: random.Random) -> list[Mutation]:
     imp = src.import_edit("import contextlib")
     return [
-        _mut(
+        make(
             "suppress_exception",
             "silent-fallback",
             imp,
@@ -230,7 +214,7 @@ def assert_equal_to_true(src: Source, rng: random.Random) -> list[Mutation]:
         if args:
             start, end = src.node_range(call)
             text = f"self.assertTrue({src.node_text(args[0])})"
-            out.append(_mut("assert_equal_to_true", "test-weakening", Edit(start, end, text)))
+            out.append(make("assert_equal_to_true", "test-weakening", Edit(start, end, text)))
     return out
 
 
@@ -241,7 +225,7 @@ def assert_equal_to_not_none(src: Source, rng: random.Random) -> list[Mutation]:
         if args:
             start, end = src.node_range(call)
             text = f"self.assertIsNotNone({src.node_text(args[0])})"
-            out.append(_mut("assert_equal_to_not_none", "test-weakening", Edit(start, end, text)))
+            out.append(make("assert_equal_to_not_none", "test-weakening", Edit(start, end, text)))
     return out
 
 
@@ -253,7 +237,7 @@ def assert_equal_to_in(src: Source, rng: random.Random) -> list[Mutation]:
             start, end = src.node_range(call)
             a, b = (src.node_text(arg) for arg in args)
             text = f"self.assertIn({a}, [{b}, None])"
-            out.append(_mut("assert_equal_to_in", "test-weakening", Edit(start, end, text)))
+            out.append(make("assert_equal_to_in", "test-weakening", Edit(start, end, text)))
     return out
 
 
@@ -272,7 +256,7 @@ def remove_assertion(src: Source, rng: random.Random) -> list[Mutation]:
             )
             if is_assert and _removable(block, stmt) and src.owns_lines(stmt):
                 start, end = src.line_span(stmt.lineno, stmt.end_lineno or stmt.lineno)
-                out.append(_mut("remove_assertion", "test-weakening", Edit(start, end, "")))
+                out.append(make("remove_assertion", "test-weakening", Edit(start, end, "")))
     return out
 
 
@@ -290,7 +274,7 @@ def widen_assert_raises(src: Source, rng: random.Random) -> list[Mutation]:
             if isinstance(target, ast.Name) and target.id in NARROW_OK:
                 continue
             start, end = src.node_range(target)
-            out.append(_mut("widen_assert_raises", "test-weakening", Edit(start, end, "Exception")))
+            out.append(make("widen_assert_raises", "test-weakening", Edit(start, end, "Exception")))
     return out
 
 
@@ -321,13 +305,13 @@ def add_skip(src: Source, rng: random.Random) -> list[Mutation]:
         at = src.line_offset(func.lineno)
         reason = rng.choice(["flaky", "fails on CI", "temporarily disabled", "broken"])
         text = f'{src.indent(func)}@unittest.skip("{reason}")\n'
-        out.append(_mut("add_skip", "test-weakening", Edit(at, at, text)))
+        out.append(make("add_skip", "test-weakening", Edit(at, at, text)))
     return out
 
 
 def wrap_assert_in_try(src: Source, rng: random.Random) -> list[Mutation]:
     return [
-        _mut(
+        make(
             "wrap_assert_in_try",
             "test-weakening",
             _wrap(src, stmt, "try:", ["except AssertionError:", "    pass"]),
@@ -346,7 +330,7 @@ def delete_test(src: Source, rng: random.Random) -> list[Mutation]:
         if last < len(src.lines) and not src.lines[last].strip():
             last += 1
         start, end = src.line_span(first, last)
-        out.append(_mut("delete_test", "test-weakening", Edit(start, end, "")))
+        out.append(make("delete_test", "test-weakening", Edit(start, end, "")))
     return out
 
 
@@ -367,7 +351,7 @@ def lower_places(src: Source, rng: random.Random) -> list[Mutation]:
         else:
             continue
         if src.text[edit.start : edit.end] not in ("1", "1.0"):
-            out.append(_mut("lower_places", "test-weakening", edit))
+            out.append(make("lower_places", "test-weakening", edit))
     return out
 
 
@@ -385,7 +369,7 @@ def assert_eq_to_truthy(src: Source, rng: random.Random) -> list[Mutation]:
             ):
                 start, end = src.node_range(test)
                 edit = Edit(start, end, src.node_text(test.left))
-                out.append(_mut("assert_eq_to_truthy", "test-weakening", edit))
+                out.append(make("assert_eq_to_truthy", "test-weakening", edit))
     return out
 
 
@@ -406,7 +390,7 @@ def remove_guard(src: Source, rng: random.Random) -> list[Mutation]:
                 continue
             if _removable(block, stmt) and src.owns_lines(stmt):
                 start, end = src.line_span(stmt.lineno, stmt.end_lineno or stmt.lineno)
-                out.append(_mut("remove_guard", "boundary-typing", Edit(start, end, "")))
+                out.append(make("remove_guard", "boundary-typing", Edit(start, end, "")))
     return out
 
 
@@ -424,7 +408,7 @@ def isinstance_to_true(src: Source, rng: random.Random) -> list[Mutation]:
                 ):
                     start, end = src.node_range(sub)
                     edit = Edit(start, end, "True")
-                    out.append(_mut("isinstance_to_true", "boundary-typing", edit))
+                    out.append(make("isinstance_to_true", "boundary-typing", edit))
     return out
 
 
@@ -451,7 +435,7 @@ def add_type_ignore(src: Source, rng: random.Random) -> list[Mutation]:
             continue
         end = src.node_range(stmt)[1]
         edit = Edit(end, end, "  # type: ignore")
-        out.append(_mut("add_type_ignore", "boundary-typing", edit))
+        out.append(make("add_type_ignore", "boundary-typing", edit))
     return out
 
 
@@ -465,7 +449,7 @@ def cast_any(src: Source, rng: random.Random) -> list[Mutation]:
         if imp is not None and start <= imp.start:
             continue
         edit = Edit(start, end, f"cast(Any, {src.node_text(stmt.value)})")
-        out.append(_mut("cast_any", "boundary-typing", imp, edit))
+        out.append(make("cast_any", "boundary-typing", imp, edit))
     return out
 
 
@@ -481,7 +465,7 @@ def param_to_any(src: Source, rng: random.Random) -> list[Mutation]:
             start, end = src.node_range(ann)
             if imp is not None and start <= imp.start:
                 continue
-            out.append(_mut("param_to_any", "boundary-typing", imp, Edit(start, end, "Any")))
+            out.append(make("param_to_any", "boundary-typing", imp, Edit(start, end, "Any")))
     return out
 
 
@@ -525,7 +509,7 @@ def remove_lock(src: Source, rng: random.Random) -> list[Mutation]:
         if text is None:
             continue
         start, end = src.line_span(stmt.lineno, stmt.end_lineno or stmt.lineno)
-        out.append(_mut("remove_lock", "concurrency", Edit(start, end, text)))
+        out.append(make("remove_lock", "concurrency", Edit(start, end, text)))
     return out
 
 
@@ -538,7 +522,7 @@ def drop_await(src: Source, rng: random.Random) -> list[Mutation]:
             if isinstance(node, ast.Await) and isinstance(node.value, ast.Call):
                 start, end = src.node_range(node)
                 edit = Edit(start, end, src.node_text(node.value))
-                out.append(_mut("drop_await", "concurrency", edit))
+                out.append(make("drop_await", "concurrency", edit))
     return out
 
 
@@ -582,7 +566,7 @@ def await_between_read_write(src: Source, rng: random.Random) -> list[Mutation]:
                     continue
                 def_at = src.offset(func.lineno, func.col_offset)
                 make_async = Edit(def_at, def_at, "async ")
-            out.append(_mut("await_between_read_write", "concurrency", imp, make_async, sleep))
+            out.append(make("await_between_read_write", "concurrency", imp, make_async, sleep))
     return out
 
 
@@ -593,196 +577,7 @@ def mutable_default(src: Source, rng: random.Random) -> list[Mutation]:
             if isinstance(default, ast.Constant) and default.value is None:
                 start, end = src.node_range(default)
                 edit = Edit(start, end, rng.choice(["[]", "{}"]))
-                out.append(_mut("mutable_default", "concurrency", edit))
+                out.append(make("mutable_default", "concurrency", edit))
     return out
 
 
-# -- security ----------------------------------------------------------------------------------
-
-
-def _param_functions(src: Source) -> list[tuple[FunctionNode, str, ast.stmt]]:
-    """Functions with a plain parameter (not self/cls) and a first statement to insert at."""
-    found = []
-    for func in functions(src.tree):
-        names = [a.arg for a in func.args.args if a.arg not in ("self", "cls")]
-        first = first_body_stmt(func)
-        if names and first is not None and src.indent(first) is not None:
-            found.append((func, names[0], first))
-    return found
-
-
-def _inserter(
-    operator: str,
-    label: str,
-    imports: tuple[str, ...],
-    lines: Callable[[str, random.Random], list[str]],
-) -> Operator:
-    def op(src: Source, rng: random.Random) -> list[Mutation]:
-        imps = [src.import_edit(line) for line in imports]
-        out = []
-        for _func, param, first in _param_functions(src):
-            at = src.line_offset(first.lineno)
-            if any(imp is not None and at <= imp.start for imp in imps):
-                continue
-            indent = src.indent(first) or ""
-            text = "".join(f"{indent}{line}\n" for line in lines(param, rng))
-            out.append(_mut(operator, label, *imps, Edit(at, at, text)))
-        return out
-
-    return op
-
-
-shell_true = _inserter(
-    "shell_true",
-    "security",
-    ("import subprocess",),
-    lambda p, r: [f'subprocess.call("process " + str({p}), shell=True)'],
-)
-eval_input = _inserter("eval_input", "security", (), lambda p, r: [f"{p} = eval({p})"])
-yaml_load = _inserter(
-    "yaml_load", "security", ("import yaml",), lambda p, r: [f"config = yaml.load({p})"]
-)
-pickle_loads = _inserter(
-    "pickle_loads", "security", ("import pickle",), lambda p, r: [f"state = pickle.loads({p})"]
-)
-weak_hash = _inserter(
-    "weak_hash",
-    "security",
-    ("import hashlib",),
-    lambda p, r: [f"digest = hashlib.md5(str({p}).encode()).hexdigest()"],
-)
-sql_from_string = _inserter(
-    "sql_from_string",
-    "security",
-    ("import sqlite3",),
-    lambda p, r: [
-        f"query = \"SELECT * FROM records WHERE name = '%s'\" % {p}",
-        'rows = sqlite3.connect("cache.db").execute(query).fetchall()',
-    ],
-)
-tls_unverified = _inserter(
-    "tls_unverified",
-    "security",
-    ("import requests",),
-    lambda p, r: [f"response = requests.get(str({p}), verify=False, timeout=10)"],
-)
-
-
-# -- secrets -----------------------------------------------------------------------------------
-
-ALNUM = string.ascii_letters + string.digits
-
-
-def _rand(rng: random.Random, alphabet: str, n: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
-def aws_key(rng: random.Random) -> tuple[str, str]:
-    key_id = "AK" + "IA" + _rand(rng, string.ascii_uppercase + "234567", 16)
-    secret = _rand(rng, ALNUM + "+/", 40)
-    return key_id, secret
-
-
-def _secret_lines(kind: str, rng: random.Random) -> list[str]:
-    if kind == "aws":
-        key_id, secret = aws_key(rng)
-        return [f'aws_access_key_id = "{key_id}"', f'aws_secret_access_key = "{secret}"']
-    if kind == "github":
-        return [f'token = "{"gh" + "p_" + _rand(rng, ALNUM, 36)}"']
-    if kind == "stripe":
-        return [f'stripe_api_key = "{"sk" + "_live_" + _rand(rng, ALNUM, 24)}"']
-    if kind == "slack":
-        parts = [_rand(rng, string.digits, 12), _rand(rng, string.digits, 12)]
-        return [f'slack_token = "{"xo" + "xb-" + "-".join(parts)}-{_rand(rng, ALNUM, 24)}"']
-    if kind == "password":
-        return [f'password = "{_rand(rng, ALNUM + "!#$%&*+-=?@^_", 20)}"']
-    return [f'api_key = "{_rand(rng, "0123456789abcdef", 40)}"']
-
-
-def _secret_op(kind: str) -> Operator:
-    name = f"secret_{kind}"
-
-    def op(src: Source, rng: random.Random) -> list[Mutation]:
-        out = []
-        for func in functions(src.tree):
-            first = first_body_stmt(func)
-            if first is None or src.indent(first) is None:
-                continue
-            at = src.line_offset(first.lineno)
-            text = "".join(f"{src.indent(first)}{line}\n" for line in _secret_lines(kind, rng))
-            out.append(_mut(name, "secrets", Edit(at, at, text)))
-        return out
-
-    return op
-
-
-def module_secret(src: Source, rng: random.Random) -> list[Mutation]:
-    """A credential as a module-level constant, right after the imports."""
-    at = src.import_anchor()
-    kind = rng.choice(["aws", "github", "stripe", "password"])
-    text = ""
-    for line in _secret_lines(kind, rng):
-        name, value = line.split(" = ", 1)
-        text += f"{name.upper()} = {value}\n"
-    return [_mut("module_secret", "secrets", Edit(at, at, text))]
-
-
-# -- registry ----------------------------------------------------------------------------------
-
-OPERATORS: dict[str, dict[str, Operator]] = {
-    "silent-fallback": {
-        "raise_to_return_none": raise_to_return_none,
-        "raise_to_return_default": raise_to_return_default,
-        "try_except_return_none": try_except_return_none,
-        "try_except_pass": try_except_pass,
-        "widen_except_pass": widen_except_pass,
-        "widen_bare_except_return": widen_bare_except_return,
-        "suppress_exception": suppress_exception,
-    },
-    "test-weakening": {
-        "assert_equal_to_true": assert_equal_to_true,
-        "assert_equal_to_not_none": assert_equal_to_not_none,
-        "assert_equal_to_in": assert_equal_to_in,
-        "remove_assertion": remove_assertion,
-        "widen_assert_raises": widen_assert_raises,
-        "add_skip": add_skip,
-        "wrap_assert_in_try": wrap_assert_in_try,
-        "delete_test": delete_test,
-        "lower_places": lower_places,
-        "assert_eq_to_truthy": assert_eq_to_truthy,
-    },
-    "boundary-typing": {
-        "remove_guard": remove_guard,
-        "isinstance_to_true": isinstance_to_true,
-        "add_type_ignore": add_type_ignore,
-        "cast_any": cast_any,
-        "param_to_any": param_to_any,
-    },
-    "concurrency": {
-        "remove_lock": remove_lock,
-        "drop_await": drop_await,
-        "await_between_read_write": await_between_read_write,
-        "mutable_default": mutable_default,
-    },
-    "security": {
-        "shell_true": shell_true,
-        "eval_input": eval_input,
-        "yaml_load": yaml_load,
-        "pickle_loads": pickle_loads,
-        "weak_hash": weak_hash,
-        "sql_from_string": sql_from_string,
-        "tls_unverified": tls_unverified,
-    },
-    "secrets": {
-        "secret_aws": _secret_op("aws"),
-        "secret_github": _secret_op("github"),
-        "secret_stripe": _secret_op("stripe"),
-        "secret_slack": _secret_op("slack"),
-        "secret_password": _secret_op("password"),
-        "secret_hex_api_key": _secret_op("hex"),
-        "module_secret": module_secret,
-    },
-}
-
-# Topics whose operators work on test files; the others work on library modules.
-TEST_TOPICS = frozenset({"test-weakening"})

@@ -16,11 +16,10 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from review_bench_common import debate_scripts, make_repo
-
 from contend.config import load_settings
 from contend.ledger.verify import verify
 from contend.review.engine import ReviewRequest, review
+from review_bench_common import debate_scripts, make_repo
 
 SPEC = (
     "Add input validation and an average helper to the billing module.\n\n"

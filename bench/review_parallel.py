@@ -16,11 +16,10 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from review_bench_common import debate_scripts, make_repo
-
 from contend.config import load_settings
 from contend.ledger.verify import verify
 from contend.review.engine import ReviewRequest, review
+from review_bench_common import debate_scripts, make_repo
 
 BASE = "def total(items):\n    return sum(items)\n"
 CHANGED = BASE + "\n\ndef average(items):\n    return total(items) / len(items)\n"

@@ -1,4 +1,4 @@
-"""Format-preserving source edits for the benchmark corpus.
+"""Format-preserving source edits for the benchmark corpus, and the `Mutation` they form.
 
 A mutation is a few `Edit`s on character offsets of the original text. `ast` locates the
 node; only that node's span (or the whole lines a statement occupies) is replaced, so the
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import ast
 import itertools
-from collections.abc import Iterator
+import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -229,3 +230,20 @@ def is_self_call(node: ast.AST, names: frozenset[str]) -> bool:
         and node.func.value.id == "self"
         and node.func.attr in names
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    operator: str
+    label: str  # a topic name, or "benign"
+    edits: tuple[Edit, ...]
+
+
+# An operator returns every place in a file where it can apply, each as one Mutation.
+Operator = Callable[[Source, random.Random], list[Mutation]]
+
+
+def make(operator: str, label: str, *edits: Edit | None) -> Mutation:
+    return Mutation(operator, label, tuple(e for e in edits if e is not None))
+
+

@@ -10,7 +10,7 @@ from typing import Any
 from contend.config import load_settings
 from contend.review.engine import ReviewRequest, ReviewResult, review
 
-APP_BASE = '''\
+APP_BASE = """\
 def parse_amount(raw):
     if not isinstance(raw, str):
         raise TypeError("amount must be text")
@@ -19,7 +19,7 @@ def parse_amount(raw):
 
 def total(items):
     return sum(parse_amount(i) for i in items)
-'''
+"""
 
 APP_CHANGED = APP_BASE.replace(
     "def total(items):\n    return sum(parse_amount(i) for i in items)\n",
@@ -33,8 +33,13 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def make_repo(root: Path, *, base: dict[str, str] | None = None,
-              change: dict[str, str | None] | None = None, commit_change: bool = True) -> Path:
+def make_repo(
+    root: Path,
+    *,
+    base: dict[str, str] | None = None,
+    change: dict[str, str | None] | None = None,
+    commit_change: bool = True,
+) -> Path:
     """main: one commit of `base`; branch feature: `change` (committed unless told not)."""
     repo = root / "repo"
     repo.mkdir(parents=True, exist_ok=True)
@@ -64,18 +69,38 @@ def write_script(path: Path, **script: Any) -> str:
     return f"scripted:{path}"
 
 
-def objection(path: str = "app.py", line: int = 11, severity: str = "major",
-              claim: str = "average() divides by zero on an empty list",
-              evidence: str = "return total(items) / len(items)") -> dict[str, Any]:
-    return {"severity": severity, "path": path, "start_line": line, "end_line": line,
-            "claim": claim, "evidence": evidence, "expected": "raise ValueError on empty input"}
+def objection(
+    path: str = "app.py",
+    line: int = 11,
+    severity: str = "major",
+    claim: str = "average() divides by zero on an empty list",
+    evidence: str = "return total(items) / len(items)",
+) -> dict[str, Any]:
+    return {
+        "severity": severity,
+        "path": path,
+        "start_line": line,
+        "end_line": line,
+        "claim": claim,
+        "evidence": evidence,
+        "expected": "raise ValueError on empty input",
+    }
 
 
-def critic_turn(topic: str = "edge cases", objections: list[dict[str, Any]] | None = None,
-                judgements: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def critic_turn(
+    topic: str = "edge cases",
+    objections: list[dict[str, Any]] | None = None,
+    judgements: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     objs = objections or []
-    return {"output": {"topic": topic, "no_defect_found": not objs, "objections": objs,
-                       "judgements": judgements or []}}
+    return {
+        "output": {
+            "topic": topic,
+            "no_defect_found": not objs,
+            "objections": objs,
+            "judgements": judgements or [],
+        }
+    }
 
 
 def judge(attack_id: str, action: str, reason: str = "because") -> dict[str, Any]:
@@ -86,8 +111,9 @@ def answer(attack_id: str, action: str, text: str = "answer", evidence: str = ""
     return {"objection_id": attack_id, "action": action, "text": text, "evidence": evidence}
 
 
-def run(repo: Path, *, new: bool = False, resume: bool = False, out: Path | None = None,
-        **flags: Any) -> ReviewResult:
+def run(
+    repo: Path, *, new: bool = False, resume: bool = False, out: Path | None = None, **flags: Any
+) -> ReviewResult:
     settings = load_settings(repo, flags=flags)
     return review(ReviewRequest(path=repo, new=new, resume=resume, out=out), settings)
 

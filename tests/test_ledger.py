@@ -161,7 +161,9 @@ def test_verify_by_run_id_in_the_state_dir(
     assert "no run 'no-such-run'" in err and "Traceback" not in err
 
 
-def test_garbage_file_is_corrupt_not_a_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_garbage_file_is_corrupt_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "ledger.jsonl"
     path.write_bytes(b"hello\nworld\n")
     assert main(["ledger", "verify", str(path)]) == 1

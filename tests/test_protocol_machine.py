@@ -11,9 +11,18 @@ from contend.protocol.model import Action, Attack, Location, Severity, Status
 
 def make_attack(status: Status = Status.OPEN, **kw: object) -> Attack:
     attack = Attack(
-        id="A1", thread="t", critic="c", family="f", topic="x", rule="r",
-        severity=Severity.MAJOR, location=Location("a.py", 1, 1), claim="c", evidence="e",
-        raised_round=1, raised_seq=0,
+        id="A1",
+        thread="t",
+        critic="c",
+        family="f",
+        topic="x",
+        rule="r",
+        severity=Severity.MAJOR,
+        location=Location("a.py", 1, 1),
+        claim="c",
+        evidence="e",
+        raised_round=1,
+        raised_seq=0,
     )
     attack.status = status
     for key, value in kw.items():

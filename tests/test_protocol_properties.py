@@ -74,9 +74,17 @@ class Driver:
             _, thread, severity = operation
             self.n += 1
             attack = Attack(
-                id=f"A{self.n}", thread=thread, critic=thread, family=f"fam-{thread}",
-                topic="t", rule="r", severity=severity, location=Location("x.py", 1, 2),
-                claim="c", evidence="e", raised_round=state.threads[thread].round,
+                id=f"A{self.n}",
+                thread=thread,
+                critic=thread,
+                family=f"fam-{thread}",
+                topic="t",
+                rule="r",
+                severity=severity,
+                location=Location("x.py", 1, 2),
+                claim="c",
+                evidence="e",
+                raised_round=state.threads[thread].round,
                 raised_seq=len(self.log),
             )
             self.emit(ev.attack_raised(attack))
@@ -112,21 +120,42 @@ class Driver:
         elif kind == "call":
             _, thread = operation
             before = {a.id: a.resolved for a in state.attacks.values()}
-            self.emit(ev.event(EventKind.AGENT_CALL, thread=thread, role="critic", tokens_in=5,
-                               tokens_out=1, cost=0.001, usable=True, verdict="no defect"))
+            self.emit(
+                ev.event(
+                    EventKind.AGENT_CALL,
+                    thread=thread,
+                    role="critic",
+                    tokens_in=5,
+                    tokens_out=1,
+                    cost=0.001,
+                    usable=True,
+                    verdict="no defect",
+                )
+            )
             assert before == {a.id: a.resolved for a in state.attacks.values()}
 
 
 def snapshot(state: RunState) -> dict[str, Any]:
     return {
         "attacks": {
-            a.id: (a.status, a.resolved, a.re_attacked, a.rounds_survived, a.contention,
-                   len(a.history))
+            a.id: (
+                a.status,
+                a.resolved,
+                a.re_attacked,
+                a.rounds_survived,
+                a.contention,
+                len(a.history),
+            )
             for a in state.attacks.values()
         },
         "threads": {
-            t.name: (t.round, list(t.closed_rounds), t.tokens_in, t.calls,
-                     {r: (x.new_attacks, x.re_attacks) for r, x in t.rounds.items()})
+            t.name: (
+                t.round,
+                list(t.closed_rounds),
+                t.tokens_in,
+                t.calls,
+                {r: (x.new_attacks, x.re_attacks) for r, x in t.rounds.items()},
+            )
             for t in state.threads.values()
         },
         "events": state.events,
@@ -147,7 +176,9 @@ def test_unresolved_set_shrinks_only_by_resolution_events(ops: list[tuple[Any, .
     assert all(Action(action) in RESOLVING_ACTIONS for _, action in driver.resolutions)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(op, max_size=60))
 def test_replay_of_the_ledger_gives_the_state_the_run_had(
     tmp_path_factory: Any, ops: list[tuple[Any, ...]]

@@ -44,8 +44,9 @@ GUARD_RESTORED = BASE.replace(
 
 @pytest.fixture
 def in_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    repo = make_repo(tmp_path, base={"app.py": BASE}, change={"app.py": FALLBACK},
-                     commit_change=False)
+    repo = make_repo(
+        tmp_path, base={"app.py": BASE}, change={"app.py": FALLBACK}, commit_change=False
+    )
     monkeypatch.chdir(repo)
     return repo
 
@@ -76,9 +77,14 @@ def test_author_mode_fix_waiver_and_defense_across_sessions(
     assert resolved[topics["boundary-typing"]] == "fixed"
 
     # A reasonless waiver is itself a finding; a waiver with a reason concedes.
-    text = (in_repo / "app.py").read_text().replace(
-        "    except Exception:\n",
-        "    except Exception:  # contend: allow silent-fallback -- amounts are advisory here\n")
+    text = (
+        (in_repo / "app.py")
+        .read_text()
+        .replace(
+            "    except Exception:\n",
+            "    except Exception:  # contend: allow silent-fallback -- amounts are advisory\n",
+        )
+    )
     (in_repo / "app.py").write_text(text)
     code, third = review_json(capsys)
     resolved = {d["id"]: d["status"] for d in third["resolved"]}  # type: ignore[union-attr]
@@ -115,7 +121,9 @@ def test_empty_diff_passes_with_nothing_to_review(
     assert data["reasons"] == ["nothing to review"]
 
 
-def test_red_gate_fails_before_any_critic(in_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_red_gate_fails_before_any_critic(
+    in_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, data = review_json(capsys, "--gate", "echo gate-output-here; exit 3")
     assert code == 1 and data["verdict"] == "fail" and data["reasons"] == ["gate"]
     [gate] = data["gates"]  # type: ignore[misc]
@@ -135,8 +143,9 @@ def test_binary_and_large_files_are_skipped_with_reasons(
     assert code == 1  # the real findings still stand
 
 
-def test_not_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_not_a_git_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["review"]) == 2
     err = capsys.readouterr().err
@@ -148,7 +157,8 @@ def test_unknown_base(in_repo: Path, capsys: pytest.CaptureFixture[str]) -> None
     err = capsys.readouterr().err
     assert "no-such-rev" in err and "Traceback" not in err
     assert not (in_repo / ".contend" / "runs").exists() or not any(
-        (in_repo / ".contend" / "runs").iterdir())
+        (in_repo / ".contend" / "runs").iterdir()
+    )
 
 
 def test_detached_head_is_reviewed_by_commit(
@@ -177,14 +187,20 @@ def test_a_second_review_at_once_is_refused_naming_the_holder(
     in_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time\n"
-         "from pathlib import Path\n"
-         "from contend.review.lock import review_lock\n"
-         "with review_lock(Path('.contend'), command='contend review (holder)'):\n"
-         "    print('held', flush=True)\n"
-         "    time.sleep(30)\n"],
-        cwd=in_repo, stdout=subprocess.PIPE, text=True, env={**os.environ},
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from pathlib import Path\n"
+            "from contend.review.lock import review_lock\n"
+            "with review_lock(Path('.contend'), command='contend review (holder)'):\n"
+            "    print('held', flush=True)\n"
+            "    time.sleep(30)\n",
+        ],
+        cwd=in_repo,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"

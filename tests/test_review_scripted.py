@@ -33,23 +33,51 @@ def state_of(result):  # type: ignore[no-untyped-def]
 
 def test_fix_defend_concede_all_accepted_reaches_steady_state_and_passes(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
-    fixed = (repo / "app.py").read_text().replace(
-        "    return total(items) / len(items)",
-        "    if not items:\n        raise ValueError(\"empty\")\n    return total(items) / len(items)",
+    fixed = (
+        (repo / "app.py")
+        .read_text()
+        .replace(
+            "    return total(items) / len(items)",
+            '    if not items:\n        raise ValueError("empty")\n'
+            "    return total(items) / len(items)",
+        )
     )
-    critic = write_script(tmp_path / "critic.json", family="fam-critic", critic=[
-        critic_turn(objections=[objection(), objection(claim="average() loses precision",
-                                                       severity="minor"),
-                                objection(claim="no docstring", severity="minor")]),
-        critic_turn(judgements=[judge("C1-1", "accept"), judge("C1-2", "accept"),
-                                judge("C1-3", "withdraw")]),
-    ])
-    proposer = write_script(tmp_path / "proposer.json", family="fam-author", proposer=[
-        {"output": {"answers": [answer("C1-1", "fix", "guarded"),
-                                answer("C1-2", "defend", "ints only", "parse_amount returns int"),
-                                answer("C1-3", "concede", "style")]},
-         "edits": {"app.py": fixed}},
-    ])
+    critic = write_script(
+        tmp_path / "critic.json",
+        family="fam-critic",
+        critic=[
+            critic_turn(
+                objections=[
+                    objection(),
+                    objection(claim="average() loses precision", severity="minor"),
+                    objection(claim="no docstring", severity="minor"),
+                ]
+            ),
+            critic_turn(
+                judgements=[
+                    judge("C1-1", "accept"),
+                    judge("C1-2", "accept"),
+                    judge("C1-3", "withdraw"),
+                ]
+            ),
+        ],
+    )
+    proposer = write_script(
+        tmp_path / "proposer.json",
+        family="fam-author",
+        proposer=[
+            {
+                "output": {
+                    "answers": [
+                        answer("C1-1", "fix", "guarded"),
+                        answer("C1-2", "defend", "ints only", "parse_amount returns int"),
+                        answer("C1-3", "concede", "style"),
+                    ]
+                },
+                "edits": {"app.py": fixed},
+            },
+        ],
+    )
     result = run(repo, critics=[critic], proposer=proposer)
     data = report(result)
     assert data["verdict"] == "pass" and result.outcome.exit_code == 0
@@ -66,20 +94,39 @@ def test_fix_defend_concede_all_accepted_reaches_steady_state_and_passes(tmp_pat
 
 def test_defense_pressed_until_the_cap_is_a_deadlock_and_escalates(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
-    critic = write_script(tmp_path / "critic.json", critic=[
-        critic_turn(objections=[objection()]),
-        critic_turn(judgements=[judge("C1-1", "re_attack", "still divides by zero")]),
-        critic_turn(judgements=[judge("C1-1", "re_attack", "still divides by zero")]),
-    ])
-    proposer = write_script(tmp_path / "proposer.json", family="fam-author", proposer=[
-        {"output": {"answers": [answer("C1-1", "defend", "callers never pass []")]}},
-        {"output": {"answers": [answer("C1-1", "defend", "see the spec")]}},
-    ])
-    oracle = write_script(tmp_path / "oracle.json", oracle=[{"output": {
-        "agreed": ["average divides by len"], "disputed_leaf": "can items be empty?",
-        "evidence_for": "spec is silent", "evidence_against": "callers filter",
-        "cause": "missing evidence", "human_decision": "is [] a valid input?",
-        "decisive_check": "average([])"}}] * 3)
+    critic = write_script(
+        tmp_path / "critic.json",
+        critic=[
+            critic_turn(objections=[objection()]),
+            critic_turn(judgements=[judge("C1-1", "re_attack", "still divides by zero")]),
+            critic_turn(judgements=[judge("C1-1", "re_attack", "still divides by zero")]),
+        ],
+    )
+    proposer = write_script(
+        tmp_path / "proposer.json",
+        family="fam-author",
+        proposer=[
+            {"output": {"answers": [answer("C1-1", "defend", "callers never pass []")]}},
+            {"output": {"answers": [answer("C1-1", "defend", "see the spec")]}},
+        ],
+    )
+    oracle = write_script(
+        tmp_path / "oracle.json",
+        oracle=[
+            {
+                "output": {
+                    "agreed": ["average divides by len"],
+                    "disputed_leaf": "can items be empty?",
+                    "evidence_for": "spec is silent",
+                    "evidence_against": "callers filter",
+                    "cause": "missing evidence",
+                    "human_decision": "is [] a valid input?",
+                    "decisive_check": "average([])",
+                }
+            }
+        ]
+        * 3,
+    )
     result = run(repo, critics=[critic], proposer=proposer, oracle=oracle, max_rounds=2)
     data = report(result)
     assert data["verdict"] == "escalate" and result.outcome.exit_code == 3
@@ -103,14 +150,21 @@ def test_unresolved_major_without_proposer_fails(tmp_path: Path) -> None:
 
 def test_only_minor_unresolved_is_a_conditional_pass(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
-    critic = write_script(tmp_path / "critic.json", critic=[
-        critic_turn(objections=[objection(severity="minor")]),
-        critic_turn(judgements=[judge("C1-1", "re_attack", "a concession is not a fix")]),
-    ])
-    proposer = write_script(tmp_path / "proposer.json", family="fam-author", proposer=[
-        {"output": {"answers": [answer("C1-1", "concede", "not now")]}},
-        {"output": {"answers": [answer("C1-1", "concede", "still not now")]}},
-    ])
+    critic = write_script(
+        tmp_path / "critic.json",
+        critic=[
+            critic_turn(objections=[objection(severity="minor")]),
+            critic_turn(judgements=[judge("C1-1", "re_attack", "a concession is not a fix")]),
+        ],
+    )
+    proposer = write_script(
+        tmp_path / "proposer.json",
+        family="fam-author",
+        proposer=[
+            {"output": {"answers": [answer("C1-1", "concede", "not now")]}},
+            {"output": {"answers": [answer("C1-1", "concede", "still not now")]}},
+        ],
+    )
     result = run(repo, critics=[critic], proposer=proposer, max_rounds=1)
     data = report(result)
     assert data["verdict"] == "conditional_pass" and result.outcome.exit_code == 0
@@ -119,10 +173,13 @@ def test_only_minor_unresolved_is_a_conditional_pass(tmp_path: Path) -> None:
 
 def test_two_malformed_outputs_in_a_row_fail_the_thread_and_escalate(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
-    critic = write_script(tmp_path / "critic.json", critic=[
-        {"raw": "I think the code is fine!"},
-        {"raw": "{\"topic\": \"x\", \"objections\": [ {\"sev"},
-    ])
+    critic = write_script(
+        tmp_path / "critic.json",
+        critic=[
+            {"raw": "I think the code is fine!"},
+            {"raw": '{"topic": "x", "objections": [ {"sev'},
+        ],
+    )
     proposer = write_script(tmp_path / "proposer.json", family="fam-author", proposer=[])
     result = run(repo, critics=[critic], proposer=proposer)
     data = report(result)
@@ -144,10 +201,12 @@ def test_a_crashing_critic_never_yields_pass(tmp_path: Path) -> None:
 def test_cost_cap_stops_the_thread(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     critic = write_script(tmp_path / "critic.json", critic=[critic_turn(objections=[objection()])])
-    proposer = write_script(tmp_path / "proposer.json", family="fam-author", proposer=[
-        {"output": {"answers": [answer("C1-1", "defend", "fine")]}}])
-    result = run(repo, critics=[critic], proposer=proposer,
-                 **{"limits.max_thread_tokens": 10})
+    proposer = write_script(
+        tmp_path / "proposer.json",
+        family="fam-author",
+        proposer=[{"output": {"answers": [answer("C1-1", "defend", "fine")]}}],
+    )
+    result = run(repo, critics=[critic], proposer=proposer, **{"limits.max_thread_tokens": 10})
     state = state_of(result)
     assert state.threads["C1"].ended == "cost_cap"
     assert report(result)["disputes"][0]["status"] == "unresolved"
@@ -155,13 +214,27 @@ def test_cost_cap_stops_the_thread(tmp_path: Path) -> None:
 
 def test_unknown_ids_and_illegal_judgements_are_recorded_not_applied(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
-    critic = write_script(tmp_path / "critic.json", critic=[
-        critic_turn(objections=[objection(), {"severity": "major", "path": "", "start_line": 1,
-                                              "end_line": 1, "claim": "vague", "evidence": "",
-                                              "expected": ""}],
-                    judgements=[judge("C9-9", "accept")]),
-        critic_turn(judgements=[judge("C1-1", "accept"), judge("NOPE", "re_attack")]),
-    ])
+    critic = write_script(
+        tmp_path / "critic.json",
+        critic=[
+            critic_turn(
+                objections=[
+                    objection(),
+                    {
+                        "severity": "major",
+                        "path": "",
+                        "start_line": 1,
+                        "end_line": 1,
+                        "claim": "vague",
+                        "evidence": "",
+                        "expected": "",
+                    },
+                ],
+                judgements=[judge("C9-9", "accept")],
+            ),
+            critic_turn(judgements=[judge("C1-1", "accept"), judge("NOPE", "re_attack")]),
+        ],
+    )
     result = run(repo, critics=[critic])
     state = state_of(result)
     thread = state.threads["C1"]
@@ -176,11 +249,23 @@ def test_near_duplicate_topic_is_rejected_in_code_and_the_critic_asked_again(
     tmp_path: Path,
 ) -> None:
     repo = make_repo(tmp_path)
-    first = write_script(tmp_path / "c1.json", family="fam-a", critic=[
-        critic_turn(topic="silent fallbacks")])
-    second = write_script(tmp_path / "c2.json", family="fam-b", critic=[
-        {"output": {"topic": "silent fallback", "no_defect_found": True, "objections": [],
-                    "judgements": []}}])
+    first = write_script(
+        tmp_path / "c1.json", family="fam-a", critic=[critic_turn(topic="silent fallbacks")]
+    )
+    second = write_script(
+        tmp_path / "c2.json",
+        family="fam-b",
+        critic=[
+            {
+                "output": {
+                    "topic": "silent fallback",
+                    "no_defect_found": True,
+                    "objections": [],
+                    "judgements": [],
+                }
+            }
+        ],
+    )
     result = run(repo, critics=[first, second], parallelism=1)
     state = state_of(result)
     assert state.topic_rejections and state.topic_rejections[0]["topic"] == "silent fallback"
@@ -189,12 +274,18 @@ def test_near_duplicate_topic_is_rejected_in_code_and_the_critic_asked_again(
 def test_interrupt_leaves_a_resumable_run(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     marker = tmp_path / "interrupted.marker"
-    critic = write_script(tmp_path / "critic.json", critic=[
-        critic_turn(objections=[objection()]),
-        {**critic_turn(judgements=[judge("C1-1", "accept")]), "interrupt_once": str(marker)},
-    ])
-    proposer = write_script(tmp_path / "proposer.json", family="fam-author", proposer=[
-        {"output": {"answers": [answer("C1-1", "defend", "callers never pass []")]}}])
+    critic = write_script(
+        tmp_path / "critic.json",
+        critic=[
+            critic_turn(objections=[objection()]),
+            {**critic_turn(judgements=[judge("C1-1", "accept")]), "interrupt_once": str(marker)},
+        ],
+    )
+    proposer = write_script(
+        tmp_path / "proposer.json",
+        family="fam-author",
+        proposer=[{"output": {"answers": [answer("C1-1", "defend", "callers never pass []")]}}],
+    )
     with pytest.raises(KeyboardInterrupt):
         run(repo, critics=[critic], proposer=proposer)
     runs = list((repo / ".contend" / "runs").iterdir())
@@ -206,3 +297,64 @@ def test_interrupt_leaves_a_resumable_run(tmp_path: Path) -> None:
     data = report(result)
     assert data["verdict"] == "pass"
     assert data["resolved"][0]["status"] == "accepted"
+
+
+def _fixing_proposer(tmp_path: Path, name: str, new_text: str) -> str:
+    return write_script(
+        tmp_path / name,
+        family="fam-author",
+        proposer=[
+            {
+                "output": {"answers": [answer("{thread}-1", "fix", "guarded")]},
+                "edits": {"app.py": new_text},
+            }
+        ],
+    )
+
+
+def test_apply_brings_the_merged_fix_into_the_working_tree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    fixed = (repo / "app.py").read_text() + "\n\nGUARDED = True\n"
+    critic = write_script(
+        tmp_path / "critic.json",
+        critic=[
+            critic_turn(objections=[objection()]),
+            critic_turn(judgements=[judge("C1-1", "accept")]),
+        ],
+    )
+    proposer = _fixing_proposer(tmp_path, "proposer.json", fixed)
+    from contend.config import load_settings
+    from contend.review.engine import ReviewRequest, review
+
+    settings = load_settings(repo, flags={"critics": [critic], "proposer": proposer})
+    result = review(ReviewRequest(path=repo, apply=True), settings)
+    assert report(result)["verdict"] == "pass"
+    assert (repo / "app.py").read_text() == fixed
+
+
+def test_conflicting_fixes_of_two_threads_are_reported_not_dropped(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    original = (repo / "app.py").read_text()
+    critics = []
+    for index, topic in ((1, "division by zero"), (2, "input parsing")):
+        critics.append(
+            write_script(
+                tmp_path / f"critic{index}.json",
+                family=f"fam-{index}",
+                critic=[
+                    critic_turn(topic=topic, objections=[objection()]),
+                    critic_turn(topic=topic, judgements=[judge(f"C{index}-1", "accept")]),
+                ],
+            )
+        )
+    # One proposer script for both threads; the edit differs per thread through {thread}.
+    proposer = _fixing_proposer(
+        tmp_path, "proposer.json", original.replace("len(items)", "max(len(items), {thread})")
+    )
+    result = run(repo, critics=critics, proposer=proposer, parallelism=2)
+    data = report(result)
+    [merge] = data["merges"]
+    assert len(merge["conflicts"]) == 1
+    assert merge["conflicts"][0]["files"] == ["app.py"]
+    md = result.texts["markdown"]
+    assert "conflict" in md.lower()

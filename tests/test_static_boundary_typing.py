@@ -409,3 +409,71 @@ def test_unparsable_new_side_is_skipped_with_reason() -> None:
     assert skipped.path == "src/app/core.py"
     assert skipped.topic is Topic.BOUNDARY_TYPING
     assert "does not parse" in skipped.reason
+
+
+def test_removing_one_of_two_identical_guards_is_caught() -> None:
+    old = """
+    def decode(data, curr):
+        for x in data:
+            if x == 1:
+                if curr:
+                    raise ValueError("z inside tuple")
+                emit(0)
+            elif x == 2:
+                if curr:
+                    raise ValueError("y inside tuple")
+                emit(1)
+    """
+    new = """
+    def decode(data, curr):
+        for x in data:
+            if x == 1:
+                emit(0)
+            elif x == 2:
+                if curr:
+                    raise ValueError("y inside tuple")
+                emit(1)
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [("validation-guard-removed", 4)]
+    assert "(old line 4)" in findings[0].claim
+
+
+def test_guard_on_one_parameter_does_not_cover_another() -> None:
+    old = """
+    def pack(raw, raw_le):
+        if len(raw) != 16:
+            raise ValueError("raw must be 16 bytes")
+        if len(raw_le) != 16:
+            raise ValueError("raw_le must be 16 bytes")
+        return raw + raw_le
+    """
+    new = """
+    def pack(raw, raw_le):
+        if len(raw) != 16:
+            raise ValueError("raw must be 16 bytes")
+        return raw + raw_le
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [("validation-guard-removed", 4)]
+    assert "`len(raw_le) != 16`" in findings[0].claim
+
+
+def test_isinstance_in_a_multiline_condition_replaced_by_true() -> None:
+    old = """
+    def close(self):
+        if (self._stack or self._parser is None or
+                isinstance(self._parser, Closed)):
+            return
+        self.feed(b"")
+    """
+    new = """
+    def close(self):
+        if (self._stack or self._parser is None or
+                True):
+            return
+        self.feed(b"")
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [("isinstance-replaced-by-constant", 2)]
+    assert findings[0].end_line == 3

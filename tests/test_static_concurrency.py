@@ -121,7 +121,7 @@ def test_lock_removed_around_a_call_is_caught() -> None:
     """
     findings = _run(old, new)
     assert _rules(findings) == [("lock-removed", 3)]
-    assert "runs the statements" in findings[0].claim
+    assert "runs `res = self._recv_bytes()` without holding `self._rlock`" in findings[0].claim
 
 
 def test_async_lock_removed_around_global_mutation() -> None:
@@ -323,6 +323,27 @@ def test_lock_replaced_by_another_lock_is_fine() -> None:
                 return key
         """
         assert _run(LOCKED, new) == [], header
+
+
+def test_taking_an_unrelated_lock_by_hand_does_not_excuse_a_removal() -> None:
+    old = """
+    class Thread:
+        def start(self):
+            self._tstate_lock.acquire()
+            if not self.daemon:
+                with _shutdown_locks_lock:
+                    _shutdown_locks.add(self._tstate_lock)
+    """
+    new = """
+    class Thread:
+        def start(self):
+            self._tstate_lock.acquire()
+            if not self.daemon:
+                _shutdown_locks.add(self._tstate_lock)
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [("lock-removed", 5)]
+    assert "`_shutdown_locks`" in findings[0].claim
 
 
 def test_lock_taken_by_hand_is_fine() -> None:

@@ -15,7 +15,7 @@ A TURN is one of
     {"error": "crash" | "timeout" | "http-429" | "http-500"}
     {"sleep": seconds, ...}              extra latency before the turn
     {"interrupt_once": "MARKER", ...}    Ctrl-C during this call, the first time only
-The text "{thread}" in a turn is replaced by the calling thread's name (e.g. "C2"), so one
+The text "{thread}" in a turn's output and edits is replaced by the calling thread's name (e.g. "C2"), so one
 proposer script can answer objection "{thread}-1" in every thread.
 Rounds past the end of a list get a quiet turn: a critic finds no new defect and judges
 nothing; a proposer answers nothing.
@@ -78,7 +78,11 @@ class ScriptedAgent:
                 retryable=str(error) == "http-429",
             )
         if request.role == "proposer":
-            _apply_edits(request.worktree, turn.get("edits", {}))
+            edits = {
+                path: None if text is None else str(text).replace("{thread}", request.thread)
+                for path, text in turn.get("edits", {}).items()
+            }
+            _apply_edits(request.worktree, edits)
         exchange: dict[str, Any] = {"request": {"system": request.system, "prompt": request.prompt}}
         if "raw" in turn:
             raw_text = str(turn["raw"])

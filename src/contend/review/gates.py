@@ -21,7 +21,8 @@ async def run_gate(
     cmd: str, cwd: Path, *, when: str, thread: str | None = None, timeout_s: float = 1800.0
 ) -> dict[str, Any]:
     started = time.perf_counter()
-    proc = await asyncio.create_subprocess_shell(  # contend: allow security -- gates are the user's own configured shell commands
+    # contend: allow security -- a gate is the user's own configured shell command
+    proc = await asyncio.create_subprocess_shell(
         cmd,
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,

@@ -220,46 +220,47 @@ def _protects(expr: ast.expr, locks: frozenset[str]) -> bool:
     return _is_lock(expr, locks) or isinstance(expr, ast.Name | ast.Attribute)
 
 
-def _is_method_call(node: ast.AST, method: str) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == method
+def _calls_on(node: ast.AST, method: str, receivers: frozenset[str]) -> bool:
+    """`node` contains `<receiver>.<method>(...)` for one of `receivers`."""
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == method
+        and ast.unparse(n.func.value) in receivers
+        for n in ast.walk(node)
     )
 
 
 def _guarded_statements(
-    fn: pyast.FunctionNode, locks: frozenset[str]
+    fn: pyast.FunctionNode, locks: frozenset[str], by_hand: frozenset[str]
 ) -> Iterator[tuple[ast.stmt, bool]]:
     """Every statement of a function with whether a lock guards it: inside a lock-like
-    `with`, after a sibling `x.acquire()`, or in a `try` whose `finally` releases."""
+    `with`, after a sibling `<lock>.acquire()`, or in a `try` whose `finally` releases
+    `<lock>`, for the locks in `by_hand` (taking some other lock by hand guards nothing)."""
 
     def block(stmts: list[ast.stmt], guarded: bool) -> Iterator[tuple[ast.stmt, bool]]:
         for stmt in stmts:
             yield stmt, guarded
             if isinstance(stmt, _NESTED):
                 continue
-            if any(_is_method_call(n, "acquire") for n in ast.walk(stmt)):
-                guarded = True  # the rest of this block runs with the lock taken by hand
-            inner = guarded
-            if isinstance(stmt, ast.With | ast.AsyncWith) and any(
-                _protects(item.context_expr, locks) for item in stmt.items
-            ):
-                inner = True
+            inner = guarded or (
+                isinstance(stmt, ast.With | ast.AsyncWith)
+                and any(_protects(item.context_expr, locks) for item in stmt.items)
+            )
             if isinstance(stmt, ast.Try) and any(
-                _is_method_call(n, "release") for s in stmt.finalbody for n in ast.walk(s)
+                _calls_on(s, "release", by_hand) for s in stmt.finalbody
             ):
                 yield from block(stmt.body, True)
                 for handler in stmt.handlers:
                     yield from block(handler.body, inner)
                 yield from block(stmt.orelse + stmt.finalbody, inner)
-                continue
-            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                for child in getattr(stmt, name, []):
-                    if isinstance(child, ast.stmt):
-                        yield from block([child], inner)
-                    elif isinstance(child, ast.ExceptHandler | ast.match_case):
-                        yield from block(child.body, inner)
+            else:
+                for name in ("body", "orelse", "finalbody"):
+                    yield from block(getattr(stmt, name, []), inner)
+                for clause in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
+                    yield from block(clause.body, inner)
+            if _calls_on(stmt, "acquire", by_hand):
+                guarded = True  # the rest of this block runs with the lock taken by hand
 
     yield from block(fn.body, False)
 
@@ -328,9 +329,10 @@ def _locks_removed(
     withs = [w for w in _lock_withs(old_fn.node, locks.old) if w in removed_withs]
     if not withs:
         return
+    by_hand = frozenset(ast.unparse(item.context_expr) for w in withs for item in w.items)
     unguarded = [
         stmt
-        for stmt, guarded in _guarded_statements(new_fn.node, locks.new)
+        for stmt, guarded in _guarded_statements(new_fn.node, locks.new, by_hand)
         if not guarded and stmt.lineno in change.added_lines
     ]
     by_text: dict[str, ast.stmt] = {}
@@ -342,7 +344,8 @@ def _locks_removed(
         if not moved:
             continue
         targets = [key for key in (_mutated(s, shared) for s in moved) if key is not None]
-        what = f"mutates shared `{targets[0]}`" if targets else "runs the statements"
+        head = ast.unparse(moved[0]).splitlines()[0]
+        what = f"mutates shared `{targets[0]}`" if targets else f"runs `{head[:60]}`"
         lock_text = ", ".join(ast.unparse(item.context_expr) for item in lock.items)
         first = moved[0]
         yield _finding(
