@@ -1,9 +1,11 @@
-"""Benign refactors: the controls of the benchmark, changes no critic should object to.
+"""Benign changes: the controls of the benchmark, changes no critic should object to.
 
-Each keeps behaviour: a local variable renamed, a docstring or a type annotation added, an
-equivalent rewrite (`x = x + 1` to `x += 1`, `else` dropped after a `return`, a weak
-`assertTrue(a == b)` made the stronger `assertEqual(a, b)`), two imports swapped. The
-operators follow the shape of `mutations.Operator` and label their mutations "benign".
+Refactors keep behaviour: a local variable renamed, a docstring or a type annotation added,
+an equivalent rewrite (`x = x + 1` to `x += 1`, `else` dropped after a `return`, a weak
+`assertTrue(a == b)` made the stronger `assertEqual(a, b)`), two imports swapped.
+Look-alikes (`LOOKALIKE`) touch what the critics watch but make it safer or leave it as
+strong: a lock added around a mutation, an exception translated and re-raised with its
+cause, a test renamed, a test added. Every mutation here is labelled "benign".
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import keyword
 import random
 import tokenize
 
-from mutations import Mutation, Operator
+from mutations import test_methods, work_statements, wrap
 from splice import (
     Edit,
     FunctionNode,
+    Mutation,
+    Operator,
     Source,
     apply_edits,
     dedent,
@@ -280,6 +284,70 @@ def strengthen_assert(src: Source, rng: random.Random) -> list[Mutation]:
     return out
 
 
+def add_lock(src: Source, rng: random.Random) -> list[Mutation]:
+    """A mutation of `self` state put under `with self._lock:`."""
+    out = []
+    for func in functions(src.tree):
+        if not func.args.args or func.args.args[0].arg != "self":
+            continue
+        for _block, stmt in statements(func):
+            if not isinstance(stmt, ast.Assign | ast.AugAssign) or stmt.lineno != stmt.end_lineno:
+                continue
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            on_self = any(
+                isinstance(t, ast.Attribute)
+                and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+                for t in targets
+            )
+            if on_self and src.owns_lines(stmt):
+                out.append(_benign("add_lock", wrap(src, stmt, "with self._lock:", None)))
+    return out
+
+
+def reraise_with_context(src: Source, rng: random.Random) -> list[Mutation]:
+    """A call's OSError translated into a RuntimeError that keeps its cause."""
+    out = []
+    for stmt in work_statements(src, in_tests=False):
+        handler = ["except OSError as exc:", '    raise RuntimeError("operation failed") from exc']
+        out.append(_benign("reraise_with_context", wrap(src, stmt, "try:", handler)))
+    return out
+
+
+def _def_name_range(src: Source, func: FunctionNode) -> tuple[int, int]:
+    start = src.offset(func.lineno, func.col_offset)
+    at = src.text.index(f"def {func.name}", start) + len("def ")
+    return at, at + len(func.name)
+
+
+def rename_test(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for cls, func in test_methods(src):
+        new = f"{func.name}_{rng.choice(['basic', 'default', 'simple', 'case'])}"
+        names = {getattr(s, "name", None) for s in cls.body}
+        if new not in names and new not in src.text:
+            out.append(_benign("rename_test", Edit(*_def_name_range(src, func), new)))
+    return out
+
+
+def add_test(src: Source, rng: random.Random) -> list[Mutation]:
+    """An existing test duplicated under a new name, right after itself."""
+    out = []
+    for _cls, func in test_methods(src):
+        new = f"{func.name}_again"
+        if func.decorator_list or new in src.text or not src.owns_lines(func.body[-1]):
+            continue
+        last = func.end_lineno or func.lineno
+        start, end = _def_name_range(src, func)
+        copy = src.text[src.line_offset(func.lineno) : start] + new
+        copy += src.text[end : src.line_offset(last + 1)]
+        at = src.line_offset(last + 1)
+        out.append(_benign("add_test", Edit(at, at, "\n" + copy)))
+    return out
+
+
+LOOKALIKE = frozenset({"add_lock", "reraise_with_context", "rename_test", "add_test"})
+
 BENIGN: dict[str, Operator] = {
     "rename_local": rename_local,
     "add_docstring": add_docstring,
@@ -289,4 +357,8 @@ BENIGN: dict[str, Operator] = {
     "drop_else_after_return": drop_else_after_return,
     "reorder_imports": reorder_imports,
     "strengthen_assert": strengthen_assert,
+    "add_lock": add_lock,
+    "reraise_with_context": reraise_with_context,
+    "rename_test": rename_test,
+    "add_test": add_test,
 }

@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 from splice import Edit, FunctionNode, Mutation, Operator, Source, first_body_stmt, functions, make
 
-
 # -- security ----------------------------------------------------------------------------------
 
 
@@ -116,6 +115,14 @@ def _secret_lines(kind: str, rng: random.Random) -> list[str]:
         return [f'slack_token = "{"xo" + "xb-" + "-".join(parts)}-{_rand(rng, ALNUM, 24)}"']
     if kind == "password":
         return [f'password = "{_rand(rng, ALNUM + "!#$%&*+-=?@^_", 20)}"']
+    if kind == "db_url":
+        return [f'database_url = "postgresql://admin:{_rand(rng, ALNUM, 18)}@db.internal:5432/app"']
+    if kind == "bearer":
+        return [f'headers = {{"Authorization": "Bearer {_rand(rng, ALNUM + "-_", 40)}"}}']
+    if kind == "private_key":
+        label = "RSA " + "PRIVATE" + " KEY"
+        body = "\\n".join(_rand(rng, ALNUM + "+/", 64) for _ in range(4))
+        return [f'private_key = "-----BEGIN {label}-----\\n{body}\\n-----END {label}-----\\n"']
     return [f'api_key = "{_rand(rng, "0123456789abcdef", 40)}"']
 
 
@@ -145,5 +152,3 @@ def module_secret(src: Source, rng: random.Random) -> list[Mutation]:
         name, value = line.split(" = ", 1)
         text += f"{name.upper()} = {value}\n"
     return [make("module_secret", "secrets", Edit(at, at, text))]
-
-

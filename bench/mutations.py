@@ -27,7 +27,6 @@ from splice import (
     within,
 )
 
-
 NARROW_OK = frozenset({"Exception", "BaseException"})
 GUARD_ERRORS = frozenset({"TypeError", "ValueError"})
 MUTATING_METHODS = frozenset(
@@ -43,7 +42,7 @@ ALL_ASSERTS = frozenset(
 )
 
 
-def _wrap(src: Source, stmt: ast.stmt, head: str, handler: list[str] | None) -> Edit:
+def wrap(src: Source, stmt: ast.stmt, head: str, handler: list[str] | None) -> Edit:
     """Nest a whole-line statement under `head` (e.g. "try:"), optionally followed by
     handler lines at the statement's own indentation (each relative, indented by four)."""
     indent = src.indent(stmt) or ""
@@ -55,7 +54,7 @@ def _wrap(src: Source, stmt: ast.stmt, head: str, handler: list[str] | None) -> 
     return Edit(start, end, text)
 
 
-def _work_statements(src: Source, *, in_tests: bool) -> list[ast.stmt]:
+def work_statements(src: Source, *, in_tests: bool) -> list[ast.stmt]:
     """Single-line statements that do real work (a call, an assignment from a call) and own
     their line, inside functions, outside any existing try."""
     found: list[ast.stmt] = []
@@ -110,9 +109,9 @@ def try_except_return_none(src: Source, rng: random.Random) -> list[Mutation]:
         make(
             "try_except_return_none",
             "silent-fallback",
-            _wrap(src, stmt, "try:", ["except Exception:", "    return None"]),
+            wrap(src, stmt, "try:", ["except Exception:", "    return None"]),
         )
-        for stmt in _work_statements(src, in_tests=False)
+        for stmt in work_statements(src, in_tests=False)
     ]
 
 
@@ -121,9 +120,9 @@ def try_except_pass(src: Source, rng: random.Random) -> list[Mutation]:
         make(
             "try_except_pass",
             "silent-fallback",
-            _wrap(src, stmt, "try:", ["except Exception:", "    pass"]),
+            wrap(src, stmt, "try:", ["except Exception:", "    pass"]),
         )
-        for stmt in _work_statements(src, in_tests=False)
+        for stmt in work_statements(src, in_tests=False)
     ]
 
 
@@ -174,11 +173,60 @@ def suppress_exception(src: Source, rng: random.Random) -> list[Mutation]:
             "suppress_exception",
             "silent-fallback",
             imp,
-            _wrap(src, stmt, "with contextlib.suppress(Exception):", None),
+            wrap(src, stmt, "with contextlib.suppress(Exception):", None),
         )
-        for stmt in _work_statements(src, in_tests=False)
+        for stmt in work_statements(src, in_tests=False)
         if imp is None or src.line_offset(stmt.lineno) > imp.start
     ]
+
+
+def try_except_log_return(src: Source, rng: random.Random) -> list[Mutation]:
+    """The 'log and carry on' fallback: the failure is logged at debug level and a default
+    returned, so the caller never learns."""
+    imp = src.import_edit("import logging")
+    handler = [
+        "except Exception as exc:",
+        '    logging.getLogger(__name__).debug("ignored: %s", exc)',
+        "    return None",
+    ]
+    return [
+        make("try_except_log_return", "silent-fallback", imp, wrap(src, stmt, "try:", handler))
+        for stmt in work_statements(src, in_tests=False)
+        if imp is None or src.line_offset(stmt.lineno) > imp.start
+    ]
+
+
+def narrow_handler_default(src: Source, rng: random.Random) -> list[Mutation]:
+    """A new handler, narrow this time, that turns the failure into an empty value."""
+    out = []
+    for stmt in work_statements(src, in_tests=False):
+        errors = rng.choice(["KeyError", "(KeyError, ValueError)", "OSError", "LookupError"])
+        default = rng.choice(["{}", "[]", '""', "None"])
+        handler = [f"except {errors}:", f"    return {default}"]
+        out.append(
+            make("narrow_handler_default", "silent-fallback", wrap(src, stmt, "try:", handler))
+        )
+    return out
+
+
+def subscript_to_get(src: Source, rng: random.Random) -> list[Mutation]:
+    """`x = mapping[key]` (raises KeyError) made `x = mapping.get(key)` (None flows on)."""
+    out = []
+    for func in functions(src.tree):
+        for _block, stmt in statements(func):
+            if not (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.value, ast.Subscript)
+                and not isinstance(stmt.value.slice, ast.Slice | ast.Constant)
+                and isinstance(stmt.value.value, ast.Name | ast.Attribute)
+            ):
+                continue
+            value = stmt.value
+            text = f"{src.node_text(value.value)}.get({src.node_text(value.slice)})"
+            out.append(
+                make("subscript_to_get", "silent-fallback", Edit(*src.node_range(value), text))
+            )
+    return out
 
 
 # -- test-weakening ----------------------------------------------------------------------------
@@ -278,7 +326,7 @@ def widen_assert_raises(src: Source, rng: random.Random) -> list[Mutation]:
     return out
 
 
-def _test_methods(src: Source) -> list[tuple[ast.ClassDef, FunctionNode]]:
+def test_methods(src: Source) -> list[tuple[ast.ClassDef, FunctionNode]]:
     found = []
     for cls in ast.walk(src.tree):
         if not isinstance(cls, ast.ClassDef):
@@ -299,7 +347,7 @@ def add_skip(src: Source, rng: random.Random) -> list[Mutation]:
     if not src.has_import("import unittest"):
         return []
     out = []
-    for _cls, func in _test_methods(src):
+    for _cls, func in test_methods(src):
         if func.decorator_list or src.indent(func) is None:
             continue
         at = src.line_offset(func.lineno)
@@ -314,7 +362,7 @@ def wrap_assert_in_try(src: Source, rng: random.Random) -> list[Mutation]:
         make(
             "wrap_assert_in_try",
             "test-weakening",
-            _wrap(src, stmt, "try:", ["except AssertionError:", "    pass"]),
+            wrap(src, stmt, "try:", ["except AssertionError:", "    pass"]),
         )
         for stmt, _call in _test_calls(src, ALL_ASSERTS)
     ]
@@ -322,7 +370,7 @@ def wrap_assert_in_try(src: Source, rng: random.Random) -> list[Mutation]:
 
 def delete_test(src: Source, rng: random.Random) -> list[Mutation]:
     out = []
-    for cls, func in _test_methods(src):
+    for cls, func in test_methods(src):
         if len(cls.body) < 2 or src.indent(func) is None or not src.owns_lines(func.body[-1]):
             continue
         first, last = _def_start(func), func.end_lineno or func.lineno
@@ -370,6 +418,44 @@ def assert_eq_to_truthy(src: Source, rng: random.Random) -> list[Mutation]:
                 start, end = src.node_range(test)
                 edit = Edit(start, end, src.node_text(test.left))
                 out.append(make("assert_eq_to_truthy", "test-weakening", edit))
+    return out
+
+
+def unwrap_assert_raises(src: Source, rng: random.Random) -> list[Mutation]:
+    """`with self.assertRaises(X): body` made plain `body`: the expected failure is no longer
+    checked (and if it still happens, the test errors instead of passing for the right reason)."""
+    out = []
+    for func in functions(src.tree):
+        if not func.name.startswith("test"):
+            continue
+        for _block, stmt in statements(func):
+            if not (
+                isinstance(stmt, ast.With)
+                and len(stmt.items) == 1
+                and stmt.items[0].optional_vars is None
+                and is_self_call(stmt.items[0].context_expr, frozenset({"assertRaises"}))
+                and stmt.body[0].lineno > stmt.lineno
+            ):
+                continue
+            outer, inner = src.indent(stmt), src.indent(stmt.body[0])
+            if outer is None or inner is None or not inner.startswith(outer):
+                continue
+            text = dedent(src.lines[stmt.body[0].lineno - 1 : stmt.end_lineno], inner[len(outer) :])
+            if text is not None and src.owns_lines(stmt.body[-1]):
+                start, end = src.line_span(stmt.lineno, stmt.end_lineno or stmt.lineno)
+                out.append(make("unwrap_assert_raises", "test-weakening", Edit(start, end, text)))
+    return out
+
+
+def equal_to_greater_equal(src: Source, rng: random.Random) -> list[Mutation]:
+    out = []
+    for _stmt, call in _test_calls(src, STRONG_ASSERTS):
+        args = _two_args(call)
+        if args and isinstance(call.func, ast.Attribute):
+            start = src.node_range(call.func)[1] - len("assertEqual")
+            end = src.node_range(call.func)[1]
+            edit = Edit(start, end, "assertGreaterEqual")
+            out.append(make("equal_to_greater_equal", "test-weakening", edit))
     return out
 
 
@@ -570,6 +656,29 @@ def await_between_read_write(src: Source, rng: random.Random) -> list[Mutation]:
     return out
 
 
+def await_to_task(src: Source, rng: random.Random) -> list[Mutation]:
+    """`await f(x)` as a statement made `asyncio.ensure_future(f(x))`: fire and forget, the
+    caller goes on before the work is done and its errors are never seen."""
+    imp = src.import_edit("import asyncio")
+    out = []
+    for func in functions(src.tree):
+        if not isinstance(func, ast.AsyncFunctionDef):
+            continue
+        for _block, stmt in statements(func):
+            if not (
+                isinstance(stmt, ast.Expr)
+                and isinstance(stmt.value, ast.Await)
+                and isinstance(stmt.value.value, ast.Call)
+            ):
+                continue
+            start, end = src.node_range(stmt.value)
+            if imp is not None and start <= imp.start:
+                continue
+            text = f"asyncio.ensure_future({src.node_text(stmt.value.value)})"
+            out.append(make("await_to_task", "concurrency", imp, Edit(start, end, text)))
+    return out
+
+
 def mutable_default(src: Source, rng: random.Random) -> list[Mutation]:
     out = []
     for func in functions(src.tree):
@@ -579,5 +688,3 @@ def mutable_default(src: Source, rng: random.Random) -> list[Mutation]:
                 edit = Edit(start, end, rng.choice(["[]", "{}"]))
                 out.append(make("mutable_default", "concurrency", edit))
     return out
-
-

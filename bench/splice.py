@@ -245,5 +245,3 @@ Operator = Callable[[Source, random.Random], list[Mutation]]
 
 def make(operator: str, label: str, *edits: Edit | None) -> Mutation:
     return Mutation(operator, label, tuple(e for e in edits if e is not None))
-
-

@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benign import BENIGN
-from mutations import OPERATORS, TEST_TOPICS, Mutation, Operator
-from splice import Source, apply_edits
+from operators import OPERATORS, TEST_TOPICS
+from splice import Mutation, Operator, Source, apply_edits
 
 SEED = 20261130
 MAX_FILE_BYTES = 150_000

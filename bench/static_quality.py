@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from baselines import RUFF_IGNORE, RUFF_SELECT, Diagnostic, Job, introduced
+from benign import LOOKALIKE
 from contend.critics.static.runner import run_static
 from contend.gitio.diff import collect_changes
 from static_corpus import SEED, Item, build_corpus, stdlib_pools
@@ -133,9 +134,12 @@ def print_tables(outcomes: list[Outcome]) -> None:
     header = f"{'':26} {'n':>4}  {'contend':>17}  {'ruff':>17}  {'bandit':>17}"
     print("\nRecall per topic (share of mutants caught) and false alarms on benign controls")
     print(header)
-    for label in (*TOPICS, "benign"):
-        rows = by_label.get(label, [])
-        name = "benign false alarms" if label == "benign" else label
+    lookalike = [o for o in by_label.get("benign", []) if o.item.operator in LOOKALIKE]
+    for name, rows in [
+        *((label, by_label.get(label, [])) for label in TOPICS),
+        ("benign false alarms", by_label.get("benign", [])),
+        ("  of which look-alikes", lookalike),
+    ]:
         cells = "  ".join(f"{rate(rows, tool):>17}" for tool in TOOLS)
         print(f"{name:26} {len(rows):>4}  {cells}")
 

@@ -29,7 +29,7 @@ from contend.critics.static import pyast
 from contend.critics.static.base import Topic
 from contend.critics.static.runner import run_static
 from contend.gitio.diff import collect_changes
-from mutations import OPERATORS, TEST_TOPICS
+from operators import OPERATORS, TEST_TOPICS
 from static_corpus import SEED, load_source, mutate, run_git, stdlib_pools
 
 # The topics of the ten changed files, in order: mostly defects, two benign refactors.

@@ -19,7 +19,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import mutations
+import inject
+import operators
 import splice
 import static_corpus
 from benign import BENIGN
@@ -60,10 +61,10 @@ def _segments(text: str) -> dict[str, str]:
 
 def test_corpus_covers_every_label(corpus: list[static_corpus.Item]) -> None:
     labels = {item.label for item in corpus}
-    assert labels == {*mutations.OPERATORS, "benign"}
+    assert labels == {*operators.OPERATORS, "benign"}
     # Every benign operator yields a control on the stdlib, and most defect operators do.
     assert {i.operator for i in corpus if i.label == "benign"} == set(BENIGN)
-    defect_ops = {name for ops in mutations.OPERATORS.values() for name in ops}
+    defect_ops = {name for ops in operators.OPERATORS.values() for name in ops}
     assert len({i.operator for i in corpus if i.label != "benign"}) >= len(defect_ops) - 2
 
 
@@ -120,8 +121,8 @@ def test_splice_keeps_formatting_and_handles_multibyte_columns() -> None:
 def test_generated_secrets_look_real_and_are_seeded() -> None:
     import random
 
-    key_id, secret = mutations.aws_key(random.Random(1))
+    key_id, secret = inject.aws_key(random.Random(1))
     assert re.fullmatch(r"AKIA[A-Z2-7]{16}", key_id)
     assert len(secret) == 40
-    assert mutations.aws_key(random.Random(1)) == (key_id, secret)
-    assert mutations.aws_key(random.Random(2)) != (key_id, secret)
+    assert inject.aws_key(random.Random(1)) == (key_id, secret)
+    assert inject.aws_key(random.Random(2)) != (key_id, secret)

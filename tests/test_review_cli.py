@@ -224,3 +224,21 @@ def test_stale_worktrees_of_a_crashed_run_are_cleaned_with_a_note(
     assert "C1" in err and "rescue" in err
     assert not stale.exists()
     assert "refs/contend/rescue" in git(in_repo, "for-each-ref", "refs/contend/rescue")
+
+
+def test_a_corrupt_ledger_stops_the_next_review_and_is_left_as_is(
+    in_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["review", "-q", "--format", "json"]) == 1
+    capsys.readouterr()
+    [run_dir] = list((in_repo / ".contend" / "runs").iterdir())
+    ledger = run_dir / "ledger.jsonl"
+    lines = ledger.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2].replace(b'{"alg"', b'{ "alg"', 1)
+    tampered = b"".join(lines)
+    ledger.write_bytes(tampered)
+    assert main(["review", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "line 3" in err and "Traceback" not in err
+    assert ledger.read_bytes() == tampered
+    assert main(["ledger", "verify", str(run_dir)]) == 1

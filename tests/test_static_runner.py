@@ -242,3 +242,18 @@ def test_real_silent_fallback_topic_with_waiver() -> None:
     assert (finding.rule, finding.start_line) == ("swallowing-handler", 5)
     assert finding.waived is True
     assert finding.waiver_reason == "g is best-effort telemetry"
+
+
+def test_waiver_text_inside_a_python_string_is_not_a_waiver() -> None:
+    new = 'x = BAD\nSAMPLE = "y = 1  # contend: allow silent-fallback"\n'
+    result = run_static([change_from_texts("m.py", "", new)], critics=[py_critic()])
+    assert [(f.rule, f.start_line, f.waived) for f in result.findings] == [("fake-rule", 1, False)]
+
+
+def test_js_line_comment_waiver() -> None:
+    js = FakeCritic(Topic.SILENT_FALLBACK, frozenset({"javascript"}))
+    new = "// contend: allow silent-fallback -- retried by the caller\nlet x = BAD;\n"
+    result = run_static([change_from_texts("a.js", "", new)], critics=[js])
+    (finding,) = result.findings
+    assert finding.waived is True
+    assert finding.waiver_reason == "retried by the caller"

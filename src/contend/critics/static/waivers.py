@@ -9,11 +9,13 @@ added it; a reasonless waiver that was already there is not this change's doing.
 from __future__ import annotations
 
 import dataclasses
+import io
 import re
+import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from contend.critics.static.base import FileChange, Finding, Topic
+from contend.critics.static.base import FileChange, Finding, Language, Topic
 from contend.protocol.model import Severity
 
 RULE_NO_REASON = "waiver-without-reason"
@@ -42,16 +44,34 @@ def parse_waiver(line_text: str, line: int) -> Waiver | None:
     return Waiver(line, topics, cleaned or None, line_text.strip())
 
 
-def waivers_in(text: str) -> dict[int, Waiver]:
-    """Every waiver in a file, by 1-based line number."""
+def waivers_in(text: str, language: Language = "other") -> dict[int, Waiver]:
+    """Every waiver in a file, by 1-based line number. In Python only real comments count, so
+    a test that holds a waiver inside a string literal does not waive (or owe) anything."""
+    if "contend:" not in text:
+        return {}
+    comments = _python_comments(text) if language == "python" else None
     found: dict[int, Waiver] = {}
     for number, line_text in enumerate(text.splitlines(), start=1):
         if "contend:" not in line_text:
             continue
-        waiver = parse_waiver(line_text, number)
+        source = line_text if comments is None else comments.get(number)
+        waiver = parse_waiver(source, number) if source is not None else None
         if waiver is not None:
-            found[number] = waiver
+            found[number] = dataclasses.replace(waiver, text=line_text.strip())
     return found
+
+
+def _python_comments(text: str) -> dict[int, str] | None:
+    """Comment text by line; None when the file cannot be tokenized, in which case every line
+    is read as it stands (a superset: a waiver is never missed)."""
+    comments: dict[int, str] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                comments[token.start[0]] = token.string
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return comments
 
 
 def apply_waivers(
@@ -67,7 +87,9 @@ def apply_waivers(
     def waivers_of(path: str) -> dict[int, Waiver]:
         if path not in cache:
             change = by_path.get(path)
-            cache[path] = waivers_in(change.new_text or "") if change is not None else {}
+            cache[path] = (
+                waivers_in(change.new_text or "", change.language) if change is not None else {}
+            )
         return cache[path]
 
     result = [_waive(f, waivers_of(f.path)) for f in findings]
