@@ -382,24 +382,38 @@ def delete_test(src: Source, rng: random.Random) -> list[Mutation]:
     return out
 
 
+def _number(node: ast.expr) -> float | None:
+    value = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
 def lower_places(src: Source, rng: random.Random) -> list[Mutation]:
+    """The tolerance of assertAlmostEqual widened: `places` lowered to 1 (the default is 7),
+    or `delta` raised to 1.0. A site whose tolerance is already that loose is skipped, so
+    the change is always a real loosening."""
     out = []
     for _stmt, call in _test_calls(src, frozenset({"assertAlmostEqual"})):
-        places = [k for k in call.keywords if k.arg in ("places", "delta")]
-        if places:
-            start, end = src.node_range(places[0].value)
-            text = "1" if places[0].arg == "places" else "1.0"
-            edit = Edit(start, end, text)
-        elif len(call.args) == 3:
-            start, end = src.node_range(call.args[2])
-            edit = Edit(start, end, "1")
+        keywords = {k.arg: k.value for k in call.keywords if k.arg in ("places", "delta")}
+        if "delta" in keywords:
+            value, loose = keywords["delta"], "1.0"
+            current = _number(value)
+            if current is None or current >= 1.0:
+                continue
+            edit = Edit(*src.node_range(value), loose)
+        elif "places" in keywords or len(call.args) == 3:
+            value = keywords.get("places") or call.args[2]
+            current = _number(value)
+            if current is None or current <= 1:
+                continue
+            edit = Edit(*src.node_range(value), "1")
         elif len(call.args) == 2 and not call.keywords:
             end = src.node_range(call.args[1])[1]
-            edit = Edit(end, end, ", places=1")
+            edit = Edit(end, end, ", places=1")  # from the default of 7
         else:
             continue
-        if src.text[edit.start : edit.end] not in ("1", "1.0"):
-            out.append(make("lower_places", "test-weakening", edit))
+        out.append(make("lower_places", "test-weakening", edit))
     return out
 
 
@@ -451,6 +465,12 @@ def equal_to_greater_equal(src: Source, rng: random.Random) -> list[Mutation]:
     out = []
     for _stmt, call in _test_calls(src, STRONG_ASSERTS):
         args = _two_args(call)
+        # Against a bool or None, >= is no weaker than ==; those sites are skipped.
+        if args and any(
+            isinstance(a, ast.Constant) and (a.value is None or isinstance(a.value, bool))
+            for a in args
+        ):
+            continue
         if args and isinstance(call.func, ast.Attribute):
             start = src.node_range(call.func)[1] - len("assertEqual")
             end = src.node_range(call.func)[1]

@@ -1,7 +1,7 @@
 """Measured quality of the static critics: recall per topic and false alarms on benign
 controls, contend side by side with ruff and bandit, on a corpus built at run time.
 
-    .venv/bin/python bench/static_quality.py [--keep DIR] [--json OUT] [--seed N]
+    .venv/bin/python bench/static_quality.py [--keep DIR [--reuse]] [--json F] [--markdown F]
 
 Builds the corpus (`static_corpus.py`) in a temporary directory, runs contend's static
 critics (collect_changes + run_static, all topics) on every item, ruff and bandit on every
@@ -125,6 +125,33 @@ def rate(outcomes: list[Outcome], tool: str) -> str:
         return "-"
     hits = sum(o.hits[tool] for o in outcomes)
     return f"{100 * hits / len(outcomes):5.1f}% ({hits}/{len(outcomes)})"
+
+
+def markdown_tables(outcomes: list[Outcome]) -> str:
+    """The summary and per-operator tables as Markdown, for docs/static-critics-benchmark.md."""
+    by_label: dict[str, list[Outcome]] = defaultdict(list)
+    by_op: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        by_label[o.item.label].append(o)
+        by_op[(o.item.label, o.item.operator)].append(o)
+    lookalike = [o for o in by_label.get("benign", []) if o.item.operator in LOOKALIKE]
+    lines = ["| | n | contend | ruff | bandit |", "|---|---:|---:|---:|---:|"]
+    for name, rows in [
+        *((f"recall: {label}", by_label.get(label, [])) for label in TOPICS),
+        ("false alarms: benign controls", by_label.get("benign", [])),
+        ("… of which look-alike controls", lookalike),
+    ]:
+        lines.append(f"| {name} | {len(rows)} | " + " | ".join(rate(rows, t) for t in TOOLS) + " |")
+    lines += [
+        "",
+        "| label | operator | n | contend | ruff | bandit |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    order = {label: i for i, label in enumerate((*TOPICS, "benign"))}
+    for (label, op), rows in sorted(by_op.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
+        cells = " | ".join(f"{sum(o.hits[t] for o in rows)}/{len(rows)}" for t in TOOLS)
+        lines.append(f"| {label} | {op} | {len(rows)} | {cells} |")
+    return "\n".join(lines) + "\n"
 
 
 def print_tables(outcomes: list[Outcome]) -> None:
@@ -264,9 +291,10 @@ def main(argv: list[str] | None = None) -> int:
         "--reuse", action="store_true", help="score the corpus already built in --keep DIR"
     )
     parser.add_argument("--json", type=Path, help="write every outcome to this file")
+    parser.add_argument("--markdown", type=Path, help="write the tables as Markdown here")
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--per-topic", type=int, default=60)
-    parser.add_argument("--benign", type=int, default=160)
+    parser.add_argument("--per-topic", type=int, default=72)
+    parser.add_argument("--benign", type=int, default=168)
     args = parser.parse_args(argv)
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
@@ -276,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
             outcomes, meta = run(Path(tmp), args.seed, args.per_topic, args.benign)
     print(" ".join(f"{k}={v}" for k, v in meta.items()))
     print_tables(outcomes)
+    if args.markdown is not None:
+        args.markdown.write_text(markdown_tables(outcomes), encoding="utf-8")
     if args.json is not None:
         payload = {
             "meta": meta,

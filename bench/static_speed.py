@@ -90,7 +90,8 @@ def apply_change(repo: Path, seed: int) -> list[str]:
                     new_text = mutate(src, rng.choice(candidates))
                 if new_text is not None:
                     (repo / src.path).write_text(new_text, encoding="utf-8")
-                    done.append(f"{src.path} ({label}/{name})")
+                    size = new_text.count("\n")
+                    done.append(f"{src.path} ({label}/{name}, {size} lines)")
                     break
             if new_text is not None:
                 used.add(path)

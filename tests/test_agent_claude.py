@@ -41,6 +41,7 @@ from fakes.model_server import (
     Garbage,
     Hang,
     HttpError,
+    Step,
     Text,
     ToolUse,
     Turn,
@@ -316,33 +317,46 @@ def _critic_request_like(worktree: Path, role: str) -> AgentRequest:
 # -- failures: the server misbehaves -------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("steps", "status", "retryable"),
-    [
-        ([HttpError(429)], "HTTP 429", True),
-        ([HttpError(500)], "HTTP 500", True),
-        ([Garbage(), Garbage()], "", None),
-        ([CutStream(Turn([ToolUse("StructuredOutput", CRITIC_OUTPUT)]), 3)] * 2, "", None),
-    ],
-    ids=["http-429", "http-500", "garbage", "truncated-stream"],
-)
+# name: (script, text the error must hold, retryable); run concurrently to keep this fast.
+SERVER_FAILURES: dict[str, tuple[list[Step], str, bool]] = {
+    "http-429": ([HttpError(429)], "(HTTP 429)", True),
+    "http-500": ([HttpError(500)], "(HTTP 500)", True),
+    # claude retries a broken stream once, non-streaming; both attempts get the fault.
+    "garbage": ([Garbage(), Garbage()], "API Error", False),
+    "truncated-stream": (
+        [CutStream(Turn([ToolUse("StructuredOutput", CRITIC_OUTPUT)]), 3)] * 2,
+        "API Error",
+        False,
+    ),
+}
+
+
 def test_server_failures_are_agent_errors(
-    claude_bin: str,
-    claude_env: dict[str, str],
-    server: FakeModelServer,
-    tmp_path: Path,
-    steps: list[Any],
-    status: str,
-    retryable: bool | None,
+    claude_bin: str, claude_env: dict[str, str], tmp_path: Path
 ) -> None:
     worktree = make_repo(tmp_path / "worktree")
-    server.script(ANTHROPIC, *steps)
-    with pytest.raises(AgentError) as info:
-        _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree))
-    assert not isinstance(info.value, AgentTimeout)
-    assert status in str(info.value)
-    if retryable is not None:
-        assert info.value.retryable is retryable
+
+    async def one(steps: list[Step]) -> AgentReply | AgentError:
+        with FakeModelServer() as fake:
+            fake.script(ANTHROPIC, *steps)
+            agent = _agent(
+                "critic", claude_bin, {**claude_env, "ANTHROPIC_BASE_URL": fake.base_url}
+            )
+            try:
+                return await agent.run(_critic_request(worktree))
+            except AgentError as exc:
+                return exc
+
+    async def all_cases() -> list[AgentReply | AgentError]:
+        return await asyncio.gather(*(one(steps) for steps, _, _ in SERVER_FAILURES.values()))
+
+    outcomes = dict(zip(SERVER_FAILURES, asyncio.run(all_cases()), strict=True))
+    for name, (_, text, retryable) in SERVER_FAILURES.items():
+        outcome = outcomes[name]
+        assert isinstance(outcome, AgentError), f"{name}: no error, got {outcome!r}"
+        assert not isinstance(outcome, AgentTimeout), name
+        assert text in str(outcome), f"{name}: {outcome}"
+        assert outcome.retryable is retryable, name
 
 
 def test_schema_breaking_output_is_refused(
@@ -372,7 +386,7 @@ def test_a_hanging_server_hits_the_deadline(
     server.script(ANTHROPIC, Hang())
     started = time.monotonic()
     with pytest.raises(AgentTimeout):
-        _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree, timeout_s=6))
+        _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree, timeout_s=3))
     assert time.monotonic() - started < 15
 
 

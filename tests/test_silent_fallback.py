@@ -325,6 +325,14 @@ def test_attribute_replaced_by_getattr_with_default() -> None:
     assert rules(check(old, new)) == [("index-to-default", 2)]
 
 
+def test_one_of_two_identical_lookups_swapped_is_caught() -> None:
+    old = 'def f(d):\n    a = d["k"]\n    b = d["k"]\n    return a, b\n'
+    new = 'def f(d):\n    a = d["k"]\n    b = d.get("k")\n    return a, b\n'
+    (finding,) = check(old, new)
+    assert rules([finding]) == [("index-to-default", 3)]
+    assert "returns None" in finding.claim
+
+
 def test_get_added_next_to_kept_index_is_not_a_swap() -> None:
     old = 'def f(d):\n    a = d["k"]\n    return a\n'
     new = 'def f(d):\n    a = d["k"]\n    b = d.get("k")\n    return a, b\n'
@@ -384,6 +392,43 @@ def test_function_moved_into_a_class_is_not_new_code() -> None:
     body = textwrap.indent(SWALLOWING.replace("(client)", "(self, client)"), "    ")
     new = "class Api:\n" + body
     assert check(SWALLOWING, new) == []
+
+
+def test_handler_extracted_into_a_new_helper_is_not_new() -> None:
+    old = """\
+    def run(client, log):
+        log.start()
+        try:
+            return client.get()
+        except Exception:
+            return None
+    """
+    new = """\
+    def run(client, log):
+        log.start()
+        return _fetch(client)
+
+
+    def _fetch(client):
+        try:
+            return client.get()
+        except Exception:
+            return None
+    """
+    assert check(old, new) == []
+
+
+def test_handler_copied_into_a_new_function_is_new() -> None:
+    new = SWALLOWING + "\n\ndef fetch_again(client):\n" + SWALLOWING.split("\n", 1)[1]
+    assert rules(check(SWALLOWING, new)) == [("swallowing-handler", 11)]
+
+
+def test_module_level_broad_swallow_is_a_finding() -> None:
+    old = "CONFIG = load_config()\n"
+    new = "try:\n    CONFIG = load_config()\nexcept Exception:\n    CONFIG = {}\n"
+    (finding,) = check(old, new)
+    assert rules([finding]) == [("swallowing-handler", 3)]
+    assert "module-level code" in finding.claim
 
 
 def test_docstring_and_annotations_added_are_not_findings() -> None:

@@ -477,3 +477,99 @@ def test_isinstance_in_a_multiline_condition_replaced_by_true() -> None:
     findings = _run(old, new)
     assert _rules(findings) == [("isinstance-replaced-by-constant", 2)]
     assert findings[0].end_line == 3
+
+
+def test_rewritten_guard_conditions_are_not_removals() -> None:
+    old = """
+    class Offset:
+        def __init__(self, m, w, d, julian):
+            if not (0 + julian) <= d <= 365:
+                raise ValueError("d out of range")
+            if not 0 < m <= 12:
+                raise ValueError("m must be in (0, 12]")
+            if not 0 < w <= 5:
+                raise ValueError("w must be in (0, 5]")
+            self.m, self.w, self.d = m, w, d
+    """
+    new = """
+    class Offset:
+        def __init__(self, m, w, d, julian):
+            min_day = 0 + julian
+            if not min_day <= d <= 365:
+                raise ValueError("d out of range")
+            if not 1 <= m <= 12:
+                raise ValueError("m must be in [1, 12]")
+            if not 1 <= w <= 5:
+                raise ValueError("w must be in [1, 5]")
+            self.m, self.w, self.d = m, w, d
+    """
+    assert _run(old, new) == []
+
+
+def test_guard_on_a_renamed_local_is_not_a_removal() -> None:
+    old = """
+    def check(params):
+        kind_defaults = False
+        for param in params:
+            if param.default is None and kind_defaults:
+                raise ValueError("non-default after default")
+            kind_defaults = param.default is not None
+    """
+    new = """
+    def check(params):
+        seen_default = False
+        for param in params:
+            if param.default is None and seen_default:
+                raise ValueError("non-default after default")
+            seen_default = param.default is not None
+    """
+    assert _run(old, new) == []
+
+
+def test_refusing_a_primitive_type_is_not_validating_one() -> None:
+    new = """
+    def filter_for(self, spec):
+        if isinstance(spec, str):
+            raise TypeError("pass a function, not a name")
+        return spec
+    """
+    assert _run(None, new) == []
+
+
+def test_guard_moved_to_a_method_of_the_same_class_is_fine() -> None:
+    old = """
+    class Account:
+        def deposit(self, amount):
+            if amount <= 0:
+                raise ValueError("positive amounts only")
+            self.balance += amount
+    """
+    new = """
+    class Account:
+        def _check_amount(self, amount):
+            if amount <= 0:
+                raise ValueError("positive amounts only")
+
+        def deposit(self, amount):
+            self._check_amount(amount)
+            self.balance += amount
+    """
+    assert _run(old, new) == []
+
+
+def test_same_named_method_of_another_object_is_no_helper() -> None:
+    old = """
+    class Builder:
+        def start(self, node):
+            val = self.filter.start(node)
+            if val not in ALLOWED:
+                raise ValueError("illegal value")
+            return val
+    """
+    new = """
+    class Builder:
+        def start(self, node):
+            val = self.filter.start(node)
+            return val
+    """
+    assert _rules(_run(old, new)) == [("validation-guard-removed", 4)]

@@ -202,7 +202,7 @@ def test_await_dropped_from_statement() -> None:
     findings = _run(old, new)
     assert _rules(findings) == [("await-dropped", 2)]
     assert findings[0].severity is Severity.MAJOR
-    assert "`conn.flush(...)`" in findings[0].claim
+    assert "calls `conn.flush(...)` without the `await` it had before" in findings[0].claim
     assert findings[0].old_evidence == "    await conn.flush()"
 
 
@@ -218,6 +218,45 @@ def test_await_dropped_on_assignment() -> None:
         return data
     """
     assert _rules(_run(old, new)) == [("await-dropped", 2)]
+
+
+def test_await_replaced_by_fire_and_forget_task() -> None:
+    old = """
+    import asyncio
+
+    async def save(store, item):
+        await store.write(item)
+        return item
+    """
+    new = """
+    import asyncio
+
+    async def save(store, item):
+        asyncio.ensure_future(store.write(item))
+        return item
+    """
+    findings = _run(old, new)
+    assert _rules(findings) == [("await-dropped", 4)]
+    assert "hands `store.write(...)` to `asyncio.ensure_future`" in findings[0].claim
+
+
+def test_await_replaced_by_a_kept_task_is_fine() -> None:
+    old = """
+    import asyncio
+
+    async def save(store, item):
+        await store.write(item)
+        return item
+    """
+    new = """
+    import asyncio
+
+    async def save(store, item):
+        task = asyncio.create_task(store.write(item))
+        await task
+        return item
+    """
+    assert _run(old, new) == []
 
 
 def test_bare_asyncio_sleep_and_local_coroutine_calls() -> None:
@@ -480,6 +519,19 @@ def test_read_on_a_path_that_returned_is_fine() -> None:
     assert _run(None, new) == []
 
 
+def test_clearing_an_awaited_future_is_fine() -> None:
+    new = """
+    class Server:
+        async def serve_forever(self):
+            self._serving_fut = self._loop.create_future()
+            try:
+                await self._serving_fut
+            finally:
+                self._serving_fut = None
+    """
+    assert _run(None, new) == []
+
+
 def test_check_then_act_inside_async_lock_is_fine() -> None:
     new = """
     class Client:
@@ -517,6 +569,29 @@ def test_existing_race_not_touched_by_the_change_is_not_reported() -> None:
             if self._session is None:
                 self._session = await make_session()
             return self._session  # the shared session
+    """
+    assert _run(old, new) == []
+
+
+def test_race_in_a_renamed_or_copied_function_is_not_new() -> None:
+    old = """
+    class Client:
+        async def session(self):
+            if self._session is None:
+                self._session = await make_session()
+            return self._session
+    """
+    new = """
+    class Client:
+        async def get_session(self):
+            if self._session is None:
+                self._session = await make_session()
+            return self._session
+
+        async def session_again(self):
+            if self._session is None:
+                self._session = await make_session()
+            return self._session
     """
     assert _run(old, new) == []
 

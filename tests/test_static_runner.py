@@ -257,3 +257,32 @@ def test_js_line_comment_waiver() -> None:
     (finding,) = result.findings
     assert finding.waived is True
     assert finding.waiver_reason == "retried by the caller"
+
+
+def test_a_trailing_waiver_on_the_previous_statement_does_not_waive_the_next_line() -> None:
+    from contend.critics.static.runner import run_static
+    from contend.critics.static.testing import change_from_texts
+
+    old = "def f(g):\n    return g()\n"
+    new = (
+        "def f(g):\n"
+        "    x = 1  # contend: allow silent-fallback -- about x only\n"
+        "    try:\n        return g()\n    except Exception:\n        return None\n"
+    )
+    result = run_static([change_from_texts("m.py", old, new)], "static:silent-fallback")
+    assert result.findings and not any(f.waived for f in result.findings)
+    # The same trailing waiver on the line just above the handler does not reach it either,
+    # while the waiver alone on that line does.
+    trailing = new.replace("    x = 1  # contend: allow silent-fallback -- about x only\n", "")
+    trailing = trailing.replace(
+        "        return g()\n",
+        "        return g()  # contend: allow silent-fallback -- about the call only\n",
+    )
+    result = run_static([change_from_texts("m.py", old, trailing)], "static:silent-fallback")
+    assert result.findings and not any(f.waived for f in result.findings)
+    standalone = trailing.replace(
+        "        return g()  # contend: allow silent-fallback -- about the call only\n",
+        "        return g()\n    # contend: allow silent-fallback -- g is optional here\n",
+    )
+    result = run_static([change_from_texts("m.py", old, standalone)], "static:silent-fallback")
+    assert result.findings and all(f.waived for f in result.findings)

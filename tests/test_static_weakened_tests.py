@@ -853,3 +853,109 @@ def test_skip_added_to_a_new_test_is_reported() -> None:
     )
     [finding] = _run(UNITTEST_OLD, new)
     assert _rules([finding]) == [("skip-without-issue", 23)]
+
+
+@pytest.mark.parametrize(
+    ("old_call", "new_call", "rule"),
+    [
+        ("self.assertEqual(f.readable(), True)", "self.assertIsNotNone(f.readable())", 1),
+        ("self.assertEqual(f.isatty(), False)", "self.assertIn(f.isatty(), [False, None])", 1),
+        ("self.assertTrue(f.readable())", "self.assertIn(f.readable(), [1, 2])", 0),
+        ("self.assertIsNone(f.error)", "self.assertIn(f.error, [None])", 0),
+        ("self.assertIsNotNone(f.name)", "self.assertTrue(f.name)", 0),
+    ],
+)
+def test_truthiness_versus_existence_and_membership(
+    old_call: str, new_call: str, rule: int
+) -> None:
+    template = "import unittest\n\n\nclass TestFile(unittest.TestCase):\n    def test_mode(self):\n"
+    template += "        f = open_file()\n        {}\n"
+    findings = _run(template.format(old_call), template.format(new_call))
+    assert _rules(findings) == [("assertion-weakened", 7)] * rule
+
+
+def test_call_form_assert_raises_with_starred_arguments_is_widened() -> None:
+    old = UNITTEST_OLD.replace(
+        "        with self.assertRaises(GatewayTimeout):\n"
+        "            sync_budget(self.gateway, user_id=7)\n",
+        "        self.assertRaises(GatewayTimeout, sync_budget, *self.args)\n",
+    )
+    new = old.replace("assertRaises(GatewayTimeout", "assertRaises(Exception")
+    [finding] = _run(old, new)
+    assert _rules([finding]) == [("expected-exception-widened", 17)]
+
+
+def test_mock_assertion_removed_while_others_remain() -> None:
+    old = PYTEST_OLD.replace(
+        '    notifier.send.assert_called_once_with("budget-synced", 200)\n',
+        '    notifier.send.assert_called_once_with("budget-synced", 200)\n'
+        "    assert ledger.balance == 200\n",
+    )
+    new = old.replace('    notifier.send.assert_called_once_with("budget-synced", 200)\n', "")
+    [finding] = _run(old, new)
+    assert _rules([finding]) == [("assertion-removed", 25)]
+    assert "notifier.send.assert_called_once_with('budget-synced', 200)" in finding.claim
+
+
+def test_unittest_skip_if_on_a_constant_is_reported() -> None:
+    new = UNITTEST_OLD.replace(
+        "    def test_ratio(self):",
+        '    @unittest.skipIf(True, "later")\n    def test_ratio(self):',
+    )
+    [finding] = _run(UNITTEST_OLD, new)
+    assert _rules([finding]) == [("skip-without-issue", 20)]
+
+
+def test_very_large_file_is_a_skip_with_reason() -> None:
+    huge = _src(PYTEST_OLD) + "#" * 2_000_001 + "\n"
+    [skipped] = list(CRITIC.check([change_from_texts(PATH, _src(PYTEST_OLD), huge)]))
+    assert skipped == Skipped(
+        PATH, "the new text is larger than 2000000 characters", Topic.TEST_WEAKENING
+    )
+
+
+PARAMETRIZED = """
+import pytest
+
+from app.money import parse_amount
+
+
+@pytest.mark.parametrize(
+    ("text", "cents"),
+    [
+        ("12.50", 1250),
+        ("0.01", 1),
+        ("-3", -300),
+    ],
+)
+def test_parse_amount(text, cents):
+    assert parse_amount(text) == cents
+"""
+
+
+def test_parametrize_case_removed() -> None:
+    new = PARAMETRIZED.replace('        ("-3", -300),\n', "")
+    [finding] = _run(PARAMETRIZED, new, "tests/test_money.py")
+    assert (finding.rule, finding.start_line, finding.end_line) == (
+        "parametrize-cases-removed",
+        6,
+        12,
+    )
+    assert finding.claim == "test_parse_amount: parametrize lost 1 case(s): ('-3', -300)"
+    assert finding.old_evidence is not None and '("-3", -300)' in finding.old_evidence
+
+
+def test_parametrize_case_changed_or_added_is_benign() -> None:
+    changed = PARAMETRIZED.replace('("-3", -300)', '("-3.00", -300)')
+    added = PARAMETRIZED.replace('("-3", -300),', '("-3", -300),\n        ("7", 700),')
+    assert _run(PARAMETRIZED, changed, "tests/test_money.py") == []
+    assert _run(PARAMETRIZED, added, "tests/test_money.py") == []
+
+
+def test_self_comparison_is_a_tautology() -> None:
+    new = PYTEST_OLD.replace(
+        'assert result.status == "verified"', "assert result.status == result.status"
+    )
+    [finding] = _run(PYTEST_OLD, new)
+    assert _rules([finding]) == [("assertion-weakened", 11)]
+    assert "became a constant assertion that checks nothing" in finding.claim

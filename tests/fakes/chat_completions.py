@@ -1,7 +1,8 @@
 """The OpenAI Chat Completions route for the fake model server (tests/fakes/model_server.py).
 
-    server = FakeModelServer(); install(server)
-    server.script(CHAT, Turn([ToolUse("read_file", {"path": "a.py"})]), Turn([Text("{...}")]))
+    install(server)                        # adds the route to any FakeModelServer
+    with ChatServer() as server:           # the same, and a 50 ms shutdown instead of 0.5 s
+        server.script(CHAT, Turn([ToolUse("read_file", {"path": "a.py"})]), Turn([Text("{}")]))
 
 A Turn becomes one assistant message: Text blocks are joined into `content`, ToolUse blocks
 become `tool_calls` (function calls with JSON-encoded arguments). A request with
@@ -13,14 +14,17 @@ steps (HttpError, Garbage, CutStream, Hang) behave as on every other route.
 from __future__ import annotations
 
 import json
-from typing import Any
+import threading
+from dataclasses import dataclass
+from typing import Any, cast
 
-from tests.fakes.model_server import (
+from fakes.model_server import (
     CHAT,
     CapturedRequest,
     FakeModelServer,
     Reply,
     SseEvent,
+    Step,
     Text,
     ToolUse,
     Turn,
@@ -34,9 +38,55 @@ def install(server: FakeModelServer) -> FakeModelServer:
     return server
 
 
+class ChatServer(FakeModelServer):
+    """The fake server with the Chat Completions route installed and a faster shutdown.
+
+    The base class runs `serve_forever` with its default 0.5 s poll, so every test's
+    teardown waited up to 0.5 s; this replaces the (not yet started) server thread with one
+    that polls every 50 ms. Only the thread is replaced; routes and capture are the base's.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        install(self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    def script_chat(self, *steps: Step | DropMidBody) -> None:
+        """Like `script(CHAT, ...)`, also accepting the steps only this route understands."""
+        # The base class queues steps without looking at them; only chat_completions reads
+        # them back, and it handles DropMidBody before anything else sees it.
+        self.script(CHAT, *cast("list[Step]", list(steps)))
+
+
+def _drop_mid_body(reply: Reply, step: DropMidBody) -> None:
+    # Reply has no "lie about the length" call, so this writes to the handler directly.
+    http = reply._http
+    http.send_response(200)
+    http.send_header("Content-Type", "application/json")
+    http.send_header("Content-Length", str(step.declared))
+    http.end_headers()
+    http.wfile.write(step.data)
+    http.wfile.flush()
+    http.close_connection = True
+
+
+@dataclass(frozen=True)
+class DropMidBody:
+    """Promise `declared` bytes of JSON, send `data`, then close: the client sees the
+    connection drop while it reads the body (a step only this route understands)."""
+
+    data: bytes = b'{"id": "chatcmpl_cut", "choi'
+    declared: int = 1_000
+
+
 def chat_completions(server: FakeModelServer, request: CapturedRequest, reply: Reply) -> None:
-    step = server.next_step(CHAT)
+    step: Step | DropMidBody | None = server.next_step(CHAT)
     body = request.json if isinstance(request.json, dict) else {}
+    if isinstance(step, DropMidBody):
+        _drop_mid_body(reply, step)
+        return
     if isinstance(step, Turn) and not body.get("stream", False):
         reply.json(200, chat_completion(step, body, server.new_id("chatcmpl")))
         return

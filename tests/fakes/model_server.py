@@ -51,6 +51,8 @@ RouteKey = tuple[str, str]
 ANTHROPIC: RouteKey = ("POST", "/v1/messages")
 RESPONSES: RouteKey = ("POST", "/v1/responses")
 CHAT: RouteKey = ("POST", "/v1/chat/completions")
+# A path ending in "*" matches every path with that prefix (Gemini puts the model in it).
+GEMINI: RouteKey = ("POST", "/v1beta/models/*")
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,7 @@ class FakeModelServer:
             ("GET", "/"): _head_ok,
             ANTHROPIC: anthropic_messages,
             RESPONSES: openai_responses,
+            GEMINI: gemini_generate,
         }
         self._scripts: dict[RouteKey, deque[Step]] = {}
         self._lock = threading.Lock()
@@ -195,7 +198,9 @@ class FakeModelServer:
         self._ids = itertools.count(1)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     # -- lifecycle -------------------------------------------------------------------
     def __enter__(self) -> FakeModelServer:
@@ -245,7 +250,18 @@ class FakeModelServer:
     # -- captured requests -------------------------------------------------------------
     def requests_to(self, route: RouteKey) -> list[CapturedRequest]:
         with self._lock:
-            return [r for r in self.requests if (r.method, r.path) == route]
+            return [r for r in self.requests if _matches(route, r.method, r.path)]
+
+    def route_for(self, method: str, path: str) -> tuple[RouteKey, Handler] | None:
+        """The handler for a request: an exact route first, then the longest prefix route."""
+        handler = self.routes.get((method, path))
+        if handler is not None:
+            return (method, path), handler
+        prefixes = [key for key in self.routes if _matches(key, method, path)]
+        if not prefixes:
+            return None
+        key = max(prefixes, key=lambda k: len(k[1]))
+        return key, self.routes[key]
 
     def all_bodies(self) -> str:
         with self._lock:
@@ -297,12 +313,12 @@ class FakeModelServer:
                 )
                 with server._lock:
                     server.requests.append(captured)
-                handler = server.routes.get((self.command, parts.path))
+                found = server.route_for(self.command, parts.path)
                 reply = Reply(self, server._closing)
-                if handler is None:
+                if found is None:
                     reply.json(404, _error_body("not_found_error", f"no route {parts.path}"))
                     return
-                handler(server, captured, reply)
+                found[1](server, captured, reply)
 
             do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = _serve
 
@@ -310,6 +326,14 @@ class FakeModelServer:
                 return  # keep test output clean; every request is in server.requests
 
         return _Handler
+
+
+def _matches(route: RouteKey, method: str, path: str) -> bool:
+    if route[0] != method:
+        return False
+    if route[1].endswith("*"):
+        return path.startswith(route[1][:-1])
+    return route[1] == path
 
 
 def _head_ok(server: FakeModelServer, request: CapturedRequest, reply: Reply) -> None:
@@ -565,4 +589,49 @@ def responses_events(turn: Turn, body: dict[str, Any], server: FakeModelServer) 
             },
         )
     )
+    return events
+
+
+# -- Gemini API (generateContent / streamGenerateContent) ----------------------------------
+
+
+def gemini_generate(server: FakeModelServer, request: CapturedRequest, reply: Reply) -> None:
+    """POST /v1beta/models/MODEL:streamGenerateContent?alt=sse, or :generateContent."""
+    step = server.next_step(GEMINI)
+    if isinstance(step, Turn) and not request.path.endswith(":streamGenerateContent"):
+        reply.json(200, gemini_chunk(step, step.blocks, done=True))
+        return
+    server.answer_step(step, request, reply, lambda t, b: gemini_events(t))
+
+
+def gemini_chunk(turn: Turn, blocks: list[Block], *, done: bool) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        if isinstance(block, Text):
+            parts.append({"text": block.text})
+        else:
+            parts.append({"functionCall": {"name": block.name, "args": block.input}})
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": "fake-gemini"}
+    if done:
+        candidate["finishReason"] = "STOP"
+        chunk["usageMetadata"] = {
+            "promptTokenCount": turn.input_tokens,
+            "candidatesTokenCount": turn.output_tokens,
+            "totalTokenCount": turn.input_tokens + turn.output_tokens,
+        }
+    return chunk
+
+
+def gemini_events(turn: Turn) -> list[SseEvent]:
+    """The SSE stream (alt=sse): text in a few chunks, each function call whole, then usage."""
+    events: list[SseEvent] = []
+    for block in turn.blocks:
+        if isinstance(block, Text):
+            events.extend(
+                (None, gemini_chunk(turn, [Text(part)], done=False)) for part in _chunks(block.text)
+            )
+        else:
+            events.append((None, gemini_chunk(turn, [block], done=False)))
+    events.append((None, gemini_chunk(turn, [], done=True)))
     return events

@@ -63,7 +63,7 @@ class ModelTurn:
     holds one: the text of a final message, or the input of a forced answer tool."""
 
     tool_calls: list[ToolCall]
-    usage: Usage
+    usage: Usage | None  # None: the server reported no token counts
     answer: str | dict[str, Any] | None
     answer_call_id: str | None = None  # when the answer came as a tool call
     assistant: Any = None  # the assistant message to echo back, in the wire's own format
@@ -142,6 +142,7 @@ class Exchange:
     calls: list[dict[str, Any]] = field(default_factory=list)
     tools: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
 
     def record(
         self,
@@ -161,6 +162,7 @@ class Exchange:
             "status": status,
             "response": text[:RESPONSE_HEAD_CHARS],
             "response_bytes": len(response),
+            "at_s": round(time.perf_counter() - self.started - wall_s, 6),  # since run start
             "wall_s": round(wall_s, 6),
         }
         if len(text) > RESPONSE_HEAD_CHARS or oversized:
@@ -305,9 +307,11 @@ class Loop:
 
     async def run(self) -> AgentReply:
         try:
-            async with asyncio.timeout(self.request.timeout_s):
+            async with asyncio.timeout(self.request.timeout_s) as scope:
                 return await self._converse()
         except TimeoutError:
+            if not scope.expired():
+                raise  # some other timeout, not our deadline: not ours to relabel
             raise AgentTimeout(
                 f"{self.backend}: no answer within the {self.request.timeout_s:g}s deadline "
                 f"({len(self.exchange.calls)} requests made)",
@@ -332,8 +336,13 @@ class Loop:
             except (ValueError, WireError) as exc:
                 text = raw.body.decode("utf-8", errors="replace")
                 return self._reply(None, text, f"response is not a valid API response: {exc}")
-            self.tokens_in += turn.usage.tokens_in
-            self.tokens_out += turn.usage.tokens_out
+            if turn.usage is None:
+                self.exchange.notes.append(
+                    f"response {len(self.exchange.calls)} reported no token usage; counted as 0"
+                )
+            else:
+                self.tokens_in += turn.usage.tokens_in
+                self.tokens_out += turn.usage.tokens_out
             results: list[tuple[ToolCall, ToolResult]] = []
             allowed = tool_turns < self.limits.tool_turns
             if turn.tool_calls:
@@ -408,7 +417,9 @@ class Loop:
             remaining = self.deadline - time.monotonic()
             started = time.perf_counter()
             try:
-                raw = await self.wire.send(body, max(remaining, 0.001))
+                # The SDK's own timeout is a backstop only: the deadline above must win,
+                # so that a hang is reported as AgentTimeout and not as a connection error.
+                raw = await self.wire.send(body, max(remaining, 0.0) + 1.0)
             except HttpFailure as failure:
                 self.exchange.record(
                     body,

@@ -58,6 +58,8 @@ DENIED_FOR_CRITIC = (
     "EnterWorktree",
 )
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
+# A review reply this long is not a review; refusing it also keeps the ledger bounded.
+MAX_REPLY_CHARS = 1_000_000
 
 
 def claude_home() -> Path:
@@ -202,6 +204,10 @@ class ClaudeCodeAgent:
         structured = doc.get("structured_output")
         if structured is None:
             reply.error = "claude returned no structured output (the model answered in text)"
+            return reply
+        size = len(json.dumps(structured))
+        if size > MAX_REPLY_CHARS:
+            reply.error = f"structured output of {size} characters is over the limit"
             return reply
         try:
             reply.output = validate(structured, request.schema, what=self.backend)

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from contend.config import Settings
 
 MAX_PROMPT_ARG_BYTES = 100_000
+# A review reply this long is not a review; refusing it also keeps the ledger bounded.
+MAX_REPLY_CHARS = 1_000_000
 # codex words its failures in prose; these mark the ones worth retrying later.
 _RETRYABLE_MARKERS = ("429", "Too Many Requests", "high demand", "stream disconnected")
 
@@ -77,10 +79,10 @@ def _session_meta(rollout: Path) -> dict[str, Any] | None:
         record = json.loads(first)
     except json.JSONDecodeError:
         return None  # not a rollout this version can read; the caller looks further
-    payload = record.get("payload") if isinstance(record, dict) else None
-    if record.get("type") != "session_meta" or not isinstance(payload, dict):
+    if not isinstance(record, dict) or record.get("type") != "session_meta":
         return None
-    return payload
+    payload = record.get("payload")
+    return payload if isinstance(payload, dict) else None
 
 
 class CodexAgent:
@@ -157,7 +159,7 @@ class CodexAgent:
     def _reply(self, request: AgentRequest, argv: list[str], result: ProcessResult) -> AgentReply:
         events, bad_lines = _parse_events(result.stdout_text)
         exchange: dict[str, Any] = {
-            "argv": argv[:-1] + ["<prompt>"],
+            "argv": ["<prompt>" if arg == request.prompt else arg for arg in argv],
             "system": request.system,
             "prompt": request.prompt,
             "stdout": result.stdout_text,
@@ -198,6 +200,9 @@ class CodexAgent:
             reply.error = "codex finished without a final message"
             return reply
         reply.raw_text = messages[-1]
+        if len(reply.raw_text) > MAX_REPLY_CHARS:
+            reply.error = f"final message of {len(reply.raw_text)} characters is over the limit"
+            return reply
         try:
             reply.output = validate(json.loads(messages[-1]), request.schema, what=self.backend)
         except json.JSONDecodeError as exc:

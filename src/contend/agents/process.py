@@ -40,7 +40,7 @@ KILL_GRACE_S = 2.0
 POLL_S = 0.05
 # After the leader exits, its helpers may still be writing its output; wait while the
 # output files grow, up to this much silence, before the group is killed.
-POST_EXIT_IDLE_S = 0.5
+POST_EXIT_IDLE_S = 0.2
 
 
 @dataclass(frozen=True, slots=True)

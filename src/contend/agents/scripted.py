@@ -15,8 +15,8 @@ A TURN is one of
     {"error": "crash" | "timeout" | "http-429" | "http-500"}
     {"sleep": seconds, ...}              extra latency before the turn
     {"interrupt_once": "MARKER", ...}    Ctrl-C during this call, the first time only
-The text "{thread}" in a turn's output and edits is replaced by the calling thread's name (e.g. "C2"), so one
-proposer script can answer objection "{thread}-1" in every thread.
+The text "{thread}" in a turn's output and edits is replaced by the calling thread's name
+(e.g. "C2"), so one proposer script can answer objection "{thread}-1" in every thread.
 Rounds past the end of a list get a quiet turn: a critic finds no new defect and judges
 nothing; a proposer answers nothing.
 """

@@ -23,7 +23,7 @@ from contend.critics.static.base import (
     language_of,
 )
 from contend.errors import UserError
-from contend.gitio.git import GitError, repo_root, resolve_commit, run_git
+from contend.gitio.git import EMPTY_TREE, GitError, repo_root, resolve_commit, run_git
 
 _NULL_SHA = "0" * 40
 _SUBMODULE_MODE = "160000"
@@ -63,7 +63,8 @@ def collect_changes(
     if staged and head is not None:
         raise UserError("choose one new side: --staged (the index) or --head REV, not both")
     root = repo_root(repo)
-    base_sha = resolve_commit(root, base)
+    # The empty tree is a valid base: the first commit of a repository is all additions.
+    base_sha = EMPTY_TREE if base == EMPTY_TREE else resolve_commit(root, base)
     head_sha = resolve_commit(root, head) if head is not None else None
     side = [base_sha]
     if head_sha is not None:
@@ -270,10 +271,16 @@ def _parse_batch(out: bytes) -> dict[str, bytes]:
 
 def _read_disk(root: Path, path: str, limit: int) -> str | Skipped:
     full = root / path
-    size = full.stat().st_size
-    if size > limit:
-        return _too_large(path, size, limit, "new")
-    return _decode(full.read_bytes(), path, "new")
+    try:
+        size = full.stat().st_size
+        if size > limit:
+            return _too_large(path, size, limit, "new")
+        data = full.read_bytes()
+    except FileNotFoundError as exc:
+        raise GitError(f"{path} disappeared while it was being read; run again") from exc
+    except OSError as exc:
+        return Skipped(path, f"unreadable: {exc.strerror or exc}")
+    return _decode(data, path, "new")
 
 
 def _too_large(path: str, size: int, limit: int, side: str) -> Skipped:

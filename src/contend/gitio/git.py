@@ -19,8 +19,15 @@ from contend.errors import ContendError, NotAGitRepository, RevisionNotFound
 _BASE_OPTIONS = ("-c", "core.quotepath=off", "-c", "color.ui=never")
 
 
+# The id of git's empty tree: the base of a repository's first commit.
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
 class GitError(ContendError):
     """A git command failed for a reason other than a bad path or revision."""
+
+    def __init__(self, message: str, *, stderr: str = "") -> None:
+        super().__init__(message)
+        self.stderr = stderr
 
 
 def _env() -> dict[str, str]:
@@ -53,7 +60,10 @@ def run_git(
         raise GitError("git is not installed or not on PATH") from exc
     if done.returncode != 0:
         first = _first_line(done.stderr)
-        raise GitError(f"git {' '.join(args)} failed in {repo} (exit {done.returncode}): {first}")
+        raise GitError(
+            f"git {' '.join(args)} failed in {repo} (exit {done.returncode}): {first}",
+            stderr=first,
+        )
     return done.stdout
 
 
@@ -79,7 +89,10 @@ def repo_root(path: Path) -> Path:
     try:
         top = git_text(where, ["rev-parse", "--show-toplevel"]).strip()
     except GitError as exc:
-        raise NotAGitRepository(f"not a git repository (or not a work tree): {path}") from exc
+        # git's own line says why (not a repository, dubious ownership, bare repository).
+        raise NotAGitRepository(
+            f"not a git repository (or not a work tree): {path} ({exc.stderr})"
+        ) from exc
     if not top:
         raise NotAGitRepository(f"not a git work tree (bare repository?): {path}")
     return Path(top)

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contend.errors import RevisionNotFound, UserError
-from contend.gitio.git import GitError, git_text, repo_root, resolve_commit, run_git
+from contend.gitio.git import EMPTY_TREE, GitError, git_text, repo_root, resolve_commit, run_git
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _DEFAULT_BRANCHES = ("main", "master", "trunk")
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import builtins
 import copy
 import difflib
 import re
@@ -39,6 +40,7 @@ from contend.critics.static.base import (
 )
 from contend.protocol.model import Severity
 
+_BUILTINS = frozenset(dir(builtins))
 _VALIDATION_ERRORS = frozenset({"TypeError", "ValueError"})
 _PRIMITIVES = frozenset({"str", "int", "float", "bool", "bytes"})
 _STRING_PREDICATES = frozenset(
@@ -216,36 +218,73 @@ def _is_not(node: ast.AST) -> bool:
     return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
 
 
-def _called_names(fn: pyast.FunctionNode) -> set[str]:
-    names: set[str] = set()
-    for node in pyast.walk_within(fn):
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name):
-                names.add(node.func.id)
-            elif isinstance(node.func, ast.Attribute):
-                names.add(node.func.attr)
-    return names
+def _helpers(fn: pyast.Function, funcs: dict[str, pyast.Function]) -> list[pyast.Function]:
+    """Functions of the same file that `fn` calls: `name(...)` a module-level function,
+    `self.name(...)` / `cls.name(...)` a method of its own class. Not itself."""
+    owner = fn.qualname.rsplit(".", 1)[0] + "." if "." in fn.qualname else ""
+    found: dict[str, pyast.Function] = {}
+    for node in pyast.walk_within(fn.node):
+        if not isinstance(node, ast.Call):
+            continue
+        target: str | None = None
+        if isinstance(node.func, ast.Name):
+            target = node.func.id
+        elif (
+            isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in ("self", "cls")
+            and owner
+        ):
+            target = owner + node.func.attr
+        if target is not None and target != fn.qualname and target in funcs:
+            found[target] = funcs[target]
+    return list(found.values())
 
 
 @dataclass(slots=True)
 class _Unit:
     exact: str
     shape: str
+    raises: frozenset[str]
+    names: frozenset[str]
     reusable: bool = False
     used: bool = False
+
+
+def _raised(guard: _Guard) -> frozenset[str]:
+    if isinstance(guard.node, ast.Assert):
+        return frozenset({"AssertionError"})
+    return frozenset(
+        name
+        for stmt in guard.node.body
+        if isinstance(stmt, ast.Raise) and (name := _raised_name(stmt)) is not None
+    )
+
+
+def _names(node: ast.AST) -> frozenset[str]:
+    """The non-builtin names a condition reads."""
+    return frozenset(
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id not in _BUILTINS
+    )
 
 
 def _new_units(new_fn: pyast.Function, new_funcs: dict[str, pyast.Function]) -> list[_Unit]:
     """Guard units of the new function, then those of the helpers it calls (reusable: one
     helper may check several arguments), so a guard moved into a helper still counts."""
-    called = _called_names(new_fn.node)
-    owners = [new_fn] + [f for f in new_funcs.values() if f.node.name in called]
+    owners = [new_fn, *_helpers(new_fn, new_funcs)]
     units: list[_Unit] = []
     for owner in owners:
         params = _params(owner.node)
         for guard in _guards(owner.node):
+            raises = _raised(guard)
             units.extend(
-                _Unit(ast.unparse(u), _shape(u, params), reusable=owner is not new_fn)
+                _Unit(
+                    ast.unparse(u),
+                    _shape(u, params),
+                    raises,
+                    _names(u),
+                    reusable=owner is not new_fn,
+                )
                 for u in guard.units
             )
     return units
@@ -259,12 +298,26 @@ def _claim(pool: list[_Unit], key: str, *, by_shape: bool) -> bool:
     return False
 
 
+def _claim_rewritten(pool: list[_Unit], unit: ast.expr, raises: frozenset[str]) -> bool:
+    """A new guard of this function that matched no old one, raising the same exception or
+    reading the same names, is taken as this guard rewritten (`0 < m` became `1 <= m`)."""
+    names = _names(unit)
+    for candidate in pool:
+        if candidate.used or candidate.reusable:
+            continue
+        if (candidate.raises & raises) or (candidate.names & names):
+            candidate.used = True
+            return True
+    return False
+
+
 def _unmatched_guards(
     change: FileChange, old_fn: pyast.Function, pool: list[_Unit]
 ) -> Iterator[tuple[_Guard, list[ast.expr]]]:
     """Old guards the change touched whose units the new side no longer has. Each new unit
-    answers for one old unit (so deleting one of two identical checks is seen), exact text
-    before shape (so a parameter rename still matches), untouched old guards first."""
+    answers for one old unit (so deleting one of two identical checks is seen): exact text
+    first, then shape (a parameter renamed), then a leftover rewritten guard; untouched old
+    guards claim theirs first."""
     removed = sorted(change.removed_lines)
     params = _params(old_fn.node)
     guards = sorted(
@@ -275,8 +328,12 @@ def _unmatched_guards(
         (g, [u for u in g.units if not _claim(pool, ast.unparse(u), by_shape=False)])
         for g in guards
     ]
+    pending = [
+        (g, [u for u in units if not _claim(pool, _shape(u, params), by_shape=True)])
+        for g, units in pending
+    ]
     for guard, units in pending:
-        missing = [u for u in units if not _claim(pool, _shape(u, params), by_shape=True)]
+        missing = [u for u in units if not _claim_rewritten(pool, u, _raised(guard))]
         if missing and _hits(removed, *pyast.span(guard.node)) and _is_strict(guard):
             yield guard, missing
 
@@ -665,8 +722,9 @@ def _checked_param(node: ast.AST, params: frozenset[str]) -> str | None:
         if _is_call_to(left, "type") and isinstance(left, ast.Call) and left.args:
             return param(left.args[0]) if _is_primitive_type(right) else None
         if _is_call_to(left, "len") and isinstance(left, ast.Call) and left.args:
-            is_int = isinstance(right, ast.Constant) and type(right.value) is int
-            return param(left.args[0]) if is_int else None
+            # emptiness (`len(x) > 0`, `len(x) == 0`), the seed's `userId.length > 0`
+            is_empty = isinstance(right, ast.Constant) and right.value in (0, 1)
+            return param(left.args[0]) if is_empty else None
         if isinstance(right, ast.Constant) and right.value == "":
             return param(left)
     return None
@@ -675,28 +733,37 @@ def _checked_param(node: ast.AST, params: frozenset[str]) -> str | None:
 def _primitive_check(node: ast.If | ast.Assert, params: frozenset[str]) -> list[ast.AST]:
     """The raw-primitive checks on parameters that `node` validates with, empty if it is no
     validation. An `if` counts when it raises, or when it combines two checks on one
-    parameter, or negates a check and returns early; a plain type dispatch (`if
-    isinstance(x, str): x = [x]`) does not."""
-    atoms: list[ast.AST] = []
-    checked: list[str] = []
-    negated = False
-    for sub in ast.walk(node.test):
-        name = _checked_param(sub, params)
-        if name is not None:
-            atoms.append(sub)
-            checked.append(name)
-        if isinstance(sub, ast.UnaryOp) and _is_not(sub):
-            negated = negated or _checked_param(sub.operand, params) is not None
+    parameter, or negates a check and returns early. A plain type dispatch (`if
+    isinstance(x, str): x = [x]`) does not, nor does rejecting a type (`if isinstance(x,
+    str): raise TypeError`): that is not validating a primitive, it is refusing one."""
+    negated = {
+        id(inner)
+        for sub in ast.walk(node.test)
+        if isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.Not)
+        for inner in ast.walk(sub.operand)
+    }
+    atoms = [sub for sub in ast.walk(node.test) if _checked_param(sub, params) is not None]
     if not atoms or isinstance(node, ast.Assert):
         return atoms
+    checked = [_checked_param(a, params) for a in atoms]
     body = node.body
-    if (
-        any(isinstance(s, ast.Raise) for s in body)
-        or len(checked) > len(set(checked))
-        or (negated and any(isinstance(s, ast.Return) for s in body))
-    ):
+    if any(isinstance(s, ast.Raise) for s in body):
+        return [a for a in atoms if not _is_type_test(a) or id(a) in negated or _is_unequal(a)]
+    if len(checked) > len(set(checked)):
+        return atoms
+    if any(id(a) in negated for a in atoms) and any(isinstance(s, ast.Return) for s in body):
         return atoms
     return []
+
+
+def _is_type_test(node: ast.AST) -> bool:
+    if isinstance(node, ast.Compare):
+        return _is_call_to(node.left, "type")
+    return _is_call_to(node, "isinstance")
+
+
+def _is_unequal(node: ast.AST) -> bool:
+    return isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.NotEq | ast.IsNot)
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,7 +123,8 @@ def _check_file(
                 dropped_lines.add(finding.start_line)
                 yield finding
         if isinstance(new_fn.node, ast.AsyncFunctionDef) and touched_new:
-            yield from _check_then_act(change, old_fn, new_fn, locks)
+            twin = old_fn if old_fn is not None else _twin(new_fn, old_funcs)
+            yield from _check_then_act(change, twin, new_fn, locks)
     yield from _unawaited(change, new_funcs, old_funcs, dropped_lines)
     yield from _mutable_defaults(change, new_funcs, old_funcs)
 
@@ -141,6 +142,16 @@ class _Locks:
     @functools.cached_property
     def new(self) -> frozenset[str]:
         return _lock_objects(self._new_tree)
+
+
+def _twin(fn: pyast.Function, old_funcs: dict[str, pyast.Function]) -> pyast.Function | None:
+    """The old function a new one copies body for body (a rename or a duplicate): its
+    hazards were already there, so the copy does not introduce them."""
+    body = [ast.dump(stmt) for stmt in fn.node.body]
+    for old in old_funcs.values():
+        if len(old.node.body) == len(body) and [ast.dump(s) for s in old.node.body] == body:
+            return old
+    return None
 
 
 def _removed_from(change: FileChange, fn: pyast.Function) -> bool:
@@ -480,7 +491,13 @@ class _RaceFinder:
 
     def expr(self, node: ast.AST, state: _State, held: frozenset[int]) -> None:
         if isinstance(node, ast.Await):
-            self.expr(node.value, state, held)
+            if self.key(node.value) is not None:
+                # `await self._fut` then `self._fut = None` is cleanup of what was awaited,
+                # not a decision taken on a value read before the suspension
+                for child in _children(node.value):
+                    self.expr(child, state, held)
+            else:
+                self.expr(node.value, state, held)
             self.suspend(state, node.lineno)
             return
         if isinstance(node, ast.Attribute | ast.Subscript):
@@ -552,18 +569,32 @@ def _awaited(fn: pyast.FunctionNode) -> Counter[str]:
     )
 
 
-def _unawaited_calls(fn: pyast.FunctionNode) -> list[ast.Call]:
-    """Calls that are neither awaited nor handed to a task wrapper (`create_task(f())`)."""
+def _unawaited_calls(fn: pyast.FunctionNode) -> list[tuple[ast.Call, str | None]]:
+    """Calls that are not awaited, each with the task wrapper it was handed to when that
+    wrapper's result is thrown away (`asyncio.ensure_future(f())` as a statement: nobody
+    waits for it or sees its error). A wrapper whose task is kept is left alone."""
     skip: set[int] = set()
+    discarded: dict[int, str] = {}
     calls: list[ast.Call] = []
     for node in pyast.walk_within(fn):
         if isinstance(node, ast.Await):
             skip.add(id(node.value))
-        elif isinstance(node, ast.Call):
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and _callee_name(node.value) in _TASK_WRAPPERS
+        ):
+            wrapper = ast.unparse(node.value.func)
+            discarded.update((id(arg), wrapper) for arg in node.value.args)
+        if isinstance(node, ast.Call):
             calls.append(node)
             if _callee_name(node) in _TASK_WRAPPERS:
                 skip.update(id(arg) for arg in node.args)
-    return sorted((c for c in calls if id(c) not in skip), key=lambda c: (c.lineno, c.col_offset))
+    return [
+        (call, discarded.get(id(call)))
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+        if id(call) not in skip or id(call) in discarded
+    ]
 
 
 def _awaits_dropped(
@@ -571,18 +602,22 @@ def _awaits_dropped(
 ) -> Iterator[Finding]:
     old, new = _awaited(old_fn.node), _awaited(new_fn.node)
     budget = {callee: old[callee] - new[callee] for callee in old}
-    for call in _unawaited_calls(new_fn.node):
+    for call, wrapper in _unawaited_calls(new_fn.node):
         callee = ast.unparse(call.func)
         if call.lineno not in change.added_lines or budget.get(callee, 0) <= 0:
             continue
         budget[callee] -= 1
+        how = (
+            f"hands `{callee}(...)` to `{wrapper}` and drops the task instead of awaiting it"
+            if wrapper is not None
+            else f"calls `{callee}(...)` without the `await` it had before"
+        )
         yield _finding(
             change,
             "await-dropped",
             Severity.MAJOR,
             pyast.span(call),
-            f"`{new_fn.qualname}` calls `{callee}(...)` without the `await` it had before: the "
-            "coroutine never runs and its errors are lost",
+            f"`{new_fn.qualname}` {how}: nothing waits for the work and its errors are lost",
             old_lines=_awaited_lines(old_fn.node, callee),
         )
 

@@ -110,7 +110,7 @@ class _FileCheck:
         self.old_scopes = _scopes(self.old_tree) if self.old_tree is not None else {}
         self.suppress_names = _suppress_names(self.new_tree, self.new_text)
         self.old_suppress_names = _suppress_names(self.old_tree, self.old_text)
-        self._old_handlers: Counter[str] | None = None
+        self._file_handlers: dict[bool, Counter[str]] = {}
 
     def findings(self) -> Iterator[Finding]:
         for scope in self.new_scopes.values():
@@ -137,19 +137,22 @@ class _FileCheck:
         shape = _shape(scope.node)
         # Dumping is the costly part: only old functions of the same shape are compared.
         body = _function_body(scope.node)
-        for candidate in self.old_scopes.values():
+        for name, candidate in self.old_scopes.items():
+            if name in self.new_scopes:
+                continue  # still there under its name: a copy, not a rename
             if _shape(candidate.node) == shape and _function_body(candidate.node) == body:
                 return candidate
         return None
 
-    def _file_handler_counts(self) -> Counter[str]:
-        """Handlers anywhere in the old file, computed once: where a new function's handler
-        may have come from when code moved between functions."""
-        if self._old_handlers is None:
-            self._old_handlers = Counter(
-                _handler_key(h) for h in self._old_nodes(None) if isinstance(h, ast.ExceptHandler)
+    def _file_handler_counts(self, *, new: bool) -> Counter[str]:
+        """Handlers anywhere in the new or old file, computed once per side."""
+        if new not in self._file_handlers:
+            tree = self.new_tree if new else self.old_tree
+            nodes = _statements(tree) if tree is not None else ()
+            self._file_handlers[new] = Counter(
+                _handler_key(h) for h in nodes if isinstance(h, ast.ExceptHandler)
             )
-        return self._old_handlers
+        return self._file_handlers[new]
 
     def _old_nodes(self, old: _Scope | None) -> Iterable[ast.AST]:
         """Where to look for a pre-existing copy of a pattern: the counterpart scope, or the
@@ -223,15 +226,18 @@ class _FileCheck:
         touched = [t for t in tries if self._touched(t)]
         if not touched:
             return
-        old_counts = (
-            Counter(
+        if old is not None:
+            old_counts = Counter(
                 _handler_key(h)
                 for h in pyast.walk_within(old.node)
                 if isinstance(h, ast.ExceptHandler)
             )
-            if old is not None
-            else self._file_handler_counts().copy()
-        )
+        else:
+            # A new function: its handler may have moved here from elsewhere in the file. Old
+            # copies still present in other new functions are not available to it.
+            own = Counter(_handler_key(h) for t in tries for h in t.handlers)
+            elsewhere = self._file_handler_counts(new=True) - own
+            old_counts = self._file_handler_counts(new=False) - elsewhere
         for try_node in tries:
             if try_node not in touched:
                 for handler in try_node.handlers:
@@ -370,37 +376,33 @@ class _FileCheck:
     def _index_to_default(self, scope: _Scope, old: _Scope | None) -> Iterator[Finding]:
         if old is None:
             return
-        old_index = {
-            (ast.dump(n.value), ast.dump(n.slice)): n
-            for n in pyast.walk_within(old.node)
-            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
-        }
-        old_attrs = {
-            (ast.dump(n.value), n.attr): n
-            for n in pyast.walk_within(old.node)
-            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-        }
         old_calls = Counter(
             ast.dump(n) for n in pyast.walk_within(old.node) if isinstance(n, ast.Call)
         )
-        new_index = {
-            (ast.dump(n.value), ast.dump(n.slice))
-            for n in pyast.walk_within(scope.node)
-            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load)
-        }
-        new_attrs = {
-            (ast.dump(n.value), n.attr)
-            for n in pyast.walk_within(scope.node)
-            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-        }
-        for call in pyast.walk_within(scope.node):
-            if not isinstance(call, ast.Call) or not self._touched(call):
+        candidates = [
+            (call, key)
+            for call in pyast.walk_within(scope.node)
+            if isinstance(call, ast.Call)
+            and (key := _defaulted_lookup(call)) is not None
+            and self._touched(call)
+            and old_calls[ast.dump(call)] == 0
+        ]
+        if not candidates:
+            return
+        old_lookups: dict[tuple[str, str, str], list[ast.AST]] = {}
+        for node in pyast.walk_within(old.node):
+            found = _lookup_key(node)
+            if found is not None:
+                old_lookups.setdefault(found, []).append(node)
+        new_counts = Counter(
+            k for n in pyast.walk_within(scope.node) if (k := _lookup_key(n)) is not None
+        )
+        for call, key in sorted(candidates, key=lambda c: pyast.span(c[0])[0]):
+            # Swapped only if the new code looks it up fewer times than the old did: a `.get`
+            # added next to a kept `d[k]` is an addition, not a swap.
+            if len(old_lookups.get(key, ())) <= new_counts[key]:
                 continue
-            if old_calls[ast.dump(call)] > 0:
-                continue
-            replaced = _replaced_lookup(call, old_index, old_attrs, new_index | new_attrs)
-            if replaced is None:
-                continue
+            replaced = old_lookups[key][0]
             start, end = pyast.span(call)
             yield Finding(
                 topic=Topic.SILENT_FALLBACK,
@@ -706,25 +708,25 @@ def _with_header(node: ast.With | ast.AsyncWith) -> tuple[int, int]:
     return start, end
 
 
-def _replaced_lookup(
-    call: ast.Call,
-    old_index: dict[tuple[str, str], ast.Subscript],
-    old_attrs: dict[tuple[str, str], ast.Attribute],
-    still_used: set[tuple[str, str]],
-) -> ast.AST | None:
-    """The old `d[k]` / `o.a` that this `d.get(k, ...)` / `getattr(o, "a", ...)` replaced."""
+def _lookup_key(node: ast.AST) -> tuple[str, str, str] | None:
+    """`d[k]` / `o.a` read (not written) as a comparable key; None for anything else."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        return ("index", ast.dump(node.value), ast.dump(node.slice))
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        return ("attr", ast.dump(node.value), node.attr)
+    return None
+
+
+def _defaulted_lookup(call: ast.Call) -> tuple[str, str, str] | None:
+    """For `d.get(k[, default])` / `getattr(o, "a", default)`, the key of the lookup that
+    would have raised; None for any other call."""
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "get" and 1 <= len(call.args) <= 2:
-        key = (ast.dump(func.value), ast.dump(call.args[0]))
-        # Still indexed elsewhere in the new code: the .get is an addition, not a swap.
-        if key in old_index and key not in still_used:
-            return old_index[key]
-        return None
+        return ("index", ast.dump(func.value), ast.dump(call.args[0]))
     if isinstance(func, ast.Name) and func.id == "getattr" and len(call.args) == 3:
         name = call.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            key = (ast.dump(call.args[0]), name.value)
-            return old_attrs[key] if key in old_attrs and key not in still_used else None
+            return ("attr", ast.dump(call.args[0]), name.value)
     return None
 
 

@@ -51,7 +51,8 @@ def waivers_in(text: str, language: Language = "other") -> dict[int, Waiver]:
         return {}
     comments = _python_comments(text) if language == "python" else None
     found: dict[int, Waiver] = {}
-    for number, line_text in enumerate(text.splitlines(), start=1):
+    # Numbered like git's diff: split on "\n" only (splitlines() also breaks at form feeds).
+    for number, line_text in enumerate(text.split("\n"), start=1):
         if "contend:" not in line_text:
             continue
         source = line_text if comments is None else comments.get(number)
@@ -106,8 +107,13 @@ def apply_waivers(
 def _waive(finding: Finding, waivers: dict[int, Waiver]) -> Finding:
     for line in range(finding.start_line - 1, finding.end_line + 1):
         waiver = waivers.get(line)
-        if waiver is not None and waiver.reason is not None and finding.topic in waiver.topics:
-            return dataclasses.replace(finding, waived=True, waiver_reason=waiver.reason)
+        if waiver is None or waiver.reason is None or finding.topic not in waiver.topics:
+            continue
+        # The line above counts only when it is the waiver alone: a trailing waiver on the
+        # previous statement is about that statement, not the next one.
+        if line == finding.start_line - 1 and not waiver.text.startswith(("#", "//")):
+            continue
+        return dataclasses.replace(finding, waived=True, waiver_reason=waiver.reason)
     return finding
 
 

@@ -5,7 +5,9 @@ function of the old and the new version is paired — by qualified name, then (f
 bare name (a test moved into or out of a class, or to another changed file), identical body
 (a rename) or a similar body — and the pair is compared assertion by assertion with the model
 of `weakened_tests_rules` (equivalent spellings match: `assertEqual(a, True)` / `assertTrue(a)`,
-unittest / plain `assert`, reformatting, messages). An old test with no partner is deleted.
+unittest / plain `assert`, reformatting, messages, `eq = self.assertEqual` aliases, and a
+local variable renamed consistently). An old test with no partner is deleted. Functions the
+diff did not touch are not compared at all (big test files stay fast).
 
 Rules (rule id: what it catches — severity):
     assertion-removed           an assertion of a test that still exists is gone — major
@@ -21,10 +23,13 @@ Rules (rule id: what it catches — severity):
     test-deleted                a test function gone (a deleted test file: each of its tests,
                                 at line 1, since there is no new side) — major
     test-class-deleted          a test class gone with its tests — major
+    parametrize-cases-removed   a @pytest.mark.parametrize list has fewer cases — major
     skip-without-issue          skip / skipif / xfail / skipTest / pytest.skip added with no
                                 issue reference (#123, GH-123, ABC-123, an /issues/ or /pull/
-                                URL) — minor; a skipif on the platform or Python version is not
-                                a weakening and is not reported
+                                URL) — minor; a skip conditioned on the platform, the Python
+                                version or an optional feature (skipif(sys.platform ...),
+                                skipUnless(HAVE_X ...), `if not hasattr(os, "fork"): skipTest`,
+                                skipTest under `except ImportError`) is portability, not reported
 
 Severity follows base.py: everything that weakens a check guarding correctness is major; a
 skip without a reference is a smell that hides a test but says so, hence minor. Locations are
@@ -61,6 +66,7 @@ RULE_MOCKED_UNIT = "unit-under-test-mocked"
 RULE_TEST_DELETED = "test-deleted"
 RULE_CLASS_DELETED = "test-class-deleted"
 RULE_SKIP = "skip-without-issue"
+RULE_CASES = "parametrize-cases-removed"
 RULE_WEAKENED = r.RULE_WEAKENED
 RULE_TOLERANCE = r.RULE_TOLERANCE
 RULE_EXCEPTION = r.RULE_EXCEPTION
@@ -248,10 +254,10 @@ def _pair(files: list[_File]) -> tuple[list[tuple[_Ref, _Ref]], list[_Ref], list
         pairs.extend((_Ref(file, q), _Ref(file, q)) for q in old_fns if q in new_fns)
         old_left.extend(_Ref(file, q) for q in old_fns if q not in new_fns and _is_test(q))
         new_left.extend(_Ref(file, q) for q in new_fns if q not in old_fns and _is_test(q))
-    bodies: dict[tuple[int, str], tuple[str, ...]] = {}
+    bodies: dict[tuple[int, str, str], tuple[str, ...]] = {}
 
     def body(ref: _Ref, side: str) -> tuple[str, ...]:
-        key = (id(ref.file) * 2 + (side == "new"), ref.qualname)
+        key = (id(ref.file), side, ref.qualname)
         if key not in bodies:
             bodies[key] = _body(ref.new if side == "new" else ref.old)
         return bodies[key]
@@ -268,10 +274,10 @@ def _pair(files: list[_File]) -> tuple[list[tuple[_Ref, _Ref]], list[_Ref], list
     ]
     for score in stages:
         for old_ref in list(old_left):
-            scored = [(score(old_ref, n), i) for i, n in enumerate(new_left)]
-            best = max(scored, default=(0.0, -1))
-            if best[0] >= _SIMILAR:
-                pairs.append((old_ref, new_left.pop(best[1])))
+            scored = [(score(old_ref, n), -i) for i, n in enumerate(new_left)]
+            best, first = max(scored, default=(0.0, 0))  # ties: the earliest new test
+            if best >= _SIMILAR:
+                pairs.append((old_ref, new_left.pop(-first)))
                 old_left.remove(old_ref)
     return pairs, old_left, new_left
 
@@ -314,6 +320,7 @@ def _compare(old_ref: _Ref | None, new_ref: _Ref) -> Iterator[Finding]:
         return
     if old_fn is not None and old_side is not None:
         yield from _compare_checks(report, old_fn, old_side, new_fn, new_side)
+        yield from _fewer_cases(report, old_fn, old_side, new_fn)
     yield from _new_skips(report, old_fn, new_fn)
     yield from _new_swallows(report, old_fn, old_side, new_fn, new_side)
     if _is_test(new_ref.qualname):
@@ -361,9 +368,6 @@ class _Reporter:
             old_evidence=old_evidence,
         )
 
-    def old_lines(self, node: ast.AST) -> str:
-        return self.file.change.old_lines(*pyast.span(node))
-
 
 def _old_text(old_side: _Side, node: ast.AST) -> str:
     start, end = pyast.span(node)
@@ -406,15 +410,16 @@ def _compare_checks(
             (new_fn, new_side, new_checks, leftover_new),
         )
     for old in leftover_old:
-        candidates = [(r.affinity(old, new), i) for i, new in enumerate(leftover_new)]
-        best = max(candidates, default=(0, -1))
+        candidates = [(r.affinity(old, new), -i) for i, new in enumerate(leftover_new)]
+        best, first = max(candidates, default=(0, 0))  # ties: the earliest new check
         old_text = _old_text(old_side, old.node)
-        if best[0] == 0:
+        if best == 0:
             if old.counts:
-                claim = f"the assertion `{r.short(old.node)}` was removed; the test still exists"
+                kind = "test" if _is_test(new_fn.qualname) else "function"
+                claim = f"the assertion `{r.short(old.node)}` was removed; the {kind} still exists"
                 yield report.at(RULE_REMOVED, None, claim, old_text)
             continue
-        new = leftover_new.pop(best[1])
+        new = leftover_new.pop(-first)
         weaker = r.weakening(old, new)
         if weaker is not None:
             rule, what = weaker
@@ -443,6 +448,31 @@ def _match_renamed(old: _Checks, new: _Checks) -> tuple[list[r.Check], list[r.Ch
         else:
             still_old.append(check)
     return still_old, [c for group in pool.values() for c in group]
+
+
+def _fewer_cases(
+    report: _Reporter, old_fn: pyast.Function, old_side: _Side, new_fn: pyast.Function
+) -> Iterator[Finding]:
+    """A parametrize list that lost cases (changing a case keeps the count: not reported)."""
+    after = r.parametrized_cases(new_fn.node)
+    for names, (old_decorator, old_cases) in r.parametrized_cases(old_fn.node).items():
+        if names not in after:
+            continue
+        decorator, new_cases = after[names]
+        if len(new_cases) >= len(old_cases):
+            continue
+        gone = Counter(old_cases) - Counter(new_cases)
+        shown = [c for c in _case_texts(old_decorator) if r.canon(c) in gone]
+        claim = f"parametrize lost {len(old_cases) - len(new_cases)} case(s): " + ", ".join(
+            r.short(c, 60) for c in shown
+        )
+        yield report.at(RULE_CASES, decorator, claim, _old_text(old_side, old_decorator))
+
+
+def _case_texts(decorator: ast.expr) -> list[ast.expr]:
+    assert isinstance(decorator, ast.Call)  # parametrized_cases only returns calls
+    values = decorator.args[1]
+    return list(values.elts) if isinstance(values, ast.List | ast.Tuple) else []
 
 
 def _skip_keys(fn: pyast.Function | None) -> Counter[str]:
@@ -501,7 +531,9 @@ def _new_swallows(
         asserted = ", ".join(f"`{r.short(c.node, 80)}`" for c in checks)
         claim = f"{asserted} now sits under {label}, which swallows the failure"
         olds = [old_plain[c.key] for c in checks if c.key in old_plain]
-        old_evidence = "\n".join(report.old_lines(c.node) for c in olds) if olds else None
+        old_evidence = None
+        if olds and old_side is not None:
+            old_evidence = "\n".join(_old_text(old_side, c.node) for c in olds)
         yield report.at(RULE_SWALLOWED, block, claim, old_evidence)
 
 

@@ -6,10 +6,12 @@ the same file that themselves assert) becomes a `Check` with a canonical `key` (
 messages, operand order of `==`, and `self.` are ignored, so equivalent spellings match) and a
 strength `rank`:
 
-    4  exact: ==, is, is None, approx / almostEqual / isclose, mock called-with
-    3  near-exact: countEqual, regex match, mock called-once / any-call
-    2  partial: membership, isinstance, ordering (<, >=), mock called
-    1  existence: truthy, falsy, is not None, !=, not in
+    8  exact: ==, is, is None, approx / almostEqual / isclose, mock called-with
+    6  near-exact: countEqual, regex match, mock called-once / any-call
+    4  partial: membership, isinstance, ordering (<, >=), mock called
+    3  truthiness: truthy, falsy
+    2  exclusion: !=, not in, is not
+    1  existence: is not None
     0  constant: `assert True` checks nothing
     None  unknown strength (custom helpers, other assert_* functions): never compared
 
@@ -35,42 +37,42 @@ _SELF = frozenset({"self", "cls"})
 _RENAMES: ContextVar[Mapping[str, str] | None] = ContextVar("renames", default=None)
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
-RANK_EXACT = 4
+RANK_EXACT = 8
 
 _OP_RANK: dict[str, int] = {
-    "eq": 4,
-    "is": 4,
-    "is_none": 4,
-    "approx": 4,
-    "almost": 4,
-    "isclose": 4,
-    "count_eq": 3,
-    "regex": 3,
-    "cmp": 2,
-    "in": 2,
-    "isinstance": 2,
-    "truthy": 1,
-    "falsy": 1,
+    "eq": 8,
+    "is": 8,
+    "is_none": 8,
+    "approx": 8,
+    "almost": 8,
+    "isclose": 8,
+    "count_eq": 6,
+    "regex": 6,
+    "cmp": 4,
+    "in": 4,
+    "isinstance": 4,
+    "truthy": 3,
+    "falsy": 3,
+    "ne": 2,
+    "not_in": 2,
+    "is_not": 2,
     "not_none": 1,
-    "ne": 1,
-    "not_in": 1,
-    "is_not": 1,
     "const": 0,
 }
 
 _MOCK_RANK: dict[str, int] = {
-    "assert_called_once_with": 4,
-    "assert_called_with": 4,
-    "assert_has_calls": 4,
-    "assert_awaited_once_with": 4,
-    "assert_awaited_with": 4,
-    "assert_has_awaits": 4,
-    "assert_any_call": 3,
-    "assert_any_await": 3,
-    "assert_called_once": 3,
-    "assert_awaited_once": 3,
-    "assert_called": 2,
-    "assert_awaited": 2,
+    "assert_called_once_with": 8,
+    "assert_called_with": 8,
+    "assert_has_calls": 8,
+    "assert_awaited_once_with": 8,
+    "assert_awaited_with": 8,
+    "assert_has_awaits": 8,
+    "assert_any_call": 6,
+    "assert_any_await": 6,
+    "assert_called_once": 6,
+    "assert_awaited_once": 6,
+    "assert_called": 4,
+    "assert_awaited": 4,
 }
 _MOCK_UNRANKED = frozenset({"assert_not_called", "assert_not_awaited"})
 
@@ -315,7 +317,9 @@ def _arg(call: ast.Call, index: int, *names: str) -> ast.expr | None:
     for kw in call.keywords:
         if kw.arg in names:
             return kw.value
-    if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args):
+    if index < len(call.args) and not any(
+        isinstance(a, ast.Starred) for a in call.args[: index + 1]
+    ):
         return call.args[index]
     return None
 
@@ -467,6 +471,8 @@ def _const_is(node: ast.expr, value: object) -> bool:
 
 def _compare(left: ast.expr, op: ast.cmpop, right: ast.expr, node: ast.AST) -> Check:
     if isinstance(op, ast.Eq | ast.Is):
+        if canon(left) == canon(right):
+            return _make("const", [left, right], node)  # `x == x` checks nothing
         for a, b in ((left, right), (right, left)):
             if _const_is(b, True):
                 return _make("truthy", [a], node)
@@ -912,6 +918,11 @@ _KIND: dict[str, str] = {
 }
 
 
+# `x == True` / `x is None` (canonicalised to truthy / falsy / is_none) pin x to one value:
+# membership in a literal that holds it and more is weaker, whatever the ranks say.
+_POINT_OPS = {"truthy": "True", "falsy": "False", "is_none": "None"}
+
+
 def affinity(old: Check, new: Check) -> int:
     """How plausibly `new` is the replacement of `old` (0: unrelated). Checks of one family
     that mention the same names (or, weaker, the same literals) are candidates."""
@@ -936,6 +947,16 @@ def weakening(old: Check, new: Check) -> tuple[str, str] | None:
         extra = [m for m in new.members if m not in old.members]
         if extra and set(old.members) <= set(new.members):
             return RULE_WEAKENED, "membership widened to also accept " + ", ".join(extra)
+    point = _POINT_OPS.get(old.op)
+    widened_point = (
+        new.op == "in" and new.members and len(set(new.members)) > 1 and point in new.members
+    )
+    if point is not None and widened_point and old.subject == new.subject:
+        others = ", ".join(m for m in new.members or () if m != point)
+        return (
+            RULE_WEAKENED,
+            f"{_KIND[old.op]} became a membership check that also accepts {others}",
+        )
     if old.rank is None or new.rank is None or new.rank >= old.rank:
         return None
     what = f"{_KIND.get(old.op, old.op)} became {_KIND.get(new.op, new.op)}"
@@ -981,3 +1002,21 @@ def _exceptions_widened(before: frozenset[str], after: frozenset[str]) -> bool:
             ):
                 return True
     return False
+
+
+# --------------------------------------------------------------------------- parametrize
+
+
+def parametrized_cases(function: pyast.FunctionNode) -> dict[str, tuple[ast.expr, list[str]]]:
+    """`@pytest.mark.parametrize(names, [cases])` decorators with a literal case list, by
+    their canonical argument names: (decorator, canonical cases)."""
+    found: dict[str, tuple[ast.expr, list[str]]] = {}
+    for decorator in function.decorator_list:
+        if not isinstance(decorator, ast.Call) or len(decorator.args) < 2:
+            continue
+        if (dotted(decorator.func) or "").split(".")[-1] != "parametrize":
+            continue
+        names, values = decorator.args[0], decorator.args[1]
+        if isinstance(values, ast.List | ast.Tuple):
+            found[canon(names)] = (decorator, [canon(v) for v in values.elts])
+    return found

@@ -1,0 +1,201 @@
+"""Gemini CLI (`gemini`, npm @google/gemini-cli) as a critic or oracle, as far as its flags
+allow.
+
+    gemini --approval-mode plan --skip-trust --output-format json [-m MODEL]
+           -p "<answer instruction>"   < stdin: SYSTEM + PROMPT + the JSON Schema
+
+What it can do: a headless run (`-p`), a JSON envelope on stdout (`--output-format
+json`: session_id, response, stats with per-model token counts, or error), and a
+read-only mode: `--approval-mode plan` offers no shell tool and refuses writes outside
+gemini's own plans directory (verified against gemini 0.61 in the tests).
+
+What it cannot do, and what we do instead:
+- no schema enforcement: the schema goes into the prompt and we validate the reply
+  ourselves; a reply that does not parse or fit is returned with `error` set;
+- no system-prompt flag that keeps its tool instructions (GEMINI_SYSTEM_MD replaces the
+  whole prompt): the system text leads the prompt instead;
+- no session fork, so it cannot be the proposer (`create` refuses that role);
+- no cost in its output: cost comes from `prices` in config, else 0 with
+  `cost_source = "unknown"`;
+- headless runs require a trusted folder, so `--skip-trust` is passed: gemini then also
+  loads the worktree's own `.gemini/` settings — the reviewed change can configure the
+  critic. Plan mode still applies; documented in docs/agents.md;
+- on HTTP 429 it retries with backoff on its own for a long time: a rate-limited run ends
+  at our deadline (AgentTimeout).
+
+The user's environment and ~/.gemini settings (auth type, GEMINI_API_KEY,
+GOOGLE_GEMINI_BASE_URL) reach it unchanged; `extra_args` / `env_add` are for tests only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.process import ProcessResult, run_process
+from contend.agents.schemas import validate
+from contend.errors import AgentError, ProtocolError, UserError
+
+if TYPE_CHECKING:
+    from contend.config import Settings
+
+ANSWER_INSTRUCTION = (
+    "Answer with exactly one JSON object that matches the JSON Schema given above, "
+    "and nothing else: no prose, no code fence."
+)
+MAX_REPLY_CHARS = 1_000_000
+_FENCED = re.compile(r"\A\s*```(?:json)?\s*\n(?P<body>.*)\n\s*```\s*\Z", re.DOTALL)
+
+
+def full_prompt(request: AgentRequest) -> str:
+    """What goes to gemini's stdin: the system text, the prompt, then the schema."""
+    schema = json.dumps(request.schema, indent=1)
+    return (
+        f"{request.system}\n\n{request.prompt}\n\n"
+        f"## JSON Schema of your answer\n```json\n{schema}\n```"
+    )
+
+
+class GeminiAgent:
+    backend = "gemini"
+    family = "google"
+
+    def __init__(
+        self,
+        *,
+        role: Role,
+        settings: Settings,
+        model: str | None = None,
+        binary: str = "gemini",
+        extra_args: Sequence[str] = (),
+        env_add: Mapping[str, str] | None = None,
+    ) -> None:
+        if role == "proposer":
+            raise UserError("gemini cannot be the proposer: Gemini CLI cannot fork a session")
+        self.role = role
+        self.settings = settings
+        self.model = model or "default"
+        self._model_flag = model
+        self.binary = binary
+        self.extra_args = tuple(extra_args)
+        self.env_add = dict(env_add or {})
+        self.capabilities = Capabilities(
+            structured_output=False, repo_tools=True, read_only_enforced=True
+        )
+
+    def argv(self) -> list[str]:
+        argv = [self.binary, "--approval-mode", "plan", "--skip-trust", "--output-format", "json"]
+        if self._model_flag:
+            argv += ["-m", self._model_flag]
+        return [*argv, *self.extra_args, "-p", ANSWER_INSTRUCTION]
+
+    async def run(self, request: AgentRequest) -> AgentReply:
+        argv = self.argv()
+        result = await run_process(
+            argv,
+            backend=self.backend,
+            cwd=request.worktree,
+            timeout_s=request.timeout_s,
+            stdin=full_prompt(request).encode(),
+            env_add=self.env_add,
+        )
+        return self._reply(request, argv, result)
+
+    def _reply(self, request: AgentRequest, argv: list[str], result: ProcessResult) -> AgentReply:
+        exchange: dict[str, Any] = {
+            "argv": argv,
+            "stdin": full_prompt(request),
+            "stdout": result.stdout_text,
+            "stderr_tail": result.stderr_text,
+            "returncode": result.returncode,
+        }
+        doc = _envelope(result.stdout_text) or _envelope(_last_json_block(result.stderr_text))
+        if doc is not None and isinstance(doc.get("error"), dict):
+            error = doc["error"]
+            raise AgentError(
+                f"gemini: {error.get('message', 'error')} (code {error.get('code')})",
+                backend=self.backend,
+                retryable=error.get("code") in (429, 500, 503),
+            )
+        if result.returncode != 0:
+            raise AgentError(f"gemini: {result.failure()}", backend=self.backend)
+        if doc is None or not isinstance(doc.get("response"), str):
+            return AgentReply(
+                output=None,
+                raw_text=result.stdout_text,
+                wall_s=result.wall_s,
+                exchange=exchange,
+                error="gemini printed no JSON envelope with a response",
+            )
+        usage = _usage(doc)
+        reply = AgentReply(
+            output=None,
+            raw_text=doc["response"],
+            usage=usage,
+            cost=self._cost(usage, exchange),
+            wall_s=result.wall_s,
+            exchange=exchange,
+            session=doc["session_id"] if isinstance(doc.get("session_id"), str) else None,
+        )
+        if len(reply.raw_text) > MAX_REPLY_CHARS:
+            reply.error = f"response of {len(reply.raw_text)} characters is over the limit"
+            return reply
+        try:
+            reply.output = validate(
+                json.loads(_unfence(reply.raw_text)), request.schema, what=self.backend
+            )
+        except json.JSONDecodeError as exc:
+            reply.error = f"response is not JSON: {exc}"
+        except ProtocolError as exc:
+            reply.error = str(exc)
+        return reply
+
+    def _cost(self, usage: Usage, exchange: dict[str, Any]) -> float:
+        price = self.settings.prices.get(self.model)
+        if price is None:
+            exchange["cost_source"] = "unknown"
+            return 0.0
+        exchange["cost_source"] = "prices"
+        return (
+            usage.tokens_in * price.input_per_mtok + usage.tokens_out * price.output_per_mtok
+        ) / 1e6
+
+
+def _envelope(text: str) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        return None  # the caller reports the missing envelope with the raw text
+    return doc if isinstance(doc, dict) else None
+
+
+def _last_json_block(text: str) -> str:
+    """gemini prints an error envelope after a stack trace on stderr: the last '{' block."""
+    start = text.rfind("\n{")
+    return text[start + 1 :] if start >= 0 else text
+
+
+def _unfence(text: str) -> str:
+    """The body of a ```json fence, when the model wrapped its answer in one anyway."""
+    match = _FENCED.match(text)
+    return match["body"] if match else text
+
+
+def _usage(doc: dict[str, Any]) -> Usage:
+    stats = doc.get("stats")
+    models = stats.get("models") if isinstance(stats, dict) else None
+    tokens_in = tokens_out = 0
+    for entry in (models or {}).values():
+        tokens = entry.get("tokens") if isinstance(entry, dict) else None
+        if isinstance(tokens, dict):
+            tokens_in += int(tokens.get("prompt") or 0)
+            tokens_out += int(tokens.get("candidates") or 0) + int(tokens.get("thoughts") or 0)
+    return Usage(tokens_in=tokens_in, tokens_out=tokens_out)
+
+
+def create(arg: str | None, settings: Settings, role: Role) -> GeminiAgent:
+    """`gemini[:MODEL]` for a critic or oracle."""
+    return GeminiAgent(role=role, settings=settings, model=arg)
