@@ -14,6 +14,8 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("CONTEND_CONFIG_HOME", str(home / ".config" / "contend"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.delenv("CONTEND_STATE_DIR", raising=False)
+    # No test may reach a real model: API backends refuse non-loopback endpoints.
+    monkeypatch.setenv("CONTEND_ALLOW_MODEL_REQUESTS", "0")
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")

@@ -352,3 +352,10 @@ def test_missing_sdk_names_the_extra(
     with pytest.raises(UserError, match=r"pip install 'contend\[anthropic\]'"):
         registry.resolve(f"anthropic:{MODEL}", Settings(), "critic")
     assert server.requests == []
+
+
+def test_no_credentials_is_a_user_error(server: FakeModelServer, repo: Path) -> None:
+    agent = AnthropicAgent(MODEL, base_url=server.base_url)
+    with pytest.raises(UserError, match="no credentials: set ANTHROPIC_API_KEY"):
+        run(agent, request_for(repo))
+    assert server.requests == []

@@ -219,6 +219,29 @@ def test_repeated_schema_breaks_set_error_not_a_fabricated_success(
     assert reply.usage.tokens_in == 300  # failed turns still cost tokens
 
 
+def test_deeply_nested_json_is_an_error_not_a_crash(server: ChatServer, repo: Path) -> None:
+    server.script(
+        CHAT,
+        Garbage(b"[" * 200_000, 200, "application/json"),
+    )
+    reply = run(compatible(server), request_for(repo))
+    assert reply.error is not None and "not a valid API response" in reply.error
+    server.script(CHAT, *[Turn([Text("[" * 100_000)])] * 3)
+    reply = run(compatible(server), request_for(repo))
+    assert reply.error is not None and "not valid JSON" in reply.error
+
+
+def test_a_refusal_is_kept_as_the_failed_answer(server: ChatServer, repo: Path) -> None:
+    refusal = {
+        "id": "chatcmpl_r",
+        "choices": [{"message": {"role": "assistant", "content": None, "refusal": "I can't."}}],
+    }
+    server.script(CHAT, *[Garbage(json.dumps(refusal).encode(), 200, "application/json")] * 3)
+    reply = run(compatible(server), request_for(repo))
+    assert reply.output is None and reply.raw_text == "I can't."
+    assert reply.exchange["notes"][-1] == "response 3 reported no token usage; counted as 0"
+
+
 def test_fenced_json_is_accepted(server: FakeModelServer, repo: Path) -> None:
     server.script(CHAT, Turn([Text("```json\n" + json.dumps(ANSWER) + "\n```")]))
     assert run(compatible(server), request_for(repo)).output == ANSWER
@@ -366,7 +389,8 @@ def test_tool_budget_forces_an_answer(server: FakeModelServer, repo: Path) -> No
     assert sent[0]["tool_choice"] == "auto"
     assert sent[1]["tool_choice"] == "none"
     refused = sent[2]["messages"][-2]
-    assert refused["role"] == "tool" and "tool budget" in refused["content"]
+    assert refused["role"] == "tool"
+    assert refused["content"] == "error: the tool-call budget is used up; answer now"
     assert "instead of an answer" in sent[2]["messages"][-1]["content"]
 
 
@@ -477,6 +501,13 @@ def test_configuration_errors_are_user_errors(monkeypatch: pytest.MonkeyPatch) -
         )
     with pytest.raises(UserError, match="needs a model"):
         create("ollama:None", Settings(), "critic")
+
+
+def test_missing_openai_key_is_a_user_error(server: ChatServer, repo: Path) -> None:
+    config = settings(providers={"openai": {"base_url": f"{server.base_url}/v1"}})
+    with pytest.raises(UserError, match="cannot set up the OpenAI client: Missing credentials"):
+        run(create("gpt-4.1", config, "critic"), request_for(repo))
+    assert server.requests == []
 
 
 def test_remote_endpoint_is_refused_when_model_requests_are_off(

@@ -221,6 +221,23 @@ def test_critic_cannot_change_the_worktree(
         assert f"No such tool available: {tool}" in text
 
 
+def test_critic_ignores_the_worktrees_own_claude_settings(
+    claude_bin: str, claude_env: dict[str, str], server: FakeModelServer, tmp_path: Path
+) -> None:
+    # A change under review can add .claude/settings.json; its hooks run commands.
+    worktree = make_repo(tmp_path / "worktree")
+    marker = tmp_path / "hook-ran"
+    hook = [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]
+    (worktree / ".claude").mkdir()
+    (worktree / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"SessionStart": hook, "UserPromptSubmit": hook}})
+    )
+    server.script(ANTHROPIC, Turn([ToolUse("StructuredOutput", CRITIC_OUTPUT)]))
+    reply = _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree))
+    assert reply.output == CRITIC_OUTPUT
+    assert not marker.exists()
+
+
 # -- proposer (claude-fork) ----------------------------------------------------------------
 
 

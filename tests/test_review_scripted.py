@@ -358,3 +358,27 @@ def test_conflicting_fixes_of_two_threads_are_reported_not_dropped(tmp_path: Pat
     assert merge["conflicts"][0]["files"] == ["app.py"]
     md = result.texts["markdown"]
     assert "conflict" in md.lower()
+
+
+def test_family_diversity_is_flagged_refused_or_escalated(tmp_path: Path) -> None:
+    from contend.errors import UserError
+
+    repo = make_repo(tmp_path)
+    same_family = write_script(
+        tmp_path / "c1.json", family="anthropic", model="model-b", critic=[critic_turn()]
+    )
+    proposer = write_script(tmp_path / "p.json", family="anthropic", model="model-a", proposer=[])
+    result = run(repo, critics=[same_family], proposer=proposer)
+    [thread] = report(result)["threads"]
+    assert thread["same_family_as_proposer"] is True
+    assert "same model family as the proposer" in result.texts["markdown"]
+
+    same_model = write_script(
+        tmp_path / "c2.json", family="anthropic", model="model-a", critic=[critic_turn()]
+    )
+    with pytest.raises(UserError, match="proposer's own model"):
+        run(repo, critics=[same_model], proposer=proposer, new=True)
+
+    result = run(repo, critics=[same_family], proposer=proposer, min_families=2, new=True)
+    assert report(result)["verdict"] == "escalate"
+    assert any("famil" in r for r in result.outcome.reasons)

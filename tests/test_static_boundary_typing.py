@@ -6,6 +6,7 @@ import textwrap
 
 from contend.critics.static.base import Finding, Skipped, Topic
 from contend.critics.static.boundary_typing import CRITIC
+from contend.critics.static.runner import run_static
 from contend.critics.static.testing import change_from_texts
 from contend.protocol.model import Severity
 
@@ -400,6 +401,14 @@ def test_deleted_and_non_python_files_give_nothing() -> None:
     assert list(CRITIC.check([change])) == []
 
 
+def test_source_with_a_nul_byte_is_skipped_with_reason() -> None:
+    change = change_from_texts("src/app/core.py", "x = 1\n", "x = '\0'\0\n")
+    results = list(CRITIC.check([change]))
+    assert len(results) == 1
+    assert isinstance(results[0], Skipped)
+    assert "does not parse" in results[0].reason
+
+
 def test_unparsable_new_side_is_skipped_with_reason() -> None:
     change = change_from_texts("src/app/core.py", "x = 1\n", "def broken(:\n")
     results = list(CRITIC.check([change]))
@@ -573,3 +582,24 @@ def test_same_named_method_of_another_object_is_no_helper() -> None:
             return val
     """
     assert _rules(_run(old, new)) == [("validation-guard-removed", 4)]
+
+
+def test_runs_through_the_registry_and_honours_a_waiver() -> None:
+    old = _src(GUARDED)
+    new = _src(
+        """
+        def set_age(person, age):
+            if not isinstance(age, int):
+                raise TypeError("age must be an int")
+            # contend: allow boundary-typing -- range checked by the schema
+            person.age = age
+            return person.raw  # type: ignore[attr-defined]
+        """
+    )
+    result = run_static([change_from_texts("src/app/core.py", old, new)], "static:boundary-typing")
+    assert [(f.rule, f.start_line, f.waived) for f in result.findings] == [
+        ("validation-guard-removed", 4, True),
+        ("type-ignore-added", 6, False),
+    ]
+    assert result.findings[0].waiver_reason == "range checked by the schema"
+    assert result.skipped == []

@@ -6,6 +6,7 @@ import textwrap
 
 from contend.critics.static.base import Finding, Skipped, Topic
 from contend.critics.static.concurrency import CRITIC
+from contend.critics.static.runner import run_static
 from contend.critics.static.testing import change_from_texts
 from contend.protocol.model import Severity
 
@@ -101,6 +102,42 @@ def test_lock_removed_around_module_level_state() -> None:
     findings = _run(old, new)
     assert _rules(findings) == [("lock-removed", 7)]
     assert "`_registry`" in findings[0].claim and "`_lock`" in findings[0].claim
+
+
+def test_lock_removed_and_body_edited_is_caught() -> None:
+    new = """
+    import threading
+
+    class Counter:
+        def __init__(self):
+            self._lock = threading.Lock()
+            self.value = 0
+            self.seen = {}
+
+        def bump(self, name):
+            self.value = self.value + 1
+            self.seen[name] = self.value
+            return name
+    """
+    findings = _run(LOCKED, new)
+    assert _rules(findings) == [("lock-removed", 10)]
+    assert "`self.value`" in findings[0].claim
+
+
+def test_await_dropped_from_asyncio_sleep_is_reported_once() -> None:
+    old = """
+    import asyncio
+
+    async def pause():
+        await asyncio.sleep(1)
+    """
+    new = """
+    import asyncio
+
+    async def pause():
+        asyncio.sleep(1)
+    """
+    assert _rules(_run(old, new)) == [("await-dropped", 4)]
 
 
 def test_lock_removed_around_a_call_is_caught() -> None:
@@ -620,3 +657,29 @@ def test_unparsable_new_side_is_skipped_with_reason() -> None:
 
 def test_deleted_file_gives_nothing() -> None:
     assert _run(LOCKED, None) == []
+
+
+def test_unparsable_old_side_counts_as_absent() -> None:
+    new = """
+    def remember(x, seen=[]):
+        seen.append(x)
+        return seen
+    """
+    assert _rules(_run("def remember(x:\n", new)) == [("mutable-default-argument", 1)]
+
+
+def test_runs_through_the_registry_with_other_topics_selected() -> None:
+    new = _src(
+        """
+        import asyncio
+
+        async def tick():
+            asyncio.sleep(1)
+        """
+    )
+    change = change_from_texts("src/app/worker.py", None, new)
+    result = run_static([change], "static:concurrency,boundary-typing")
+    assert [(f.topic, f.rule, f.start_line) for f in result.findings] == [
+        (Topic.CONCURRENCY, "coroutine-not-awaited", 4)
+    ]
+    assert result.skipped == []

@@ -959,3 +959,32 @@ def test_self_comparison_is_a_tautology() -> None:
     [finding] = _run(PYTEST_OLD, new)
     assert _rules([finding]) == [("assertion-weakened", 11)]
     assert "became a constant assertion that checks nothing" in finding.claim
+
+
+def test_new_test_with_a_runtime_skip_guard_is_benign() -> None:
+    new = UNITTEST_OLD + _src(
+        """
+
+        class TestGroups(unittest.TestCase):
+            def test_groups(self):
+                groups = list_groups()
+                if not groups:
+                    self.skipTest("no groups")
+                self.assertEqual(groups[0].gid, 0)
+        """
+    )
+    assert _run(UNITTEST_OLD, new) == []
+
+
+def test_new_test_skipped_outright_is_reported() -> None:
+    new = UNITTEST_OLD + _src(
+        """
+
+        class TestGroups(unittest.TestCase):
+            def test_groups(self):
+                self.skipTest("todo")
+                self.assertEqual(list_groups()[0].gid, 0)
+        """
+    )
+    [finding] = _run(UNITTEST_OLD, new)
+    assert _rules([finding]) == [("skip-without-issue", 24)]

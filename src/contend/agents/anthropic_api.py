@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from contend.agents import api_common as common
@@ -25,7 +26,7 @@ from contend.agents.repo_tools import RepoTools, ToolResult, anthropic_tools
 from contend.errors import UserError
 
 if TYPE_CHECKING:
-    from contend.config import Settings
+    from contend.config import Price, Settings
 
 SUBMIT = "submit_answer"
 MAX_TOKENS = 8_192
@@ -54,7 +55,7 @@ class AnthropicAgent:
         api_key: str | None = None,
         headers: dict[str, str] | None = None,
         max_file_bytes: int = 1_000_000,
-        prices: dict[str, Any] | None = None,
+        prices: Mapping[str, Price] | None = None,
         limits: common.Limits | None = None,
     ) -> None:
         self.model = model
@@ -148,6 +149,14 @@ class MessagesWire:
             ) from exc
         except sdk.APIConnectionError as exc:  # includes the SDK's own timeout
             raise common.HttpFailure(f"connection failed: {exc}", status=None) from exc
+        except TypeError as exc:
+            # The SDK resolves credentials lazily and reports none found as a TypeError.
+            if "authentication" not in str(exc):
+                raise
+            raise UserError(
+                "anthropic: no credentials: set ANTHROPIC_API_KEY, or name the variable that "
+                f"holds the key in [providers.anthropic] api_key_env ({exc})"
+            ) from exc
         except httpx2.RequestError as exc:
             raise common.HttpFailure(
                 f"connection failed while reading the response: {exc}", status=None
@@ -263,5 +272,5 @@ def create(arg: str | None, settings: Settings, role: Role) -> AnthropicAgent:
         api_key=api_key,
         headers=dict(config.extra_headers),
         max_file_bytes=settings.max_file_bytes,
-        prices=dict(settings.prices),
+        prices=settings.prices,
     )

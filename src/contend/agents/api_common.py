@@ -26,7 +26,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from contend.agents.base import AgentReply, AgentRequest, Usage
@@ -34,6 +34,9 @@ from contend.agents.prices import ModelPrice, Provider, builtin_price
 from contend.agents.repo_tools import TOOL_NAMES, RepoTools, ToolResult
 from contend.agents.schemas import validate
 from contend.errors import AgentError, AgentTimeout, ProtocolError, UserError
+
+if TYPE_CHECKING:
+    from contend.config import Price
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 RESPONSE_HEAD_CHARS = 65_536  # how much of one response body the exchange keeps
@@ -194,15 +197,13 @@ class Exchange:
 
 
 def lookup_price(
-    model: str, prices: Mapping[str, Any], provider: Provider | None
+    model: str, prices: Mapping[str, Price], provider: Provider | None
 ) -> ModelPrice | None:
     """The user's configured price for `model` (always wins), else the built-in one for a
     first-party provider, else None (cost unknown)."""
     configured = prices.get(model)
     if configured is not None:
-        return ModelPrice(
-            float(configured.input_per_mtok), float(configured.output_per_mtok), source="config"
-        )
+        return ModelPrice(configured.input_per_mtok, configured.output_per_mtok, source="config")
     return builtin_price(provider, model) if provider is not None else None
 
 
@@ -333,7 +334,7 @@ class Loop:
                 )
             try:
                 turn = self.wire.parse(json.loads(raw.body))
-            except (ValueError, WireError) as exc:
+            except (ValueError, RecursionError, WireError) as exc:  # RecursionError: "[[[[…"
                 text = raw.body.decode("utf-8", errors="replace")
                 return self._reply(None, text, f"response is not a valid API response: {exc}")
             if turn.usage is None:
@@ -378,8 +379,8 @@ class Loop:
         if isinstance(answer, str):
             try:
                 value = json.loads(_strip_fence(answer))
-            except json.JSONDecodeError as exc:
-                return None, f"the answer is not valid JSON ({exc})"
+            except (json.JSONDecodeError, RecursionError) as exc:
+                return None, f"the answer is not valid JSON ({exc or 'nested too deeply'})"
         try:
             return validate(value, self.request.schema, what="answer"), ""
         except ProtocolError as exc:
@@ -392,7 +393,7 @@ class Loop:
         for call in calls:
             if not allowed:
                 result = ToolResult(
-                    "error: the tool budget of this turn is used up; answer now", is_error=True
+                    "error: the tool-call budget is used up; answer now", is_error=True
                 )
             elif call.name not in TOOL_NAMES:
                 result = ToolResult(f"error: unknown tool {call.name!r}", is_error=True)

@@ -5,12 +5,14 @@ Critic / oracle, run in the thread's worktree with the prompt on stdin:
 
     claude -p --output-format json --json-schema SCHEMA --append-system-prompt SYSTEM
            --tools Read,Grep,Glob --allowedTools Read,Grep,Glob
-           --disallowedTools Edit,Write,NotebookEdit,Bash,... --strict-mcp-config
-           --no-session-persistence [--model MODEL]
+           --disallowedTools Edit,Write,NotebookEdit,Bash,... --setting-sources user
+           --strict-mcp-config --no-session-persistence [--model MODEL]
 
 `--tools` is the read-only guarantee: it limits the built-in tools the model is offered, so
 user settings that allow more cannot add a writing tool; `--strict-mcp-config` without a
-config drops the user's MCP servers, which could write. `--json-schema` makes claude offer
+config drops the user's MCP servers, which could write; `--setting-sources user` keeps
+the worktree's own .claude/ settings (part of the change under review: hooks could run
+commands) from configuring the critic. `--json-schema` makes claude offer
 a StructuredOutput tool and validate its input; we validate the result again.
 
 Proposer (`claude-fork[:SESSION]`): `claude -p --resume SESSION --fork-session` with
@@ -36,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from contend.agents.api_common import check_model_requests_allowed, lookup_price
 from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
@@ -57,6 +60,7 @@ DENIED_FOR_CRITIC = (
     "Agent",
     "EnterWorktree",
 )
+DEFAULT_ENDPOINT = "https://api.anthropic.com"
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 # A review reply this long is not a review; refusing it also keeps the ledger bounded.
 MAX_REPLY_CHARS = 1_000_000
@@ -128,6 +132,11 @@ class ClaudeCodeAgent:
             fork_session=fork,
         )
 
+    def endpoint(self) -> str:
+        """Where claude will send requests, as far as the environment says."""
+        configured = self.env_add.get("ANTHROPIC_BASE_URL") or os.environ.get("ANTHROPIC_BASE_URL")
+        return configured or DEFAULT_ENDPOINT
+
     def argv(self, request: AgentRequest, session: str | None) -> list[str]:
         """The claude command line for `request` (the prompt itself goes to stdin)."""
         argv = [self.binary, "-p", "--output-format", "json"]
@@ -143,12 +152,16 @@ class ClaudeCodeAgent:
             tools = ",".join(READ_ONLY_TOOLS)
             argv += ["--tools", tools, "--allowedTools", tools]
             argv += ["--disallowedTools", ",".join(DENIED_FOR_CRITIC)]
+            # The worktree holds the change under review: its .claude/ settings (hooks,
+            # permissions) must not configure the critic. The user's own settings apply.
+            argv += ["--setting-sources", "user"]
             argv += ["--strict-mcp-config", "--no-session-persistence"]
         if self._model_flag:
             argv += ["--model", self._model_flag]
         return [*argv, *self.extra_args]
 
     async def run(self, request: AgentRequest) -> AgentReply:
+        check_model_requests_allowed(self.endpoint(), backend=self.backend)
         session = (request.session or self.session) if self.role == "proposer" else None
         argv = self.argv(request, session)
         copied = _place_transcript(session, request.worktree) if session is not None else None
@@ -230,18 +243,23 @@ class ClaudeCodeAgent:
         )
 
     def _cost(self, doc: dict[str, Any], usage: Usage, exchange: dict[str, Any]) -> float:
+        """A price in config wins; else claude's own total_cost_usd; else the built-in list
+        price of the model claude reports having used; else 0 marked unknown."""
+        used = (
+            [str(m) for m in doc.get("modelUsage") or {}]
+            if isinstance(doc.get("modelUsage"), dict)
+            else []
+        )
+        model = self._model_flag or (used[0] if len(used) == 1 else self.model)
+        configured = self.settings.prices.get(model)
         reported = doc.get("total_cost_usd")
-        if isinstance(reported, int | float):
-            exchange["cost_source"] = "claude"
+        if configured is None and isinstance(reported, int | float):
+            exchange["cost_known"], exchange["cost_source"] = True, "claude"
             return float(reported)
-        price = self.settings.prices.get(self.model)
-        if price is None:
-            exchange["cost_source"] = "unknown"
-            return 0.0
-        exchange["cost_source"] = "prices"
-        return (
-            usage.tokens_in * price.input_per_mtok + usage.tokens_out * price.output_per_mtok
-        ) / 1e6
+        price = lookup_price(model, self.settings.prices, "anthropic")
+        exchange["cost_known"] = price is not None
+        exchange["cost_source"] = price.source if price is not None else "unknown"
+        return price.cost(usage.tokens_in, usage.tokens_out) if price is not None else 0.0
 
 
 def _usage(doc: dict[str, Any]) -> Usage:

@@ -19,21 +19,25 @@ SESSION ...` (the fork subcommand has no --sandbox flag; the config key sets it)
 writes the fork to a new rollout file, so the author's session file is only read. Without
 SESSION the newest session recorded for the repository (its `session_meta.cwd`) is used.
 
-Codex does not report a cost: it comes from `prices` in config, else is recorded as 0 with
-`cost_source = "unknown"` in the exchange. The user's environment reaches codex unchanged
-(login in CODEX_HOME, config.toml, OPENAI_API_KEY); `extra_args` / `env_add` are for tests
-only and never read from config.
+Codex does not report a cost: it comes from `prices` in config, else the built-in list
+price, else it is recorded as 0 with `cost_known = false` in the exchange. The user's
+environment reaches codex unchanged (login in CODEX_HOME, config.toml, OPENAI_API_KEY);
+`extra_args` / `env_add` are for tests only and never read from config. When
+CONTEND_ALLOW_MODEL_REQUESTS is off (the test suite), a run whose endpoint is not loopback
+is refused before codex starts.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from contend.agents.api_common import check_model_requests_allowed, lookup_price
 from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
@@ -42,6 +46,8 @@ from contend.errors import AgentError, ProtocolError, UserError
 if TYPE_CHECKING:
     from contend.config import Settings
 
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+_BASE_URL = re.compile(r'base_url\s*=\s*"([^"]+)"')
 MAX_PROMPT_ARG_BYTES = 100_000
 # A review reply this long is not a review; refusing it also keeps the ledger bounded.
 MAX_REPLY_CHARS = 1_000_000
@@ -117,6 +123,15 @@ class CodexAgent:
             fork_session=fork,
         )
 
+    def endpoint(self) -> str:
+        """Where codex will send requests: a provider base_url given on the command line
+        (tests), else OpenAI's (codex ignores OPENAI_BASE_URL)."""
+        for arg in self.extra_args:
+            match = _BASE_URL.search(arg)
+            if match:
+                return match[1]
+        return DEFAULT_ENDPOINT
+
     def argv(self, request: AgentRequest, schema_file: Path, session: str | None) -> list[str]:
         """The codex command line, without the prompt (see `run`)."""
         argv = [self.binary, "exec"]
@@ -134,6 +149,7 @@ class CodexAgent:
         return [*argv, *self.extra_args]
 
     async def run(self, request: AgentRequest) -> AgentReply:
+        check_model_requests_allowed(self.endpoint(), backend=self.backend)
         session = (request.session or self.session) if self.role == "proposer" else None
         with tempfile.TemporaryDirectory(prefix="contend-codex-") as scratch:
             schema_file = Path(scratch) / "schema.json"
@@ -212,14 +228,11 @@ class CodexAgent:
         return reply
 
     def _cost(self, usage: Usage, exchange: dict[str, Any]) -> float:
-        price = self.settings.prices.get(self.model)
-        if price is None:
-            exchange["cost_source"] = "unknown"
-            return 0.0
-        exchange["cost_source"] = "prices"
-        return (
-            usage.tokens_in * price.input_per_mtok + usage.tokens_out * price.output_per_mtok
-        ) / 1e6
+        """Config price (always wins), else the built-in list price, else 0 marked unknown."""
+        price = lookup_price(self.model, self.settings.prices, "openai")
+        exchange["cost_known"] = price is not None
+        exchange["cost_source"] = price.source if price is not None else "unknown"
+        return price.cost(usage.tokens_in, usage.tokens_out) if price is not None else 0.0
 
 
 def _parse_events(stdout: str) -> tuple[list[dict[str, Any]], int]:

@@ -16,10 +16,11 @@ What it cannot do, and what we do instead:
   whole prompt): the system text leads the prompt instead;
 - no session fork, so it cannot be the proposer (`create` refuses that role);
 - no cost in its output: cost comes from `prices` in config, else 0 with
-  `cost_source = "unknown"`;
+  `cost_known = false` (there is no built-in Gemini price table);
 - headless runs require a trusted folder, so `--skip-trust` is passed: gemini then also
-  loads the worktree's own `.gemini/` settings — the reviewed change can configure the
-  critic. Plan mode still applies; documented in docs/agents.md;
+  loads the worktree's own `.gemini/` settings and `.env` — the reviewed change could
+  configure the critic. A worktree with a `.gemini/` directory is refused (AgentError);
+  a `.env` is not (too common): see docs/agents.md;
 - on HTTP 429 it retries with backoff on its own for a long time: a rate-limited run ends
   at our deadline (AgentTimeout).
 
@@ -30,10 +31,12 @@ GOOGLE_GEMINI_BASE_URL) reach it unchanged; `extra_args` / `env_add` are for tes
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from contend.agents.api_common import check_model_requests_allowed, lookup_price
 from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
@@ -47,6 +50,7 @@ ANSWER_INSTRUCTION = (
     "and nothing else: no prose, no code fence."
 )
 MAX_REPLY_CHARS = 1_000_000
+DEFAULT_ENDPOINT = "https://generativelanguage.googleapis.com"
 _FENCED = re.compile(r"\A\s*```(?:json)?\s*\n(?P<body>.*)\n\s*```\s*\Z", re.DOTALL)
 
 
@@ -86,6 +90,13 @@ class GeminiAgent:
             structured_output=False, repo_tools=True, read_only_enforced=True
         )
 
+    def endpoint(self) -> str:
+        """Where gemini will send requests, as far as the environment says."""
+        configured = self.env_add.get("GOOGLE_GEMINI_BASE_URL") or os.environ.get(
+            "GOOGLE_GEMINI_BASE_URL"
+        )
+        return configured or DEFAULT_ENDPOINT
+
     def argv(self) -> list[str]:
         argv = [self.binary, "--approval-mode", "plan", "--skip-trust", "--output-format", "json"]
         if self._model_flag:
@@ -93,6 +104,14 @@ class GeminiAgent:
         return [*argv, *self.extra_args, "-p", ANSWER_INSTRUCTION]
 
     async def run(self, request: AgentRequest) -> AgentReply:
+        if (request.worktree / ".gemini").exists():
+            raise AgentError(
+                "gemini: the worktree has a .gemini/ directory; headless gemini must trust "
+                "the folder and would load it (settings, hooks, tools) from the change under "
+                "review, so this critic refuses to run there",
+                backend=self.backend,
+            )
+        check_model_requests_allowed(self.endpoint(), backend=self.backend)
         argv = self.argv()
         result = await run_process(
             argv,
@@ -154,14 +173,11 @@ class GeminiAgent:
         return reply
 
     def _cost(self, usage: Usage, exchange: dict[str, Any]) -> float:
-        price = self.settings.prices.get(self.model)
-        if price is None:
-            exchange["cost_source"] = "unknown"
-            return 0.0
-        exchange["cost_source"] = "prices"
-        return (
-            usage.tokens_in * price.input_per_mtok + usage.tokens_out * price.output_per_mtok
-        ) / 1e6
+        """Config price (always wins), else the built-in list price, else 0 marked unknown."""
+        price = lookup_price(self.model, self.settings.prices, None)
+        exchange["cost_known"] = price is not None
+        exchange["cost_source"] = price.source if price is not None else "unknown"
+        return price.cost(usage.tokens_in, usage.tokens_out) if price is not None else 0.0
 
 
 def _envelope(text: str) -> dict[str, Any] | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -35,7 +36,7 @@ from contend.agents.repo_tools import RepoTools, ToolResult, openai_tools
 from contend.errors import UserError
 
 if TYPE_CHECKING:
-    from contend.config import ProviderConfig, Settings
+    from contend.config import Price, ProviderConfig, Settings
 
 Flavor = Literal["openai", "ollama", "openai-compatible"]
 OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1"
@@ -69,7 +70,7 @@ class OpenAIAgent:
         endpoint: Endpoint,
         *,
         max_file_bytes: int = 1_000_000,
-        prices: dict[str, Any] | None = None,
+        prices: Mapping[str, Price] | None = None,
         limits: common.Limits | None = None,
     ) -> None:
         self.backend: str = flavor
@@ -223,6 +224,7 @@ def parse_chat_completion(data: Any) -> common.ModelTurn:
     content = message.get("content")
     if content is not None and not isinstance(content, str):
         raise common.WireError("message content is not a string")
+    refusal = message.get("refusal")
     calls: list[common.ToolCall] = []
     for raw in message.get("tool_calls") or []:
         function = raw.get("function") if isinstance(raw, dict) else None
@@ -249,7 +251,8 @@ def parse_chat_completion(data: Any) -> common.ModelTurn:
     return common.ModelTurn(
         tool_calls=calls,
         usage=_usage(data.get("usage")),
-        answer=None if calls else (content or ""),
+        # A refusal stands in for the answer text, so the error shows what the model said.
+        answer=None if calls else (content or (refusal if isinstance(refusal, str) else "")),
         assistant=assistant,
     )
 
@@ -329,5 +332,5 @@ def create(arg: str | None, settings: Settings, role: Role) -> OpenAIAgent:
         model,
         endpoint_for(flavor, settings),
         max_file_bytes=settings.max_file_bytes,
-        prices=dict(settings.prices),
+        prices=settings.prices,
     )

@@ -47,6 +47,7 @@ class ThreadState:
     bytes_sent: int = 0
     dropped_attacks: int = 0
     violations: list[str] = field(default_factory=list)
+    same_family_as_proposer: bool = False
     proposer_rounds: list[int] = field(default_factory=list)
 
     @property
@@ -158,6 +159,7 @@ def _thread_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
         family=str(data.get("family", "")),
         model=str(data.get("model", "")),
         backend=str(data.get("backend", "")),
+        same_family_as_proposer=bool(data.get("same_family_as_proposer", False)),
     )
 
 

@@ -146,6 +146,8 @@ def _thread(t: ThreadState) -> Thread:
         tokens_out=t.tokens_out,
         cost=round(t.cost, 6),
         dropped_attacks=t.dropped_attacks,
+        violations=list(t.violations),
+        same_family_as_proposer=t.same_family_as_proposer,
     )
 
 

@@ -236,6 +236,12 @@ def _stats(stats: Stats, report: Report) -> list[str]:
             f"  - {code(t.name)}: critic {code(t.critic)} ({inline(t.family)}"
             f"{', ' + inline(t.model) if t.model else ''}){topic}, {t.rounds} round(s){ended}"
         )
+        if t.same_family_as_proposer:
+            out.append(
+                "    - **same model family as the proposer**: its blind spots may be the author's"
+            )
+        for violation in t.violations:
+            out.append(f"    - protocol violation: {inline(violation)}")
     if report.run_id:
         out += ["", f"Run {code(report.run_id)}, report schema {code('contend.report/v1')}."]
     return [*out, ""]

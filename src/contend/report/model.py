@@ -108,6 +108,16 @@ class Thread(_Model):
     tokens_out: int
     cost: float
     dropped_attacks: int
+    violations: list[str] = Field(
+        default_factory=list,
+        description="Protocol violations by this thread's agents (unknown ids, illegal "
+        "judgements, fixes that changed nothing or broke a gate).",
+    )
+    same_family_as_proposer: bool = Field(
+        default=False,
+        description="The critic shares the proposer's model family (allowed only with a "
+        "different model): its blind spots may be the author's.",
+    )
 
 
 class Stats(_Model):

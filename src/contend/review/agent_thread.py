@@ -94,6 +94,9 @@ class AgentThread:
                 family=critic.family,
                 model=critic.model,
                 backend=critic.backend,
+                same_family_as_proposer=(
+                    self.s.proposer is not None and self.s.proposer.family == critic.family
+                ),
             )
         )
         session_rounds = 0

@@ -350,10 +350,21 @@ class _Session:
             proposer = (
                 None if proposer_spec in ("none", "human") else make(proposer_spec, "proposer")
             )
+            critic = make(agent_spec, "critic")
+            if (
+                proposer is not None
+                and proposer.family == critic.family
+                and proposer.model == critic.model
+            ):
+                raise UserError(
+                    f"critic {agent_spec!r} is the proposer's own model ({critic.model}, "
+                    f"family {critic.family}): it would share every blind spot; use another "
+                    "model, or better another family"
+                )
             setup = ThreadSetup(
                 name=name,
                 critic_spec=agent_spec,
-                critic=make(agent_spec, "critic"),
+                critic=critic,
                 proposer=proposer,
                 worktree=tree,
                 oracle=oracle,

@@ -78,8 +78,8 @@ class BoundaryTypingCritic:
                 continue  # a deleted file introduces nothing on the new side
             try:
                 new_tree = pyast.parse(change.new_text)
-            except SyntaxError as exc:
-                yield Skipped(change.path, f"new side does not parse: {exc.msg}", self.topic)
+            except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
+                yield Skipped(change.path, f"new side does not parse: {exc}", self.topic)
                 continue
             findings = _check_file(change, new_tree, _parse_old(change))
             yield from sorted(findings, key=lambda f: (f.start_line, f.rule))
@@ -95,7 +95,7 @@ def _parse_old(change: FileChange) -> ast.Module | None:
         return None
     try:
         return pyast.parse(change.old_text)
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         return None
 
 
@@ -262,9 +262,11 @@ def _raised(guard: _Guard) -> frozenset[str]:
 
 
 def _names(node: ast.AST) -> frozenset[str]:
-    """The non-builtin names a condition reads."""
+    """The names a condition reads, less builtins and self/cls (which every method shares)."""
     return frozenset(
-        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id not in _BUILTINS
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and n.id not in _BUILTINS and n.id not in ("self", "cls")
     )
 
 

@@ -1,11 +1,14 @@
-"""The `concurrency` topic for Python: the change opens a race or a lost coroutine.
+"""The `concurrency` topic for Python: the change opens a race or loses a coroutine.
 
 Rules (severity per base.py's mapping):
-    lock-removed                  major  shared state the old function mutated under
-                                         `with <lock>:` is now mutated without any lock
+    lock-removed                  major  an old `with <lock>:` block is gone and the
+                                         statements it guarded (mutations of shared state,
+                                         calls) now run with no lock held
     check-then-act-across-await   major  an attribute read, then an `await`, then a write of
-                                         the same attribute from the stale read
-    await-dropped                 major  `await f(...)` became a bare `f(...)`
+                                         that attribute with no write in between: the write
+                                         acts on what was read before the suspension
+    await-dropped                 major  `await f(...)` became `f(...)`, or a discarded
+                                         `asyncio.ensure_future(f(...))`
     coroutine-not-awaited         major  a bare call to `asyncio.sleep` & co. or to an
                                          `async def` of the same file
     mutable-default-argument      minor  `def f(x=[])`: one object shared by every call
@@ -86,8 +89,8 @@ class ConcurrencyCritic:
                 continue  # a deleted file introduces nothing on the new side
             try:
                 new_tree = pyast.parse(change.new_text)
-            except SyntaxError as exc:
-                yield Skipped(change.path, f"new side does not parse: {exc.msg}", self.topic)
+            except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
+                yield Skipped(change.path, f"new side does not parse: {exc}", self.topic)
                 continue
             findings = _check_file(change, new_tree, _parse_old(change))
             yield from sorted(findings, key=lambda f: (f.start_line, f.rule))
@@ -103,7 +106,7 @@ def _parse_old(change: FileChange) -> ast.Module | None:
         return None
     try:
         return pyast.parse(change.old_text)
-    except SyntaxError:
+    except (SyntaxError, ValueError):
         return None
 
 
@@ -323,6 +326,19 @@ def _mutated(stmt: ast.stmt, shared: frozenset[str]) -> str | None:
     return None
 
 
+def _mutations(stmts: Iterable[ast.stmt], shared: frozenset[str]) -> dict[str, ast.stmt]:
+    """Shared state mutated by the simple statements among `stmts` and all they nest, with
+    the first statement mutating each."""
+    found: dict[str, ast.stmt] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.stmt) and not hasattr(node, "body"):
+                key = _mutated(node, shared)
+                if key is not None:
+                    found.setdefault(key, node)
+    return found
+
+
 def _locks_removed(
     change: FileChange,
     old_fn: pyast.Function,
@@ -350,8 +366,14 @@ def _locks_removed(
     for stmt in unguarded:
         by_text.setdefault(ast.unparse(stmt), stmt)
     shared = _shared_names(new_fn.node)
+    old_shared = _shared_names(old_fn.node)
     for lock in withs:
         moved = [by_text[t] for t in map(ast.unparse, lock.body) if t in by_text]
+        if not moved:
+            # the body was edited too: match on the shared state it mutated instead
+            guarded_keys = set(_mutations(lock.body, old_shared))
+            simple = [s for s in unguarded if not hasattr(s, "body")]
+            moved = [s for k, s in _mutations(simple, shared).items() if k in guarded_keys]
         if not moved:
             continue
         targets = [key for key in (_mutated(s, shared) for s in moved) if key is not None]

@@ -81,27 +81,21 @@ class _Side:
     tree: ast.Module
     functions: dict[str, pyast.Function]
     classes: frozenset[str]
-    _helpers: frozenset[str] | None = None
+    _helpers: dict[str, bool] = field(default_factory=dict)
+    _by_name: dict[str, list[pyast.Function]] | None = None
 
-    @property
-    def helpers(self) -> frozenset[str]:
-        """Bare names of the non-test functions of this file that assert (computed once, and
-        only when a changed test needs them: big test files have hundreds of functions)."""
-        if self._helpers is None:
-            lines = self.text.splitlines()
-            self._helpers = frozenset(
-                qual.split(".")[-1]
-                for qual, fn in self.functions.items()
-                if not _is_test(qual)
-                and _may_assert("\n".join(lines[fn.start_line - 1 : fn.end_line]))
-                and r.has_checks(fn.node.body)
-            )
-        return self._helpers
-
-
-def _may_assert(source: str) -> bool:
-    """Cheap text pre-filter before walking a function's tree for checks."""
-    return any(word in source for word in ("assert", "fail", "raises"))
+    def is_helper(self, name: str) -> bool:
+        """Is `name` a non-test function of this file that asserts? Decided on demand, once
+        per name: big test files have hundreds of functions and a change calls few."""
+        if name not in self._helpers:
+            if self._by_name is None:
+                self._by_name = {}
+                for qualname, fn in self.functions.items():
+                    if not _is_test(qualname):
+                        self._by_name.setdefault(qualname.split(".")[-1], []).append(fn)
+            candidates = self._by_name.get(name, [])
+            self._helpers[name] = any(r.has_checks(fn.node.body) for fn in candidates)
+        return self._helpers[name]
 
 
 @dataclass(slots=True)
@@ -229,15 +223,17 @@ def _side(text: str) -> _Side | str:
 
 
 def _classes(node: ast.AST, prefix: str = "") -> Iterator[str]:
-    """Qualified class names, spelled like `pyast.functions` spells its owners."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.ClassDef):
-            yield prefix + child.name
-            yield from _classes(child, f"{prefix}{child.name}.")
-        elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-            yield from _classes(child, f"{prefix}{child.name}.<locals>.")
-        else:
-            yield from _classes(child, prefix)
+    """Qualified class names, spelled like `pyast.functions` spells its owners. Only
+    statement lists are visited: a class cannot hide inside an expression."""
+    for field_name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, field_name, None) or ():
+            if isinstance(child, ast.ClassDef):
+                yield prefix + child.name
+                yield from _classes(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield from _classes(child, f"{prefix}{child.name}.<locals>.")
+            elif isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+                yield from _classes(child, prefix)
 
 
 # --------------------------------------------------------------------------- pairing
@@ -381,8 +377,8 @@ def _compare_checks(
     new_fn: pyast.Function,
     new_side: _Side,
 ) -> Iterator[Finding]:
-    old_checks = r.checks_in(old_fn.node.body, old_side.helpers)
-    new_checks = r.checks_in(new_fn.node.body, new_side.helpers)
+    old_checks = r.checks_in(old_fn.node.body, old_side.is_helper)
+    new_checks = r.checks_in(new_fn.node.body, new_side.is_helper)
     old_count = sum(c.counts for c in old_checks)
     if old_count and not any(c.counts for c in new_checks):
         listed = "; ".join(dict.fromkeys(r.short(c.node, 80) for c in old_checks if c.counts))
@@ -435,7 +431,7 @@ def _match_renamed(old: _Checks, new: _Checks) -> tuple[list[r.Check], list[r.Ch
     local is not a changed assertion)."""
     keys: dict[int, str] = {}
     for fn, side, checks, _ in (old, new):
-        alpha = r.alpha_keys(fn.node, side.helpers)
+        alpha = r.alpha_keys(fn.node, side.is_helper)
         keys.update((id(check), key) for check, key in zip(checks, alpha, strict=True))
     pool: dict[str, list[r.Check]] = {}
     for check in new[3]:
@@ -479,16 +475,26 @@ def _skip_keys(fn: pyast.Function | None) -> Counter[str]:
     return Counter(r.canon(m) for m in _skips_of(fn)) if fn else Counter()
 
 
-def _skips_of(fn: pyast.Function) -> list[ast.AST]:
+def _skips_of(fn: pyast.Function, *, unconditional_only: bool = False) -> list[ast.AST]:
+    """Skip markers of a function: its decorators and the skips in its body (only those
+    that are statements of the body itself, when `unconditional_only`)."""
     markers: list[ast.AST] = [m for d in fn.node.decorator_list for m in r.skip_markers(d)]
-    return markers + r.body_skips(fn.node.body)
+    body = r.body_skips(fn.node.body)
+    if unconditional_only:
+        top = {id(s) for s in fn.node.body} | {
+            id(s.value) for s in fn.node.body if isinstance(s, ast.Expr)
+        }
+        body = [skip for skip in body if id(skip) in top]
+    return markers + body
 
 
 def _new_skips(
     report: _Reporter, old_fn: pyast.Function | None, new_fn: pyast.Function
 ) -> Iterator[Finding]:
+    """Skips the change added. In a brand-new test only a blanket skip counts: a skip under a
+    runtime condition there is a guard the test was written with, not a test switched off."""
     before = _skip_keys(old_fn)
-    for marker in _skips_of(new_fn):
+    for marker in _skips_of(new_fn, unconditional_only=old_fn is None):
         key = r.canon(marker)
         if before[key]:
             before[key] -= 1
@@ -517,11 +523,11 @@ def _new_swallows(
     before: Counter[str] = Counter()
     old_plain: dict[str, r.Check] = {}
     if old_fn is not None and old_side is not None:
-        swallowed = r.swallowed_checks(old_fn.node.body, old_side.helpers)
+        swallowed = r.swallowed_checks(old_fn.node.body, old_side.is_helper)
         before.update(f"{label}|{check.key}" for _, label, check in swallowed)
-        old_plain = {c.key: c for c in r.checks_in(old_fn.node.body, old_side.helpers)}
+        old_plain = {c.key: c for c in r.checks_in(old_fn.node.body, old_side.is_helper)}
     blocks: dict[int, tuple[ast.AST, str, list[r.Check]]] = {}
-    for block, label, check in r.swallowed_checks(new_fn.node.body, new_side.helpers):
+    for block, label, check in r.swallowed_checks(new_fn.node.body, new_side.is_helper):
         key = f"{label}|{check.key}"
         if before[key]:
             before[key] -= 1

@@ -26,7 +26,7 @@ import ast
 import builtins
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -148,6 +148,7 @@ _ISCLOSE_KW = {"rel": ("rel_tol", "rtol"), "abs": ("abs_tol", "atol")}
 _APPROX_REL, _APPROX_ABS = 1e-6, 1e-12
 
 # (component, value or None when not a literal, the default it falls back to)
+IsHelper = Callable[[str], bool]
 Tolerance = tuple[tuple[str, float | None, float], ...]
 
 
@@ -352,40 +353,38 @@ def widened(old: Tolerance, new: Tolerance) -> list[str]:
 # --------------------------------------------------------------------------- extraction
 
 
-def checks_in(statements: Iterable[ast.AST], helpers: frozenset[str]) -> list[Check]:
+def checks_in(statements: Iterable[ast.AST], is_helper: IsHelper) -> list[Check]:
     """Every check inside these statements (not inside nested functions or classes), in
-    source order. `helpers` are names of same-file functions that assert; calling one is a
-    check."""
-    statements = list(statements)
-    aliases = _aliases(statements)
+    source order. `is_helper(name)` says whether a same-file function of that name asserts;
+    calling one is a check."""
     found: list[Check] = []
-    consumed: set[int] = set()
+    aliases: dict[str, str] = {}
+    calls: list[ast.Call] = []
     for node in _walk(statements):
-        if id(node) in consumed:
-            continue
         if isinstance(node, ast.Assert):
             found.extend(expr_checks(node.test, node))
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            for item in node.items:
-                expr = item.context_expr
-                check = _call_check(expr, expr, helpers, aliases, in_with=True)
-                if check is not None:
-                    found.append(check)
-                    consumed.add(id(item.context_expr))
         elif isinstance(node, ast.Call):
-            check = _call_check(node, node, helpers, aliases, in_with=False)
-            if check is not None:
-                found.append(check)
+            calls.append(node)
+        elif isinstance(node, ast.Assign):
+            _note_alias(node, aliases)
+    for call in calls:  # after the walk: an alias may be bound anywhere in the function
+        check = _call_check(call, is_helper, aliases)
+        if check is not None:
+            found.append(check)
     found.sort(key=lambda c: pyast.span(c.node))
     return found
 
 
-def alpha_keys(function: pyast.FunctionNode, helpers: frozenset[str]) -> list[str]:
+def no_helpers(name: str) -> bool:
+    return False
+
+
+def alpha_keys(function: pyast.FunctionNode, is_helper: IsHelper) -> list[str]:
     """The keys of `checks_in(function.body)`, in the same order, with local variables
     renamed by order of first binding: a consistently renamed local does not change them."""
     token = _RENAMES.set(_local_names(function))
     try:
-        return [c.key for c in checks_in(function.body, helpers)]
+        return [c.key for c in checks_in(function.body, is_helper)]
     finally:
         _RENAMES.reset(token)
 
@@ -420,7 +419,7 @@ def _walk(statements: Iterable[ast.AST]) -> Iterator[ast.AST]:
 
 
 def has_checks(statements: Iterable[ast.AST]) -> bool:
-    return any(c.counts for c in checks_in(statements, frozenset()))
+    return any(c.counts for c in checks_in(statements, no_helpers))
 
 
 def expr_checks(expr: ast.expr, node: ast.AST) -> list[Check]:
@@ -578,32 +577,22 @@ def _raises(call: ast.Call, node: ast.AST, *, regex_method: bool) -> Check:
     )
 
 
-def _aliases(statements: list[ast.AST]) -> dict[str, str]:
-    """Local names bound to a unittest method (`eq = self.assertEqual`), to the method."""
-    found: dict[str, str] = {}
-    for node in _walk(statements):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target, value = node.targets[0], node.value
-            if (
-                isinstance(target, ast.Name)
-                and isinstance(value, ast.Attribute)
-                and _on_self(value)
-                and value.attr in _UNITTEST_NAMES
-            ):
-                found[target.id] = value.attr
-    return found
+def _note_alias(node: ast.Assign, aliases: dict[str, str]) -> None:
+    """Record `eq = self.assertEqual`: calling `eq` is calling the unittest method."""
+    if len(node.targets) != 1:
+        return
+    target, value = node.targets[0], node.value
+    if (
+        isinstance(target, ast.Name)
+        and isinstance(value, ast.Attribute)
+        and _on_self(value)
+        and value.attr in _UNITTEST_NAMES
+    ):
+        aliases[target.id] = value.attr
 
 
-def _call_check(
-    call: ast.expr,
-    node: ast.AST,
-    helpers: frozenset[str],
-    aliases: Mapping[str, str],
-    *,
-    in_with: bool,
-) -> Check | None:
-    if not isinstance(call, ast.Call):
-        return None
+def _call_check(call: ast.Call, is_helper: IsHelper, aliases: Mapping[str, str]) -> Check | None:
+    node = call
     name = dotted(call.func) or ""
     last = name.split(".")[-1] if name else ""
     if isinstance(call.func, ast.Attribute):
@@ -615,13 +604,11 @@ def _call_check(
         return _raises(call, node, regex_method=last.startswith("assertRaisesRegex"))
     if name in _CTX_FUNCS or last in _CTX_METHODS:
         return _make("ctx:" + last, list(call.args), node, family="ctx", extra=canon(call))
-    if in_with:
-        return None
-    return _plain_call_check(call, name, last, node, helpers)
+    return _plain_call_check(call, name, last, node, is_helper)
 
 
 def _plain_call_check(
-    call: ast.Call, name: str, last: str, node: ast.AST, helpers: frozenset[str]
+    call: ast.Call, name: str, last: str, node: ast.AST, is_helper: IsHelper
 ) -> Check | None:
     args = list(call.args)
     if last in _EQ_METHODS and len(args) >= 2:
@@ -661,7 +648,7 @@ def _plain_call_check(
         )
     if name in _FAIL_FUNCS:
         return _make("fail", [], node, extra=canon(call))
-    if last in helpers and (isinstance(call.func, ast.Name) or _on_self(call.func)):
+    if (isinstance(call.func, ast.Name) or _on_self(call.func)) and is_helper(last):
         return _make("helper:" + last, args, node, extra=canon(call))
     if last.startswith("assert"):
         return _make("call:" + last, args, node, extra=canon(call))
@@ -788,7 +775,7 @@ _SWALLOWING = frozenset({"AssertionError", "Exception", "BaseException"})
 
 
 def swallowed_checks(
-    statements: Iterable[ast.AST], helpers: frozenset[str]
+    statements: Iterable[ast.AST], is_helper: IsHelper
 ) -> list[tuple[ast.AST, str, Check]]:
     """(block, caught, check) for each check inside a try whose handler catches
     AssertionError or a broad class (or is bare) without re-raising or failing, and inside
@@ -799,12 +786,12 @@ def swallowed_checks(
             caught = [h for h in node.handlers if _swallows(h)]
             if caught:
                 label = _caught_label(caught[0].type)
-                found.extend((node, label, c) for c in checks_in(node.body, helpers))
+                found.extend((node, label, c) for c in checks_in(node.body, is_helper))
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 suppressed = _suppressed(item.context_expr)
                 if suppressed is not None:
-                    found.extend((node, suppressed, c) for c in checks_in(node.body, helpers))
+                    found.extend((node, suppressed, c) for c in checks_in(node.body, is_helper))
     return found
 
 
