@@ -346,7 +346,91 @@ def add_test(src: Source, rng: random.Random) -> list[Mutation]:
     return out
 
 
-LOOKALIKE = frozenset({"add_lock", "reraise_with_context", "rename_test", "add_test"})
+def narrow_except(src: Source, rng: random.Random) -> list[Mutation]:
+    """A broad `except Exception:` / bare `except:` narrowed to named errors, body kept."""
+    out = []
+    for func in functions(src.tree):
+        for node in within(func):
+            if not isinstance(node, ast.Try):
+                continue
+            for handler in node.handlers:
+                broad = handler.type is None or (
+                    isinstance(handler.type, ast.Name) and handler.type.id == "Exception"
+                )
+                if not broad or src.indent(handler) is None:
+                    continue
+                start = src.offset(handler.lineno, handler.col_offset)
+                end = (
+                    src.node_range(handler.type)[1]
+                    if handler.type is not None
+                    else start + len("except")
+                )
+                if src.text[start : start + len("except")] != "except":
+                    continue
+                names = rng.choice(["(OSError, ValueError)", "(KeyError, TypeError)", "OSError"])
+                out.append(_benign("narrow_except", Edit(start, end, f"except {names}")))
+    return out
+
+
+def swap_methods(src: Source, rng: random.Random) -> list[Mutation]:
+    """Two adjacent methods of a class exchanged: a move, nothing else."""
+    out = []
+    for cls in ast.walk(src.tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for first, second in itertools.pairwise(cls.body):
+            if not (
+                isinstance(first, ast.FunctionDef | ast.AsyncFunctionDef)
+                and isinstance(second, ast.FunctionDef | ast.AsyncFunctionDef)
+                and src.indent(first) is not None
+                and src.owns_lines(first.body[-1])
+                and src.owns_lines(second.body[-1])
+            ):
+                continue
+            a_start, b_start = _first_line(first), _first_line(second)
+            a_end, b_end = first.end_lineno or first.lineno, second.end_lineno or second.lineno
+            a = "".join(src.lines[a_start - 1 : a_end])
+            gap = "".join(src.lines[a_end : b_start - 1])
+            b = "".join(src.lines[b_start - 1 : b_end])
+            if gap.strip():  # a comment between them belongs to one of them: leave it
+                continue
+            start, end = src.line_span(a_start, b_end)
+            out.append(_benign("swap_methods", Edit(start, end, b + gap + a)))
+    return out
+
+
+def _first_line(func: FunctionNode) -> int:
+    return min([d.lineno for d in func.decorator_list] + [func.lineno])
+
+
+def swap_assert_args(src: Source, rng: random.Random) -> list[Mutation]:
+    """`assertEqual(a, b)` made `assertEqual(b, a)`: the same check."""
+    out = []
+    for func in functions(src.tree):
+        if not func.name.startswith("test"):
+            continue
+        for node in within(func):
+            if not (
+                isinstance(node, ast.Call)
+                and is_self_call(node, frozenset({"assertEqual"}))
+                and len(node.args) == 2
+                and not node.keywords
+                and not any(isinstance(a, ast.Starred) for a in node.args)
+            ):
+                continue
+            first, second = node.args
+            if len({first.lineno, first.end_lineno, second.lineno, second.end_lineno}) != 1:
+                continue
+            start, end = src.node_range(first)[0], src.node_range(second)[1]
+            text = f"{src.node_text(second)}, {src.node_text(first)}"
+            out.append(_benign("swap_assert_args", Edit(start, end, text)))
+    return out
+
+
+LOOKALIKE = frozenset(
+    {"add_lock", "reraise_with_context", "rename_test", "add_test"}
+    | {"narrow_except", "swap_methods", "swap_assert_args"}
+)
 
 BENIGN: dict[str, Operator] = {
     "rename_local": rename_local,
@@ -361,4 +445,7 @@ BENIGN: dict[str, Operator] = {
     "reraise_with_context": reraise_with_context,
     "rename_test": rename_test,
     "add_test": add_test,
+    "narrow_except": narrow_except,
+    "swap_methods": swap_methods,
+    "swap_assert_args": swap_assert_args,
 }

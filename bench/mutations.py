@@ -357,6 +357,47 @@ def add_skip(src: Source, rng: random.Random) -> list[Mutation]:
     return out
 
 
+def mock_unit(src: Source, rng: random.Random) -> list[Mutation]:
+    """The unit under test replaced by a mock: the first `module.func(...)` a test calls
+    (module imported by the test file) is patched for the whole test."""
+    modules = {
+        alias.asname or alias.name
+        for stmt in src.tree.body
+        if isinstance(stmt, ast.Import)
+        for alias in stmt.names
+        if "." not in alias.name and alias.name not in ("unittest", "sys", "os")
+    }
+    imp = src.import_edit("import unittest.mock")
+    out = []
+    for _cls, func in test_methods(src):
+        indent = src.indent(func)
+        if func.decorator_list or len(func.args.args) != 1 or indent is None:
+            continue
+        calls = sorted(
+            (
+                n
+                for n in within(func)
+                if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id in modules
+            ),
+            key=lambda n: (n.lineno, n.col_offset),
+        )
+        if not calls or not isinstance(calls[0].func, ast.Attribute):
+            continue
+        target = calls[0].func
+        module = target.value.id if isinstance(target.value, ast.Name) else ""
+        at = src.line_offset(func.lineno)
+        if imp is not None and at <= imp.start:
+            continue
+        deco = Edit(at, at, f'{indent}@unittest.mock.patch.object({module}, "{target.attr}")\n')
+        self_end = src.node_range(func.args.args[0])[1]
+        param = Edit(self_end, self_end, f", mock_{target.attr.lstrip('_')}")
+        out.append(make("mock_unit", "test-weakening", imp, deco, param))
+    return out
+
+
 def wrap_assert_in_try(src: Source, rng: random.Random) -> list[Mutation]:
     return [
         make(

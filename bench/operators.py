@@ -28,6 +28,7 @@ from mutations import (
     equal_to_greater_equal,
     isinstance_to_true,
     lower_places,
+    mock_unit,
     mutable_default,
     narrow_handler_default,
     param_to_any,
@@ -75,6 +76,7 @@ OPERATORS: dict[str, dict[str, Operator]] = {
         "assert_eq_to_truthy": assert_eq_to_truthy,
         "unwrap_assert_raises": unwrap_assert_raises,
         "equal_to_greater_equal": equal_to_greater_equal,
+        "mock_unit": mock_unit,
     },
     "boundary-typing": {
         "remove_guard": remove_guard,

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from contend.agents.base import AgentReply, AgentRequest
+from contend.agents.base import AgentReply, AgentRequest, Role
 from contend.agents.claude_code import (
     ClaudeCodeAgent,
     claude_home,
@@ -318,13 +318,13 @@ def test_create_maps_arguments_by_role(tmp_path: Path) -> None:
     assert argv[argv.index("--resume") + 1] == "abc-123" and "--fork-session" in argv
 
 
-def _critic_request_like(worktree: Path, role: str) -> AgentRequest:
+def _critic_request_like(worktree: Path, role: Role) -> AgentRequest:
     return AgentRequest(
         role=role,
         thread="t",
         round=1,
         system="s",
-        prompt="p",  # type: ignore[arg-type]
+        prompt="p",
         schema=CRITIC_SCHEMA,
         worktree=worktree,
         timeout_s=5,
@@ -420,6 +420,10 @@ def test_a_10_mb_reply_is_an_error(
 # -- failures: the CLI itself misbehaves (a stand-in script plays claude) ------------------
 
 
+# A loopback endpoint for stand-ins, which never connect: the no-network guard wants one.
+NOWHERE = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+
+
 def _stand_in(tmp_path: Path, body: str) -> str:
     script = tmp_path / "fake-claude"
     script.write_text(f"#!{sys.executable}\nimport os, sys\nsys.stdin.read()\n{body}\n")
@@ -437,7 +441,7 @@ def _stand_in(tmp_path: Path, body: str) -> str:
 )
 def test_unparsable_stdout_is_a_reply_with_error(tmp_path: Path, body: str, expected: str) -> None:
     worktree = make_repo(tmp_path / "worktree")
-    agent = _agent("critic", _stand_in(tmp_path, body), {})
+    agent = _agent("critic", _stand_in(tmp_path, body), NOWHERE)
     reply = _run(agent, _critic_request(worktree, timeout_s=10))
     assert reply.output is None
     assert reply.error is not None and expected in reply.error
@@ -453,6 +457,103 @@ def test_unparsable_stdout_is_a_reply_with_error(tmp_path: Path, body: str, expe
 )
 def test_cli_failures_are_agent_errors(tmp_path: Path, body: str, expected: str) -> None:
     worktree = make_repo(tmp_path / "worktree")
-    agent = _agent("critic", _stand_in(tmp_path, body), {})
+    agent = _agent("critic", _stand_in(tmp_path, body), NOWHERE)
     with pytest.raises(AgentError, match=expected):
         _run(agent, _critic_request(worktree, timeout_s=10))
+
+
+def test_no_real_endpoint_is_reached_from_tests(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # conftest turns CONTEND_ALLOW_MODEL_REQUESTS off: without a loopback ANTHROPIC_BASE_URL
+    # the backend refuses before it starts anything (the binary does not even exist).
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    agent = _agent("critic", str(tmp_path / "no-such-claude"), {})
+    with pytest.raises(UserError, match=r"api\.anthropic\.com are disabled"):
+        _run(agent, _critic_request_like(tmp_path, "critic"))
+
+
+def test_a_configured_price_wins_over_claudes_own_cost(tmp_path: Path) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    doc = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "session_id": "s",
+        "total_cost_usd": 9.99,
+        "structured_output": CRITIC_OUTPUT,
+        "usage": {"input_tokens": 1_000_000, "output_tokens": 100_000},
+        "modelUsage": {"claude-priced": {}},
+    }
+    settings = Settings.model_validate(
+        {"prices": {"claude-priced": {"input_per_mtok": 2.0, "output_per_mtok": 10.0}}}
+    )
+    agent = ClaudeCodeAgent(
+        role="critic",
+        settings=settings,
+        env_add=NOWHERE,
+        binary=_stand_in(tmp_path, f"print({json.dumps(doc)!r})"),
+    )
+    reply = _run(agent, _critic_request(worktree, timeout_s=10))
+    assert reply.output == CRITIC_OUTPUT
+    assert reply.cost == pytest.approx(2.0 + 1.0)
+    assert (reply.exchange["cost_known"], reply.exchange["cost_source"]) == (True, "config")
+
+
+def test_fork_without_session_takes_the_newest_of_the_enclosing_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (repo / "pkg").mkdir()
+    folder = claude_home() / "projects" / project_dir_name(repo)
+    folder.mkdir(parents=True)
+    (folder / "the-author-session.jsonl").write_text("{}\n")
+    monkeypatch.chdir(repo / "pkg")
+    assert create(None, Settings(), "proposer").session == "the-author-session"
+
+
+def test_the_registry_resolves_every_cli_spec() -> None:
+    from contend.agents.codex import CodexAgent
+    from contend.agents.gemini import GeminiAgent
+    from contend.agents.registry import resolve
+
+    assert isinstance(resolve("claude:opus", Settings(), "critic"), ClaudeCodeAgent)
+    fork = resolve("claude-fork:sess-1", Settings(), "proposer")
+    assert isinstance(fork, ClaudeCodeAgent) and fork.backend == "claude-fork"
+    codex = resolve("codex-fork:sess-2", Settings(), "proposer")
+    assert isinstance(codex, CodexAgent) and codex.backend == "codex-fork"
+    assert isinstance(resolve("gemini", Settings(), "oracle"), GeminiAgent)
+
+
+def test_transcript_placement_for_a_fork(tmp_path: Path) -> None:
+    from contend.agents.claude_code import _place_transcript
+
+    author, worktree = tmp_path / "author", tmp_path / "worktree"
+    author.mkdir()
+    worktree.mkdir()
+    source = claude_home() / "projects" / project_dir_name(author) / "s-1.jsonl"
+    source.parent.mkdir(parents=True)
+    source.write_bytes(b'{"author": true}\n')
+    copy = _place_transcript("s-1", worktree)
+    assert copy == claude_home() / "projects" / project_dir_name(worktree) / "s-1.jsonl"
+    assert copy.read_bytes() == source.read_bytes()
+    # A copy an interrupted run left behind, identical: reused.
+    assert _place_transcript("s-1", worktree) == copy
+    # A session already recorded in the worktree (an earlier fork): nothing to copy.
+    copy.unlink()
+    fork = copy.parent / "fork-2.jsonl"
+    fork.write_bytes(b'{"fork": true}\n')
+    assert _place_transcript("fork-2", worktree) is None
+    # A different file under the name: refused rather than overwritten.
+    copy.write_bytes(b"something else\n")
+    with pytest.raises(AgentError, match="is not the transcript being forked"):
+        _place_transcript("s-1", worktree)
+    with pytest.raises(AgentError, match="no transcript for session"):
+        _place_transcript("never-recorded", worktree)
+
+
+def test_an_oracle_is_as_read_only_as_a_critic(tmp_path: Path) -> None:
+    oracle = create(None, Settings(), "oracle")
+    argv = oracle.argv(_critic_request_like(tmp_path, "oracle"), None)
+    assert argv[argv.index("--tools") + 1] == "Read,Grep,Glob"
+    assert "--resume" not in argv and "--setting-sources" in argv

@@ -174,7 +174,7 @@ def test_critic_runs_read_only_with_the_schema_and_never_sees_the_author_session
     assert reply.error is None, reply.error
     assert reply.output == CRITIC_OUTPUT
     assert (reply.usage.tokens_in, reply.usage.tokens_out) == (100 + 1500, 20 + 90)
-    assert reply.exchange["cost_source"] == "unknown" and reply.cost == 0.0
+    assert reply.exchange["cost_known"] is False and reply.cost == 0.0
     assert reply.session is not None
     calls = server.requests_to(RESPONSES)
     assert len(calls) == 2
@@ -285,15 +285,17 @@ def test_newest_session_is_matched_by_working_directory(
     day.mkdir(parents=True)
     now = time.time()
     for age, (name, cwd) in enumerate(
-        [("newest-other", other), ("newer-repo", repo), ("older-repo", repo)]
+        [("newest-other", other), ("newer-repo", repo / "sub"), ("older-repo", repo)]
     ):
         meta = {"type": "session_meta", "payload": {"id": name, "cwd": str(cwd)}}
         path = day / f"rollout-2026-01-02T00-00-0{age}-{name}.jsonl"
         path.write_text(json.dumps(meta) + "\n")
         os.utime(path, (now - age, now - age))
-    assert newest_session(repo) == "newer-repo"
+    assert newest_session(repo) == "newer-repo"  # started in a subdirectory of the repo
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
     with pytest.raises(UserError, match="no codex session found"):
-        newest_session(tmp_path)
+        newest_session(elsewhere)
 
 
 def test_create_maps_arguments_by_role(tmp_path: Path) -> None:
@@ -419,6 +421,10 @@ def test_a_server_that_is_down_hits_the_deadline(
     assert time.monotonic() - started < 10
 
 
+# A loopback provider for stand-ins, which never connect: the no-network guard wants one.
+NOWHERE = _test_args("http://127.0.0.1:9")
+
+
 def _stand_in(tmp_path: Path, body: str) -> str:
     script = tmp_path / "fake-codex"
     script.write_text(f"#!{sys.executable}\nimport os, sys\n{body}\n")
@@ -436,7 +442,9 @@ def _stand_in(tmp_path: Path, body: str) -> str:
 )
 def test_cli_failures_are_agent_errors(tmp_path: Path, body: str, expected: str) -> None:
     worktree = make_repo(tmp_path / "worktree")
-    agent = CodexAgent(role="critic", settings=Settings(), binary=_stand_in(tmp_path, body))
+    agent = CodexAgent(
+        role="critic", settings=Settings(), binary=_stand_in(tmp_path, body), extra_args=NOWHERE
+    )
     with pytest.raises(AgentError, match=expected):
         _run(agent, _critic_request(worktree, timeout_s=10))
 
@@ -450,7 +458,9 @@ def test_garbage_on_stdout_is_a_reply_with_error(tmp_path: Path) -> None:
         }
     )
     body = f"print('\\x00garbage'); print({message!r})"
-    agent = CodexAgent(role="critic", settings=Settings(), binary=_stand_in(tmp_path, body))
+    agent = CodexAgent(
+        role="critic", settings=Settings(), binary=_stand_in(tmp_path, body), extra_args=NOWHERE
+    )
     reply = _run(agent, _critic_request(worktree, timeout_s=10))
     assert reply.output is None
     assert reply.error == "codex printed 1 line(s) that are not JSON events"
@@ -471,9 +481,43 @@ def test_cost_comes_from_the_price_table(tmp_path: Path) -> None:
         {"prices": {"gpt-priced": {"input_per_mtok": 1.25, "output_per_mtok": 10.0}}}
     )
     agent = CodexAgent(
-        role="critic", settings=settings, model="gpt-priced", binary=_stand_in(tmp_path, body)
+        role="critic",
+        settings=settings,
+        model="gpt-priced",
+        binary=_stand_in(tmp_path, body),
+        extra_args=NOWHERE,
     )
     reply = _run(agent, _critic_request(worktree, timeout_s=10))
     assert reply.output == CRITIC_OUTPUT and reply.session == "th-1"
     assert reply.cost == pytest.approx(2 * 1.25 + 0.5 * 10.0)
-    assert reply.exchange["cost_source"] == "prices"
+    assert (reply.exchange["cost_known"], reply.exchange["cost_source"]) == (True, "config")
+
+
+def test_no_real_endpoint_is_reached_from_tests(tmp_path: Path) -> None:
+    # conftest turns CONTEND_ALLOW_MODEL_REQUESTS off: without a loopback provider the
+    # backend refuses before it starts anything (the binary does not even exist).
+    agent = CodexAgent(role="critic", settings=Settings(), binary=str(tmp_path / "no-codex"))
+    with pytest.raises(UserError, match=r"api\.openai\.com/v1 are disabled"):
+        _run(agent, _critic_request_like(tmp_path))
+
+
+def test_built_in_price_applies_to_a_listed_model(tmp_path: Path) -> None:
+    worktree = make_repo(tmp_path / "worktree")
+    lines = [
+        {
+            "type": "item.completed",
+            "item": {"type": "agent_message", "text": json.dumps(CRITIC_OUTPUT)},
+        },
+        {"type": "turn.completed", "usage": {"input_tokens": 1_000_000, "output_tokens": 0}},
+    ]
+    body = "".join(f"print({json.dumps(line)!r})\n" for line in lines)
+    agent = CodexAgent(
+        role="critic",
+        settings=Settings(),
+        model="gpt-5",
+        binary=_stand_in(tmp_path, body),
+        extra_args=NOWHERE,
+    )
+    reply = _run(agent, _critic_request(worktree, timeout_s=10))
+    assert reply.exchange["cost_source"].startswith("built-in")
+    assert reply.cost == pytest.approx(1.25)

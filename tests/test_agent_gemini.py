@@ -202,7 +202,9 @@ def _stand_in(tmp_path: Path, body: str) -> GeminiAgent:
     script = tmp_path / "fake-gemini"
     script.write_text(f"#!{sys.executable}\nimport json, os, sys\nsys.stdin.read()\n{body}\n")
     script.chmod(0o755)
-    return GeminiAgent(role="critic", settings=Settings(), binary=str(script))
+    # A loopback endpoint: the stand-in never connects, the no-network guard wants one.
+    nowhere = {"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    return GeminiAgent(role="critic", settings=Settings(), binary=str(script), env_add=nowhere)
 
 
 def _envelope(response: str) -> str:
@@ -279,3 +281,13 @@ def test_create_and_command_line() -> None:
     assert argv[argv.index("-m") + 1] == "gemini-2.5-pro"
     with pytest.raises(UserError, match="cannot be the proposer"):
         create(None, Settings(), "proposer")
+
+
+def test_no_real_endpoint_is_reached_from_tests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL", raising=False)
+    worktree = make_repo(tmp_path / "worktree")
+    agent = GeminiAgent(role="critic", settings=Settings(), binary=str(tmp_path / "no-gemini"))
+    with pytest.raises(UserError, match=r"googleapis\.com are disabled"):
+        _run(agent, _request(worktree, timeout_s=10))

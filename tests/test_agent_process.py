@@ -133,12 +133,25 @@ def test_leader_exit_does_not_wait_for_a_background_helper(tmp_path: Path) -> No
     assert _wait_gone(int(pid_file.read_text()))
 
 
-def test_output_a_helper_writes_after_the_leader_exits_is_kept(tmp_path: Path) -> None:
-    # claude hands large replies to a writer that outlives the leader; cutting it is a bug.
-    helper = "import sys, time; time.sleep(0.3); sys.stdout.write('late reply'); sys.stdout.flush()"
-    code = f"import subprocess; subprocess.Popen([{PY!r}, '-c', {helper!r}]); print('early')"
+def test_output_a_helper_is_still_writing_after_the_leader_exits_is_kept(
+    tmp_path: Path,
+) -> None:
+    # A CLI may leave its last writes to a helper process; the group is killed only once
+    # the output has stopped growing. The leader exits as soon as the helper is writing.
+    ready = tmp_path / "helper-ready"
+    helper = (
+        "import pathlib, sys, time\n"
+        f"pathlib.Path({str(ready)!r}).touch()\n"
+        "for i in range(10):\n"
+        "    sys.stdout.write(f'{i}'); sys.stdout.flush(); time.sleep(0.02)\n"
+    )
+    code = (
+        "import os, subprocess, time\n"
+        f"subprocess.Popen([{PY!r}, '-c', {helper!r}])\n"
+        f"while not os.path.exists({str(ready)!r}): time.sleep(0.01)\n"
+    )
     result = _run([PY, "-c", code], tmp_path, timeout_s=20)
-    assert result.stdout == b"early\nlate reply"
+    assert result.stdout == b"0123456789"
 
 
 def test_stdout_over_the_cap_is_an_error_not_a_truncated_reply(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from contend.critics.static.base import Finding, Skipped, Topic
+from contend.critics.static.base import FileChange, Finding, Skipped, Topic
 from contend.critics.static.boundary_typing import CRITIC
 from contend.critics.static.runner import run_static
 from contend.critics.static.testing import change_from_texts
@@ -603,3 +603,60 @@ def test_runs_through_the_registry_and_honours_a_waiver() -> None:
     ]
     assert result.findings[0].waiver_reason == "range checked by the schema"
     assert result.skipped == []
+
+
+HAZARDS = """
+from typing import Any, cast
+
+
+class Loader:
+    def load(self, raw: Any) -> Any:
+        if not isinstance(raw, bytes):
+            raise TypeError("bytes expected")
+        return cast(Any, raw.decode())  # type: ignore[no-any-return]
+
+    def size(self, name):
+        if not isinstance(name, str) or len(name) == 0:
+            raise ValueError("bad name")
+        return len(name)
+"""
+
+
+def test_code_moved_or_class_renamed_introduces_nothing() -> None:
+    old = _src(HAZARDS)
+    # the hazards are there to be found: added from scratch, each is reported
+    as_new = _run(None, HAZARDS, path="src/app/loader.py")
+    assert {f.rule for f in as_new} == {
+        "any-annotation-added",
+        "cast-to-any-added",
+        "type-ignore-added",
+        "primitive-validated-in-core",
+    }
+    head, body = old.split("class Loader:\n")
+    renamed = head + "\ndef helper():\n    return 1\n\n\nclass Reader:\n" + body
+    change = change_from_texts("src/app/loader.py", old, renamed)
+    assert list(CRITIC.check([change])) == []
+    first, second = body.split("\n\n")
+    reordered = head + "class Loader:\n" + second + "\n\n" + first + "\n"
+    change = change_from_texts("src/app/loader.py", old, reordered)
+    assert list(CRITIC.check([change])) == []
+
+
+def test_form_feed_does_not_shift_type_ignore_lines() -> None:
+    # git and the AST count lines at "\n" only; str.splitlines() also breaks at a form feed
+    old = "import os\n\x0c\ndef f(a):\n    return a.b\n"
+    new = "import os\n\x0c\ndef f(a):\n    return a.b  # type: ignore\n"
+    change = FileChange(
+        path="src/app/core.py",
+        old_path=None,
+        status="modified",
+        old_text=old,
+        new_text=new,
+        added_lines=frozenset({4}),
+        removed_lines=frozenset({4}),
+        language="python",
+    )
+    findings = list(CRITIC.check([change]))
+    assert [(f.rule, f.start_line) for f in findings if isinstance(f, Finding)] == [
+        ("type-ignore-added", 4)
+    ]

@@ -683,3 +683,45 @@ def test_runs_through_the_registry_with_other_topics_selected() -> None:
         (Topic.CONCURRENCY, "coroutine-not-awaited", 4)
     ]
     assert result.skipped == []
+
+
+HAZARDS = """
+import asyncio
+import threading
+
+
+class Cache:
+    def __init__(self):
+        self._lock = threading.Lock()
+
+    async def session(self):
+        if self._session is None:
+            self._session = await make_session()
+        return self._session
+
+    def put(self, key, value, seen=[]):
+        with self._lock:
+            self._data[key] = value
+
+    async def tick(self):
+        asyncio.sleep(0)
+"""
+
+
+def test_code_moved_or_class_renamed_introduces_nothing() -> None:
+    old = _src(HAZARDS)
+    # the hazards are there to be found: added from scratch, each is reported
+    as_new = _run(None, HAZARDS, path="src/app/cache.py")
+    assert {f.rule for f in as_new} == {
+        "check-then-act-across-await",
+        "mutable-default-argument",
+        "coroutine-not-awaited",
+    }
+    head, body = old.split("class Cache:\n")
+    moved = head + "\n\ndef helper():\n    return 1\n\n\nclass Store:\n" + body
+    change = change_from_texts("src/app/cache.py", old, moved)
+    assert list(CRITIC.check([change])) == []
+    methods = body.split("\n\n")
+    reordered = head + "class Cache:\n" + "\n\n".join([methods[0], *reversed(methods[1:])])
+    change = change_from_texts("src/app/cache.py", old, reordered + "\n")
+    assert list(CRITIC.check([change])) == []

@@ -958,7 +958,17 @@ def test_self_comparison_is_a_tautology() -> None:
     )
     [finding] = _run(PYTEST_OLD, new)
     assert _rules([finding]) == [("assertion-weakened", 11)]
-    assert "became a constant assertion that checks nothing" in finding.claim
+    assert "compared with itself, which always holds" in finding.claim
+
+
+def test_existing_reflexive_equality_still_counts() -> None:
+    old = PYTEST_OLD.replace(
+        "    assert result.synced is True\n",
+        "    assert result.synced is True\n    assert result == result\n",
+    )
+    new = old.replace("    assert result.synced is True\n", "")
+    [finding] = _run(old, new)
+    assert _rules([finding]) == [("assertion-removed", 9)]
 
 
 def test_new_test_with_a_runtime_skip_guard_is_benign() -> None:

@@ -2,8 +2,9 @@
 
 It owns: a stdlib HTTP server in a background thread on a random free port, the capture of
 every request (method, path, query, headers, body, parsed JSON) for assertions, a script
-of turns per route, and two wire formats — the Anthropic Messages API (SSE stream or plain
-JSON) and the OpenAI Responses API (SSE stream). It must never reach the network.
+of turns per route, and three wire formats — the Anthropic Messages API (SSE stream or
+plain JSON), the OpenAI Responses API (SSE stream) and the Gemini API
+(streamGenerateContent?alt=sse or generateContent). It must never reach the network.
 
 Usage:
 
@@ -29,9 +30,11 @@ Adding a route (e.g. Chat Completions in another module):
     server.routes[("POST", "/v1/chat/completions")] = chat_handler
 
 A handler runs on the server's request thread; it must answer through `reply` exactly
-once (json, sse, raw, error or hang). `server.answer_step(step, request, reply, fmt)`
-applies the generic failure steps (HttpError, Garbage, Hang) for any format, so a new
-handler only has to render a Turn. Paths are matched without the query string.
+once (json, raw, sse or hang). `server.answer_step(step, request, reply, render)` answers
+the generic steps (HttpError, Garbage, CutStream, Hang, an exhausted script) for any
+format, so a new handler only supplies `render(turn, body) -> [(event, payload), ...]`.
+Paths are matched without the query string; a route path ending in "*" matches by prefix
+(the longest wins), as Gemini puts the model name in the path.
 """
 
 from __future__ import annotations

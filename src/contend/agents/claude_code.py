@@ -77,6 +77,16 @@ def project_dir_name(path: Path) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", str(path.resolve()))
 
 
+def repo_root(start: Path) -> Path:
+    """The git work tree containing `start` (the nearest directory with a .git entry), or
+    `start` itself outside any repository."""
+    here = start.resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return here
+
+
 def newest_session(repo: Path) -> str:
     """The id of the newest claude transcript recorded for `repo`."""
     folder = claude_home() / "projects" / project_dir_name(repo)
@@ -189,9 +199,9 @@ class ClaudeCodeAgent:
             "returncode": result.returncode,
         }
         try:
-            doc = json.loads(result.stdout)
+            doc = json.loads(result.stdout_text)
         except json.JSONDecodeError:
-            doc = None
+            doc = None  # reported just below, with the raw text
         if not isinstance(doc, dict) or doc.get("type") != "result":
             if result.returncode != 0:
                 raise AgentError(f"{self.backend}: {result.failure()}", backend=self.backend)
@@ -300,6 +310,6 @@ def _place_transcript(session: str, worktree: Path) -> Path | None:
 def create(arg: str | None, settings: Settings, role: Role) -> ClaudeCodeAgent:
     """`claude[:MODEL]` for a critic or oracle; `claude-fork[:SESSION]` for the proposer."""
     if role == "proposer":
-        session = arg or newest_session(Path.cwd())
+        session = arg or newest_session(repo_root(Path.cwd()))
         return ClaudeCodeAgent(role=role, settings=settings, session=session)
     return ClaudeCodeAgent(role=role, settings=settings, model=arg)

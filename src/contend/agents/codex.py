@@ -60,8 +60,18 @@ def codex_home() -> Path:
     return Path(configured) if configured else Path.home() / ".codex"
 
 
+def repo_root(start: Path) -> Path:
+    """The git work tree containing `start` (the nearest directory with a .git entry), or
+    `start` itself outside any repository."""
+    here = start.resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return here
+
+
 def newest_session(repo: Path) -> str:
-    """The id of the newest codex session whose working directory was `repo`."""
+    """The id of the newest codex session whose working directory was in `repo`."""
     root = repo.resolve()
     rollouts = sorted(
         (codex_home() / "sessions").glob("**/rollout-*.jsonl"),
@@ -70,7 +80,10 @@ def newest_session(repo: Path) -> str:
     )
     for rollout in rollouts:
         meta = _session_meta(rollout)
-        if meta is not None and Path(str(meta.get("cwd", ""))) == root:
+        if meta is None:
+            continue
+        cwd = Path(str(meta.get("cwd", "")))
+        if cwd.is_absolute() and cwd.is_relative_to(root):
             return str(meta["id"])
     raise UserError(
         f"codex-fork: no codex session found for {root} under {codex_home()}/sessions; "
@@ -281,6 +294,6 @@ def _thread_id(events: list[dict[str, Any]]) -> str | None:
 def create(arg: str | None, settings: Settings, role: Role) -> CodexAgent:
     """`codex[:MODEL]` for a critic or oracle; `codex-fork[:SESSION]` for the proposer."""
     if role == "proposer":
-        session = arg or newest_session(Path.cwd())
+        session = arg or newest_session(repo_root(Path.cwd()))
         return CodexAgent(role=role, settings=settings, session=session)
     return CodexAgent(role=role, settings=settings, model=arg)

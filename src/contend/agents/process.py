@@ -38,9 +38,9 @@ MAX_STDERR_BYTES = 64 * 1024 * 1024
 STDERR_TAIL_BYTES = 64 * 1024
 KILL_GRACE_S = 2.0
 POLL_S = 0.05
-# After the leader exits, its helpers may still be writing its output; wait while the
-# output files grow, up to this much silence, before the group is killed.
-POST_EXIT_IDLE_S = 0.2
+# After the leader exits, helpers it left may still be writing its output; wait while the
+# output files grow, until this much silence, before the group is killed.
+POST_EXIT_IDLE_S = 0.3
 
 
 @dataclass(frozen=True, slots=True)

@@ -557,7 +557,7 @@ def _ignore_comments(text: str, tree: ast.Module) -> list[tuple[str, int]]:
     """(normalised comment, line) of every type-checker silencing comment. A regex finds the
     lines; the AST tells a real comment from the same text inside a string, which is cheaper
     than tokenizing the whole file."""
-    lines = text.splitlines()
+    lines = text.split("\n")  # numbered as the AST and git number them, not splitlines()
     candidates = [
         (number, match)
         for number, line in enumerate(lines, 1)
@@ -595,7 +595,7 @@ def _type_ignores(
     change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
 ) -> Iterator[Finding]:
     assert change.new_text is not None
-    lines = change.new_text.splitlines()
+    lines = change.new_text.split("\n")
     if not any(_IGNORE_COMMENT.search(lines[n - 1]) for n in change.added_lines if n <= len(lines)):
         return
     new_comments = _ignore_comments(change.new_text, new_tree)

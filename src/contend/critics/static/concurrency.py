@@ -30,7 +30,10 @@ from contend.critics.static import pyast
 from contend.critics.static.base import FileChange, Finding, Language, Skipped, Topic
 from contend.protocol.model import Severity
 
-_LOCK_NAME = re.compile(r"lock|mutex|semaphore|(^|_)sem$|(^|_)(cv|cond|condition)$", re.I)
+_LOCK_WORDS = frozenset(
+    {"lock", "locks", "rlock", "mutex", "mu", "sem", "semaphore", "cv", "cond", "condition"}
+)
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _LOCK_TYPES = frozenset({"Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition"})
 _MUTATORS = frozenset(
     {
@@ -223,9 +226,14 @@ def _is_lock(expr: ast.expr, locks: frozenset[str]) -> bool:
     """A context expression that is a lock by its name, its constructor or its assignment."""
     if isinstance(expr, ast.Call):
         name = _callee_name(expr)
-        return name in _LOCK_TYPES or _LOCK_NAME.search(name) is not None
+        return name in _LOCK_TYPES or _is_lock_name(name)
     text = ast.unparse(expr)
-    return text in locks or _LOCK_NAME.search(text.rsplit(".", 1)[-1]) is not None
+    return text in locks or _is_lock_name(text.rsplit(".", 1)[-1])
+
+
+def _is_lock_name(name: str) -> bool:
+    """`_lock`, `state_mutex`, `ImportLockContext`, `_cv`; not `block` or `clock`."""
+    return any(word.lower() in _LOCK_WORDS for word in _WORD.findall(name))
 
 
 def _protects(expr: ast.expr, locks: frozenset[str]) -> bool:

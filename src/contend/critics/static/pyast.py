@@ -76,4 +76,4 @@ def walk_within(node: ast.AST) -> Iterator[ast.AST]:
 
 def segment(text: str, node: ast.AST) -> str:
     start, end = span(node)
-    return "\n".join(text.splitlines()[start - 1 : end])
+    return "\n".join(text.split("\n")[start - 1 : end])

@@ -13,8 +13,8 @@ from contend.critics.static.base import ChangeStatus, FileChange, language_of
 
 def changed_lines(old_text: str, new_text: str) -> tuple[frozenset[int], frozenset[int]]:
     """1-based (added new-side lines, removed old-side lines) between two texts."""
-    old_lines = old_text.splitlines()
-    new_lines = new_text.splitlines()
+    old_lines = old_text.split("\n")
+    new_lines = new_text.split("\n")
     added: set[int] = set()
     removed: set[int] = set()
     matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)

@@ -80,9 +80,16 @@ class _Side:
     text: str
     tree: ast.Module
     functions: dict[str, pyast.Function]
-    classes: frozenset[str]
+    _classes: frozenset[str] | None = None
     _helpers: dict[str, bool] = field(default_factory=dict)
     _by_name: dict[str, list[pyast.Function]] | None = None
+
+    @property
+    def classes(self) -> frozenset[str]:
+        """Qualified class names (computed only when a deleted test asks)."""
+        if self._classes is None:
+            self._classes = frozenset(_classes(self.tree))
+        return self._classes
 
     def is_helper(self, name: str) -> bool:
         """Is `name` a non-test function of this file that asserts? Decided on demand, once
@@ -219,7 +226,7 @@ def _side(text: str) -> _Side | str:
             return f"has a syntax error at line {exc.lineno}: {exc.msg}"
         except ValueError as exc:
             return f"cannot be parsed as Python: {exc}"
-    return _Side(text, tree, pyast.functions(tree), frozenset(_classes(tree)))
+    return _Side(text, tree, pyast.functions(tree))
 
 
 def _classes(node: ast.AST, prefix: str = "") -> Iterator[str]:
