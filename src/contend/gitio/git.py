@@ -22,6 +22,7 @@ _BASE_OPTIONS = ("-c", "core.quotepath=off", "-c", "color.ui=never")
 # The id of git's empty tree: the base of a repository's first commit.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
+
 class GitError(ContendError):
     """A git command failed for a reason other than a bad path or revision."""
 
