@@ -104,6 +104,7 @@ def _same_after_rename(
     try:
         renamed_tree = ast.parse(apply_edits(src.text, list(mutation.edits)))
     except (SyntaxError, ValueError):
+        # Not a failure of the benchmark: this rename site is unusable and the next is tried.
         return False
     expected = ast.parse(src.text)
     for node in ast.walk(expected):
@@ -190,6 +191,7 @@ def _header_colon(src: Source, func: FunctionNode) -> int | None:
                         return start + col
                     return src.line_offset(func.lineno + line - 1) + col
     except tokenize.TokenError:
+        # The header could not be tokenised on its own: no site here, the caller skips it.
         return None
     return None
 

@@ -80,23 +80,30 @@ def stdlib_pools() -> Pools:
     return Pools(root, library, tests, (root / "test" / "__init__.py").exists())
 
 
-def load_source(root: Path, path: Path) -> Source | None:
-    """The parsed file, or None for what the corpus does not use: non-UTF-8 text, tab or CR
-    line layouts (the splice helpers assume spaces and LF), files this Python cannot parse."""
+@dataclass(frozen=True, slots=True)
+class NotUsed:
+    """Why a file or a mutation was left out of the corpus; counted in the manifest."""
+
+    reason: str
+
+
+def load_source(root: Path, path: Path) -> Source | NotUsed:
+    """The parsed file, or why the corpus does not use it: non-UTF-8 text, tab or CR line
+    layouts (the splice helpers assume spaces and LF), a file this Python cannot parse."""
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return None
+        return NotUsed("file is not UTF-8")
     if "\r" in text or "\t" in text:
-        return None
+        return NotUsed("file has tabs or CR line endings")
     # Some stdlib tests hold deliberately odd literals; their parse-time warnings are noise.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             return Source(path.relative_to(root).as_posix(), text)
-        except (SyntaxError, ValueError):
-            return None
+        except (SyntaxError, ValueError) as exc:
+            return NotUsed(f"file does not parse ({type(exc).__name__})")
 
 
 def changed_lines(old: str, new: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -111,17 +118,17 @@ def changed_lines(old: str, new: str) -> tuple[tuple[int, ...], tuple[int, ...]]
     return tuple(added), tuple(removed)
 
 
-def mutate(src: Source, mutation: Mutation) -> str | None:
-    """The mutated text, or None when it does not parse or changes nothing."""
+def mutate(src: Source, mutation: Mutation) -> str | NotUsed:
+    """The mutated text, or why it is rejected: it changes nothing, or it does not parse."""
     new = apply_edits(src.text, list(mutation.edits))
     if new == src.text:
-        return None
+        return NotUsed(f"{mutation.operator}: changes nothing")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             ast.parse(new)
         except SyntaxError:
-            return None
+            return NotUsed(f"{mutation.operator}: result does not parse")
     return new
 
 
@@ -158,18 +165,22 @@ def _interleave(rng: random.Random, pools: Pools) -> Iterator[tuple[Path, bool]]
             yield library[i], False
 
 
-def choose(pools: Pools, *, seed: int, per_topic: int, benign: int) -> list[Chosen]:
+def choose(
+    pools: Pools, *, seed: int, per_topic: int, benign: int
+) -> tuple[list[Chosen], Counter[str]]:
     """Walk the stdlib in seeded random order and fill each operator's quota, at most
     MAX_ITEMS_PER_FILE items per file, the emptiest quotas first."""
     rng = random.Random(seed)
     quotas = _slots(per_topic, benign)
     filled: Counter[tuple[str, str]] = Counter()
     chosen: list[Chosen] = []
+    not_used: Counter[str] = Counter()
     for path, is_test in _interleave(rng, pools):
         if all(filled[k] >= q for k, q in quotas.items()):
             break
         src = load_source(pools.root, path)
-        if src is None:
+        if isinstance(src, NotUsed):
+            not_used[src.reason] += 1
             continue
         wanted = [
             key
@@ -186,12 +197,14 @@ def choose(pools: Pools, *, seed: int, per_topic: int, benign: int) -> list[Chos
             site_rng.shuffle(candidates)
             for mutation in candidates[:5]:
                 new_text = mutate(src, mutation)
-                if new_text is not None:
+                if isinstance(new_text, NotUsed):
+                    not_used[new_text.reason] += 1
+                else:
                     chosen.append(Chosen(label, name, src, new_text))
                     filled[(label, name)] += 1
                     taken += 1
                     break
-    return chosen
+    return chosen, not_used
 
 
 def run_git(repo: Path, *args: str) -> None:
@@ -242,7 +255,8 @@ def build_corpus(
     pools = stdlib_pools()
     items: list[Item] = []
     counters: Counter[tuple[str, str]] = Counter()
-    for chosen in choose(pools, seed=seed, per_topic=per_topic, benign=benign):
+    picked, not_used = choose(pools, seed=seed, per_topic=per_topic, benign=benign)
+    for chosen in picked:
         counters[(chosen.label, chosen.operator)] += 1
         item_id = (
             f"{chosen.label}--{chosen.operator}--{counters[(chosen.label, chosen.operator)]:02d}"
@@ -260,6 +274,7 @@ def build_corpus(
         "library_files": len(pools.library),
         "test_files": len(pools.tests),
         "has_lib_test": pools.has_lib_test,
+        "not_used": dict(sorted(not_used.items())),
         "items": [asdict(item) for item in items],
     }
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
@@ -277,6 +292,9 @@ def main(argv: list[str]) -> int:
     for label, count in sorted(by_label.items()):
         print(f"{label:20} {count}")
     print(f"{'total':20} {len(items)}  -> {dest}")
+    manifest = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
+    for reason, count in manifest["not_used"].items():
+        print(f"not used: {count:5}  {reason}")
     return 0
 
 

@@ -56,6 +56,7 @@ class Outcome:
     item: Item
     hits: dict[str, bool] = field(default_factory=dict)  # tool -> caught / false alarm
     any_topic: bool = False  # contend reported something of any topic on the mutated lines
+    strict: bool = False  # caught with no line tolerance (the finding meets a changed line)
     findings: list[str] = field(default_factory=list)  # contend "topic:rule@line"
     seconds: float = 0.0
     error: str | None = None  # contend raised on this item: counted as a miss, reported
@@ -99,6 +100,10 @@ def score_contend(item: Item) -> Outcome:
         outcome.hits["contend"] = bool(result.findings)
     else:
         outcome.hits["contend"] = any(str(f.topic) == item.label for f in on_lines)
+        outcome.strict = any(
+            str(f.topic) == item.label and touches(item, f.start_line, f.end_line, tolerance=0)
+            for f in live
+        )
     return outcome
 
 
@@ -141,7 +146,9 @@ def markdown_tables(outcomes: list[Outcome]) -> str:
         ("false alarms: benign controls", by_label.get("benign", [])),
         ("… of which look-alike controls", lookalike),
     ]:
-        lines.append(f"| {name} | {len(rows)} | " + " | ".join(rate(rows, t) for t in TOOLS) + " |")
+        lines.append(
+            f"| {name} | {len(rows)} | " + " | ".join(rate(rows, t).strip() for t in TOOLS) + " |"
+        )
     lines += [
         "",
         "| label | operator | n | contend | ruff | bandit |",
@@ -183,6 +190,12 @@ def print_tables(outcomes: list[Outcome]) -> None:
         anyt = f"{100 * sum(o.any_topic for o in rows) / len(rows):6.0f}%"
         print(f"{label + ' / ' + op:48} {len(rows):>3}  {cells}  {anyt}")
 
+    mutants = [o for o in outcomes if o.item.label != "benign"]
+    strict = sum(o.strict for o in mutants)
+    print(
+        f"\ncontend recall over all mutants with no line tolerance: {strict}/{len(mutants)}"
+        f" (with the one-line tolerance: {sum(o.hits['contend'] for o in mutants)})"
+    )
     misses = Counter(
         (o.item.label, o.item.operator)
         for o in outcomes
@@ -280,6 +293,9 @@ def run(
         "ruff_select": RUFF_SELECT,
         "ruff_ignore": RUFF_IGNORE,
         "contend_errors": sum(o.error is not None for o in outcomes),
+        "not_used": sum(
+            json.loads((dest / "manifest.json").read_text(encoding="utf-8"))["not_used"].values()
+        ),
     }
     return outcomes, meta
 
@@ -314,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
                     "item": asdict(o.item),
                     "hits": o.hits,
                     "any_topic": o.any_topic,
+                    "strict": o.strict,
                     "findings": o.findings,
                     "seconds": round(o.seconds, 4),
                     "error": o.error,

@@ -30,7 +30,7 @@ from contend.critics.static.base import Topic
 from contend.critics.static.runner import run_static
 from contend.gitio.diff import collect_changes
 from operators import OPERATORS, TEST_TOPICS
-from static_corpus import SEED, load_source, mutate, run_git, stdlib_pools
+from static_corpus import SEED, NotUsed, load_source, mutate, run_git, stdlib_pools
 
 # The topics of the ten changed files, in order: mostly defects, two benign refactors.
 CHANGE_PLAN = (
@@ -79,21 +79,21 @@ def apply_change(repo: Path, seed: int) -> list[str]:
             if path in used:
                 continue
             src = load_source(pools.root, path)
-            if src is None:
+            if isinstance(src, NotUsed):
                 continue
             names = list(ops)
             rng.shuffle(names)
-            new_text = None
+            new_text: str | NotUsed | None = None
             for name in names:
                 candidates = ops[name](src, random.Random(f"{seed}:{src.path}:{name}"))
                 if candidates:
                     new_text = mutate(src, rng.choice(candidates))
-                if new_text is not None:
+                if isinstance(new_text, str):
                     (repo / src.path).write_text(new_text, encoding="utf-8")
                     size = new_text.count("\n")
                     done.append(f"{src.path} ({label}/{name}, {size} lines)")
                     break
-            if new_text is not None:
+            if isinstance(new_text, str):
                 used.add(path)
                 break
     if len(done) != len(CHANGE_PLAN):

@@ -126,3 +126,26 @@ def test_generated_secrets_look_real_and_are_seeded() -> None:
     assert len(secret) == 40
     assert inject.aws_key(random.Random(1)) == (key_id, secret)
     assert inject.aws_key(random.Random(2)) != (key_id, secret)
+
+
+def test_baseline_counts_only_diagnostics_the_change_introduced() -> None:
+    from baselines import Diagnostic, introduced
+
+    old = "import os\ntry:\n    f()\nexcept:\n    pass\n"
+    new = "import os\ntry:\n    f()\nexcept:\n    pass\ntry:\n    g()\nexcept:\n    pass\n"
+    before = [Diagnostic("E722", 4, 4)]
+    after = [Diagnostic("E722", 4, 4), Diagnostic("E722", 8, 8)]
+    assert introduced(old, new, before, after) == [Diagnostic("E722", 8, 8)]
+    assert introduced(old, old, before, before) == []
+
+
+def test_a_finding_touches_the_mutated_lines_within_one_line() -> None:
+    from static_quality import touches
+
+    item = static_corpus.Item("i", "silent-fallback", "op", "/r", "m.py", (10, 11), (10,))
+    assert touches(item, 9, 9)
+    assert touches(item, 12, 20)
+    assert not touches(item, 13, 20)
+    assert not touches(item, 9, 9, tolerance=0)
+    deletion = static_corpus.Item("d", "test-weakening", "op", "/r", "t.py", (), (5, 6))
+    assert touches(deletion, 100, 100)
