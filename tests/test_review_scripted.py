@@ -382,3 +382,40 @@ def test_family_diversity_is_flagged_refused_or_escalated(tmp_path: Path) -> Non
     result = run(repo, critics=[same_family], proposer=proposer, min_families=2, new=True)
     assert report(result)["verdict"] == "escalate"
     assert any("famil" in r for r in result.outcome.reasons)
+
+
+@pytest.mark.parametrize(
+    ("turn", "expect"),
+    [
+        ({"raw": "Looks good to me!"}, "not JSON"),
+        ({"raw": '{"topic": "x", "objections": [{"severity": "maj'}, "not JSON"),
+        ({"raw": '{"topic": "x"}'}, "schema violation"),
+        ({"raw": '{"topic": "' + "x" * 10_000_000 + '"}'}, "schema violation"),
+        ({"error": "crash"}, "crash"),
+        ({"error": "timeout"}, "timeout"),
+        ({"error": "http-429"}, "http-429"),
+        ({"error": "http-500"}, "http-500"),
+    ],
+)
+def test_bad_critic_behaviour_is_recorded_and_never_passes(
+    tmp_path: Path, turn: dict[str, object], expect: str
+) -> None:
+    repo = make_repo(tmp_path)
+    critic = write_script(tmp_path / "critic.json", critic=[turn, turn, turn])
+    proposer = write_script(tmp_path / "proposer.json", family="fam-author", proposer=[])
+    result = run(repo, critics=[critic], proposer=proposer)
+    data = report(result)
+    assert data["verdict"] == "escalate" and result.outcome.exit_code == 3
+    state = state_of(result)
+    thread = state.threads["C1"]
+    assert thread.ended == "malformed_output" and thread.failures == 2
+    assert thread.usable_outputs == 0
+    failed = [
+        e
+        for e in verify(result.run_dir / "ledger.jsonl", keep_entries=True).entries
+        if e["kind"] == "agent_failed"
+    ]
+    assert len(failed) == 2 and expect in failed[0]["data"]["error"]
+    # The ledger keeps the raw exchange, bounded: a 10 MB reply does not bloat every fold.
+    assert (result.run_dir / "ledger.jsonl").stat().st_size < 2_000_000
+    assert data["threads"][0]["failures"] == 2
