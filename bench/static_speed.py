@@ -9,7 +9,8 @@ one file each) and commits them as the change; then times `collect_changes` + `r
 with all topics, `--runs` times, and prints the median and p90, plus the time of each topic
 alone. The parse cache is cleared before every run so each run parses the ten files afresh,
 as a new `contend review` process would; the first run of the process, which also pays
-one-time imports (bandit), is reported separately.
+one-time imports (bandit), is reported separately, and so is the wall time of a review in a
+fresh interpreter (`--fresh` runs), start-up and imports included.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -116,6 +118,7 @@ def p90(values: list[float]) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--fresh", type=int, default=5, help="runs in a new process each")
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="contend-speed-") as tmp:
@@ -156,7 +159,30 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {topic:16} median {statistics.median(times):.3f} s, p90 {p90(times):.3f} s"
                 " (collect_changes included)"
             )
+        fresh = [fresh_process(repo) for _ in range(args.fresh)]
+        if fresh:
+            print(
+                f"fresh process (interpreter start + imports + all topics): median "
+                f"{statistics.median(fresh):.3f} s over {len(fresh)} runs"
+            )
     return 0
+
+
+FRESH_SCRIPT = """
+import sys
+from pathlib import Path
+from contend.critics.static.runner import run_static
+from contend.gitio.diff import collect_changes
+changes, skipped = collect_changes(Path(sys.argv[1]), "HEAD~1", "HEAD")
+run_static(changes, skipped=skipped)
+"""
+
+
+def fresh_process(repo: Path) -> float:
+    """Wall time of one review in a new interpreter, as a `contend review` would pay it."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", FRESH_SCRIPT, str(repo)], check=True)
+    return time.perf_counter() - started
 
 
 if __name__ == "__main__":

@@ -57,8 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     _register()
     try:
         result = cli.main(args=argv, prog_name="contend", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("contend: interrupted", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo(
+            "contend: interrupted; the ledger keeps every acknowledged event — "
+            "continue with `contend review --resume`",
+            err=True,
+        )
         return 130
     except click.ClickException as exc:
         exc.show()

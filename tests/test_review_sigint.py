@@ -1,0 +1,75 @@
+"""Ctrl-C (a real SIGINT) during `contend review` leaves a resumable run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from contend.ledger.verify import verify
+from contend.protocol.state import fold
+from review_helpers import answer, critic_turn, judge, make_repo, objection, write_script
+
+pytestmark = pytest.mark.slow
+
+
+def test_sigint_mid_review_then_resume(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    critic = write_script(
+        tmp_path / "critic.json",
+        family="fam-critic",
+        critic=[
+            critic_turn(objections=[objection()]),
+            {**critic_turn(judgements=[judge("C1-1", "accept")]), "sleep": 4.0},
+        ],
+    )
+    proposer = write_script(
+        tmp_path / "proposer.json",
+        family="fam-author",
+        proposer=[{"output": {"answers": [answer("C1-1", "defend", "callers filter")]}}],
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "contend.cli.main",
+        "review",
+        "--critic",
+        critic,
+        "--proposer",
+        proposer,
+        "--format",
+        "json",
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ}
+    )
+    runs = repo / ".contend" / "runs"
+    deadline = time.monotonic() + 60
+    ledger = None
+    while time.monotonic() < deadline:
+        found = list(runs.glob("*/ledger.jsonl")) if runs.exists() else []
+        if found and b'"round":2' in found[0].read_bytes():
+            ledger = found[0]
+            break
+        time.sleep(0.05)
+    assert ledger is not None, "the review never reached round 2"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    checked = verify(ledger, keep_entries=True)
+    assert checked.ok and fold(checked.entries).interrupted
+
+    resumed = subprocess.run(
+        [*cmd, "--resume"], cwd=repo, capture_output=True, text=True, timeout=120
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    data = json.loads(resumed.stdout)
+    assert data["verdict"] == "pass" and data["resolved"][0]["status"] == "accepted"
+    assert data["run_id"] == ledger.parent.name
