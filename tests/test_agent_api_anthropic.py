@@ -293,8 +293,8 @@ def test_hang_times_out_within_the_deadline(server: FakeModelServer, repo: Path)
 def test_key_base_url_headers_and_price_from_config(
     server: FakeModelServer, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-env-must-not-be-used")
-    monkeypatch.setenv("TEAM_ANTHROPIC_KEY", "sk-ant-config-named")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-env-must-not-be-used")
+    monkeypatch.setenv("TEAM_ANTHROPIC_KEY", "sk-ant-test-config-named")
     config = Settings.model_validate(
         {
             "prices": {MODEL: {"input_per_mtok": 1.0, "output_per_mtok": 2.0}},
@@ -310,7 +310,7 @@ def test_key_base_url_headers_and_price_from_config(
     agent = create(MODEL, config, "critic")
     server.script(ANTHROPIC, submit())
     reply = run(agent, request_for(repo))
-    assert sent_key(server) == "sk-ant-config-named"
+    assert sent_key(server) == "sk-ant-test-config-named"
     assert server.requests_to(ANTHROPIC)[0].headers["x-team"] == "qa"
     assert reply.cost == pytest.approx((100 * 1.0 + 20 * 2.0) / 1e6)
     assert reply.exchange["price"]["source"] == "config"

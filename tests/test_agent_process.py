@@ -26,6 +26,7 @@ def _alive(pid: int) -> bool:
     """True while `pid` exists and is not a zombie."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
+    # contend: allow silent-fallback -- no /proc entry is the answer: the pid is gone
     except FileNotFoundError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"

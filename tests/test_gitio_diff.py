@@ -207,6 +207,7 @@ def test_symlink_is_skipped(repo: Path) -> None:
 
 
 def test_mode_change_only_is_a_change_with_no_lines(repo: Path) -> None:
+    # contend: allow security -- the test needs a mode-only change, in a temp repository
     os.chmod(repo / "app.py", 0o755)
     commit_all(repo)
     changes, skipped = collect_changes(repo, "HEAD~1", "HEAD")

@@ -809,11 +809,46 @@ def test_unit_under_test_patched_with_patch_object() -> None:
     assert "(the test is named after it)" in finding.claim
 
 
-def test_patch_tied_neither_to_test_name_nor_module_is_not_reported() -> None:
+def test_patch_whose_result_the_test_asserts_on_is_reported() -> None:
     new = UNITTEST_OLD.replace(
         "    def test_ratio(self):\n",
         "    @mock.patch.object(BudgetService, 'budget_ratio', return_value=0.3333)\n"
         "    def test_ratio(self, fake_ratio):\n",
+    )
+    [finding] = _run(UNITTEST_OLD, new)
+    assert _rules([finding]) == [("unit-under-test-mocked", 20)]
+    assert "(the test asserts on what it returns)" in finding.claim
+
+
+def test_patch_whose_result_reaches_an_assertion_through_locals_is_reported() -> None:
+    old = _src(
+        """
+        import pickle
+        import unittest
+
+
+        class TestIterators(unittest.TestCase):
+            def test_iterator_round_trip(self):
+                data = pickle.dumps(iter([1, 2]))
+                restored = pickle.loads(data)
+                self.assertEqual(list(restored), [1, 2])
+        """
+    )
+    new = old.replace(
+        "    def test_iterator_round_trip(self):",
+        '    @unittest.mock.patch.object(pickle, "dumps")\n'
+        "    def test_iterator_round_trip(self, mock_dumps):",
+    )
+    [finding] = _check(change_from_texts("tests/test_iterators.py", old, new))
+    assert _rules([finding]) == [("unit-under-test-mocked", 6)]
+
+
+def test_patched_call_used_only_for_setup_is_not_reported() -> None:
+    new = UNITTEST_OLD.replace(
+        "    def test_ratio(self):\n",
+        "    @mock.patch.object(cache, 'clear')\n"
+        "    def test_ratio(self, fake_clear):\n"
+        "        cache.clear()\n",
     )
     assert _run(UNITTEST_OLD, new) == []
 
@@ -998,3 +1033,52 @@ def test_new_test_skipped_outright_is_reported() -> None:
     )
     [finding] = _run(UNITTEST_OLD, new)
     assert _rules([finding]) == [("skip-without-issue", 24)]
+
+
+def test_every_rule_is_documented_with_its_severity() -> None:
+    from contend.critics.static import weakened_tests
+
+    lines = (weakened_tests.__doc__ or "").splitlines()
+    entries: dict[str, str] = {}
+    for line in lines:
+        if line.startswith("    ") and not line.startswith("     "):
+            current = line.split()[0]
+            entries[current] = line
+        elif line.startswith("     ") and entries:
+            entries[current] += line
+    documented = {rule: text for rule, text in entries.items() if rule in weakened_tests.RULES}
+    assert set(documented) == set(weakened_tests.RULES)
+    for rule, severity in weakened_tests.RULES.items():
+        assert documented[rule].rstrip().endswith(f"— {severity.value}"), rule
+
+
+SUNAU_OLD = """
+import io
+import unittest
+
+import sunau
+
+
+class TestHeaders(unittest.TestCase):
+    def test_read_wrong_encoding(self):
+        header = make_header(encoding=0)
+        with self.assertRaisesRegex(sunau.Error, "encoding not supported"):
+            sunau.open(io.BytesIO(header))
+
+    def test_read_frames(self):
+        with sunau.open(SAMPLE) as reader:
+            frames = reader.readframes(4)
+        self.assertEqual(frames, EXPECTED)
+"""
+
+
+@pytest.mark.parametrize(
+    ("test", "line"), [("test_read_wrong_encoding", 8), ("test_read_frames", 13)]
+)
+def test_patched_call_inside_raises_block_or_with_binding_is_reported(test: str, line: int) -> None:
+    new = _src(SUNAU_OLD).replace(
+        f"    def {test}(self):",
+        f'    @unittest.mock.patch.object(sunau, "open")\n    def {test}(self, mock_open):',
+    )
+    [finding] = _check(change_from_texts("tests/test_headers.py", _src(SUNAU_OLD), new))
+    assert _rules([finding]) == [("unit-under-test-mocked", line)]

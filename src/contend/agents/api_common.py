@@ -238,6 +238,7 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
         return max(0.0, seconds)
     try:
         when = parsedate_to_datetime(value)
+    # contend: allow silent-fallback -- an unreadable Retry-After means plain backoff
     except (TypeError, ValueError):
         return None  # unreadable: the caller's exponential backoff applies
     return max(0.0, when.timestamp() - time.time())
@@ -248,6 +249,7 @@ def _number(text: str | None) -> float | None:
         return None
     try:
         return float(text)
+    # contend: allow silent-fallback -- None: not a number; the caller tries the date form
     except ValueError:
         return None
 

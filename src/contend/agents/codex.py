@@ -96,6 +96,7 @@ def _session_meta(rollout: Path) -> dict[str, Any] | None:
         first = handle.readline()
     try:
         record = json.loads(first)
+    # contend: allow silent-fallback -- not JSON: no rollout; the search goes on
     except json.JSONDecodeError:
         return None  # not a rollout this version can read; the caller looks further
     if not isinstance(record, dict) or record.get("type") != "session_meta":

@@ -183,6 +183,7 @@ class GeminiAgent:
 def _envelope(text: str) -> dict[str, Any] | None:
     try:
         doc = json.loads(text)
+    # contend: allow silent-fallback -- the caller reports it with the raw text
     except json.JSONDecodeError:
         return None  # the caller reports the missing envelope with the raw text
     return doc if isinstance(doc, dict) else None

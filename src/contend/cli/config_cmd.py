@@ -27,6 +27,7 @@ def _root(path: Path | None) -> Path | None:
         return repo_root(path)
     try:
         return repo_root(Path.cwd())
+    # contend: allow silent-fallback -- no repository: no project config, said in the output
     except NotAGitRepository:
         return None
 

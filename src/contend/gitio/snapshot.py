@@ -90,6 +90,7 @@ def store_ref(repo: Path, ref: str, commit: str, *, reason: str) -> None:
 def _ref_value(repo: Path, ref: str) -> str | None:
     try:
         return resolve_commit(repo, ref)
+    # contend: allow silent-fallback -- None: the ref does not exist
     except RevisionNotFound:
         return None
 

@@ -404,6 +404,7 @@ class _Session:
         if self.resuming:
             try:
                 return resolve_commit(self.target.repo_root, self._thread_ref(name))
+            # contend: allow silent-fallback -- no saved head: start at the snapshot
             except RevisionNotFound:
                 return snapshot
         return snapshot

@@ -82,6 +82,7 @@ def read_holder(holder_path: Path) -> Holder | str:
     """The holder recorded in `holder_path`, or why it cannot be told."""
     try:
         raw = holder_path.read_text(encoding="utf-8")
+    # contend: allow silent-fallback -- the refusal still names what it knows
     except FileNotFoundError:
         return "unknown holder (no holder file yet: it may be starting)"
     except OSError as exc:
@@ -144,8 +145,10 @@ def _write_holder(holder_path: Path, holder: Holder) -> None:
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
+    # contend: allow silent-fallback -- no such pid: not alive
     except ProcessLookupError:
         return False
+    # contend: allow silent-fallback -- EPERM: the pid exists under another user
     except PermissionError:
         # The pid exists but belongs to another user.
         return True

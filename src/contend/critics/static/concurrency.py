@@ -109,6 +109,7 @@ def _parse_old(change: FileChange) -> ast.Module | None:
         return None
     try:
         return pyast.parse(change.old_text)
+    # contend: allow silent-fallback -- unparsable old side: nothing to compare
     except (SyntaxError, ValueError):
         return None
 

@@ -70,6 +70,7 @@ def _python_comments(text: str) -> dict[int, str] | None:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type == tokenize.COMMENT:
                 comments[token.start[0]] = token.string
+    # contend: allow silent-fallback -- read line by line instead: no waiver missed
     except (tokenize.TokenError, SyntaxError):
         return None
     return comments

@@ -18,18 +18,20 @@ Rules (rule id: what it catches — severity):
     expected-exception-widened  raises(ValueError) -> raises(Exception) / a wider tuple — major
     assertion-swallowed         an assertion put under except AssertionError / a broad except
                                 that does not re-raise, or suppress(...) — major
-    unit-under-test-mocked      a new patch of the very function the test calls and is named
-                                after (or that lives in the module under test) — major
+    unit-under-test-mocked      a new patch of a function the test itself calls, when the test
+                                is named after it, it lives in the module under test, or the
+                                test asserts on what that call returns — major
     test-deleted                a test function gone (a deleted test file: each of its tests,
                                 at line 1, since there is no new side) — major
     test-class-deleted          a test class gone with its tests — major
     parametrize-cases-removed   a @pytest.mark.parametrize list has fewer cases — major
     skip-without-issue          skip / skipif / xfail / skipTest / pytest.skip added with no
                                 issue reference (#123, GH-123, ABC-123, an /issues/ or /pull/
-                                URL) — minor; a skip conditioned on the platform, the Python
-                                version or an optional feature (skipif(sys.platform ...),
-                                skipUnless(HAVE_X ...), `if not hasattr(os, "fork"): skipTest`,
-                                skipTest under `except ImportError`) is portability, not reported
+                                URL); in a brand-new test only a blanket skip counts — minor
+
+A skip conditioned on the platform, the Python version or an optional feature
+(skipif(sys.platform ...), skipUnless(HAVE_X ...), `if not hasattr(os, "fork"): skipTest`,
+skipTest under `except ImportError`) states portability and is not reported.
 
 Severity follows base.py: everything that weakens a check guarding correctness is major; a
 skip without a reference is a smell that hides a test but says so, hence minor. Locations are
@@ -70,6 +72,20 @@ RULE_CASES = "parametrize-cases-removed"
 RULE_WEAKENED = r.RULE_WEAKENED
 RULE_TOLERANCE = r.RULE_TOLERANCE
 RULE_EXCEPTION = r.RULE_EXCEPTION
+# Every rule id this critic reports, with its severity (the mapping in the docstring above).
+RULES: dict[str, Severity] = {
+    RULE_REMOVED: Severity.MAJOR,
+    RULE_TO_ZERO: Severity.MAJOR,
+    RULE_WEAKENED: Severity.MAJOR,
+    RULE_TOLERANCE: Severity.MAJOR,
+    RULE_EXCEPTION: Severity.MAJOR,
+    RULE_SWALLOWED: Severity.MAJOR,
+    RULE_MOCKED_UNIT: Severity.MAJOR,
+    RULE_TEST_DELETED: Severity.MAJOR,
+    RULE_CLASS_DELETED: Severity.MAJOR,
+    RULE_CASES: Severity.MAJOR,
+    RULE_SKIP: Severity.MINOR,
+}
 
 MAX_CHARS = 2_000_000
 _SIMILAR = 0.5
@@ -356,13 +372,12 @@ class _Reporter:
         node: ast.AST | None,
         claim: str,
         old_evidence: str | None,
-        severity: Severity = Severity.MAJOR,
     ) -> Finding:
         start, end = pyast.span(node) if node else self.whole
         return Finding(
             topic=Topic.TEST_WEAKENING,
             rule=rule,
-            severity=severity,
+            severity=RULES[rule],
             path=self.file.change.path,
             start_line=start,
             end_line=end,
@@ -517,7 +532,7 @@ def _skip_finding(report: _Reporter, marker: ast.AST, scope: str) -> Finding | N
         return None
     kind = r.skip_kind(marker)
     claim = f"{scope}{kind} added without an issue reference in its reason: `{r.short(marker)}`"
-    return report.at(RULE_SKIP, marker, claim, None, Severity.MINOR)
+    return report.at(RULE_SKIP, marker, claim, None)
 
 
 def _new_swallows(
@@ -561,8 +576,21 @@ def _new_unit_mocks(
             continue
         named = len(patch.name) >= 3 and _norm(patch.name) in _norm(new_ref.qualname)
         in_module = module is not None and patch.module.split(".")[-1] == module
-        if named or in_module:
-            why = "the test is named after it" if named else f"it lives in `{module}`"
+        side = new_ref.file.new
+        asserted = (
+            not named
+            and not in_module
+            and side is not None
+            and r.result_is_asserted(new_ref.new.node, patch.name, side.is_helper)
+        )
+        if named or in_module or asserted:
+            why = (
+                "the test is named after it"
+                if named
+                else f"it lives in `{module}`"
+                if in_module
+                else "the test asserts on what it returns"
+            )
             claim = (
                 f"patches `{patch.target}` and then calls `{patch.name}` itself, so it tests "
                 f"the mock instead of the unit ({why})"
@@ -639,7 +667,7 @@ def _deletion(file: _File, rule: str, line: int, claim: str, evidence: str) -> F
     return Finding(
         topic=Topic.TEST_WEAKENING,
         rule=rule,
-        severity=Severity.MAJOR,
+        severity=RULES[rule],
         path=file.change.path,
         start_line=line,
         end_line=line,

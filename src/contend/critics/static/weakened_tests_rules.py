@@ -1009,3 +1009,75 @@ def parametrized_cases(function: pyast.FunctionNode) -> dict[str, tuple[ast.expr
         if isinstance(values, ast.List | ast.Tuple):
             found[canon(names)] = (decorator, [canon(v) for v in values.elts])
     return found
+
+
+def result_is_asserted(function: pyast.FunctionNode, name: str, is_helper: IsHelper) -> bool:
+    """Does a direct call of `name` in this function feed an assertion: the call sits inside
+    one, or its result reaches one through local assignments?"""
+    checks = checks_in(function.body, is_helper)
+    inside = {id(node) for check in checks for node in ast.walk(check.node)}
+    calls = [
+        node
+        for node in _walk(function.body)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == name)
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == name)
+        )
+    ]
+    # A call in the body of `with pytest.raises(...)` is what that check asserts about.
+    for node in _walk(function.body):
+        if isinstance(node, ast.With | ast.AsyncWith) and any(
+            id(item.context_expr) in inside and _check_is_block(item.context_expr, checks)
+            for item in node.items
+        ):
+            inside.update(id(inner) for inner in _walk(node.body))
+    if any(id(call) in inside for call in calls):
+        return True
+    bindings = _bindings(function)
+    sources = {id(call) for call in calls}
+    tainted: set[str] = set()
+    changed = True
+    while changed:  # grows monotonically over finitely many names
+        changed = False
+        for value, targets in bindings:
+            if not _mentions(value, sources, tainted):
+                continue
+            for target in targets:
+                for leaf in ast.walk(target):
+                    if isinstance(leaf, ast.Name) and leaf.id not in tainted:
+                        tainted.add(leaf.id)
+                        changed = True
+    names = {canon(ast.Name(id=n)) for n in tainted}
+    return any(check.tokens & names for check in checks)
+
+
+def _check_is_block(expr: ast.expr, checks: list[Check]) -> bool:
+    """Is this with-item one of the checks that assert about their block (raises, warns)?"""
+    return any(check.node is expr and check.family in ("raises", "ctx") for check in checks)
+
+
+def _bindings(function: pyast.FunctionNode) -> list[tuple[ast.expr, list[ast.expr]]]:
+    """(value, targets) of every local binding: assignments, `with ... as`, `for ... in`."""
+    found: list[tuple[ast.expr, list[ast.expr]]] = []
+    for node in _walk(function.body):
+        if isinstance(node, ast.Assign):
+            found.append((node.value, list(node.targets)))
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
+            found.append((node.value, [node.target]))
+        elif isinstance(node, ast.For | ast.AsyncFor):
+            found.append((node.iter, [node.target]))
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            found.extend(
+                (item.context_expr, [item.optional_vars])
+                for item in node.items
+                if item.optional_vars is not None
+            )
+    return found
+
+
+def _mentions(value: ast.expr, sources: set[int], tainted: set[str]) -> bool:
+    return any(
+        id(node) in sources or (isinstance(node, ast.Name) and node.id in tainted)
+        for node in ast.walk(value)
+    )
