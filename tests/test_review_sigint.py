@@ -60,7 +60,7 @@ def test_sigint_mid_review_then_resume(tmp_path: Path) -> None:
         time.sleep(0.05)
     assert ledger is not None, "the review never reached round 2"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     checked = verify(ledger, keep_entries=True)

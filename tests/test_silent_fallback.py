@@ -457,3 +457,17 @@ def test_module_level_optional_import_is_not_a_finding() -> None:
 
 def test_deleted_file_has_nothing_to_check() -> None:
     assert check(SWALLOWING, None) == []
+
+
+def test_narrowing_a_swallowing_handler_is_not_a_new_fallback() -> None:
+    from contend.critics.static.silent_fallback import CRITIC
+    from contend.critics.static.testing import change_from_texts
+
+    old = "def close(f):\n    try:\n        f.close()\n    except Exception:\n        pass\n"
+    for narrower in ("OSError", "(OSError, ValueError)"):
+        new = old.replace("except Exception:", f"except {narrower}:")
+        assert list(CRITIC.check([change_from_texts("m.py", old, new)])) == []
+    # Narrowed but now returning a fabricated value is still a new fallback.
+    new = old.replace("except Exception:\n        pass", "except OSError:\n        return 0")
+    [finding] = list(CRITIC.check([change_from_texts("m.py", old, new)]))
+    assert finding.rule == "swallowing-handler"  # type: ignore[union-attr]

@@ -660,3 +660,25 @@ def test_form_feed_does_not_shift_type_ignore_lines() -> None:
     assert [(f.rule, f.start_line) for f in findings if isinstance(f, Finding)] == [
         ("type-ignore-added", 4)
     ]
+
+
+def test_an_annotated_shared_ast_singleton_does_not_break_the_isinstance_rule() -> None:
+    """bandit annotates the AST singletons every parse shares (`ast.Load()`); a later
+    deep copy would walk into that annotation. The critic must copy structurally."""
+    import ast
+
+    from contend.critics.static import boundary_typing as bt
+    from contend.critics.static.testing import change_from_texts
+
+    deep: ast.AST = ast.parse("x = 1")
+    for _ in range(3000):
+        deep = ast.Expr(value=ast.List(elts=[deep], ctx=ast.Load()))
+    load = ast.parse("y", mode="eval").body.ctx  # type: ignore[attr-defined]
+    load._bandit_parent = deep
+    try:
+        old = "def f(x):\n    if isinstance(x, str) and x:\n        return x\n    return ''\n"
+        new = "def f(x):\n    if True and x:\n        return x\n    return ''\n"
+        findings = list(bt.CRITIC.check([change_from_texts("lib/m.py", old, new)]))
+    finally:
+        del load._bandit_parent
+    assert [f.rule for f in findings if hasattr(f, "rule")] == ["isinstance-replaced-by-constant"]

@@ -360,3 +360,21 @@ def test_a_finding_that_would_leak_the_secret_raises() -> None:
     )
     with pytest.raises(ContendError, match="would print the secret unredacted"):
         secrets._check_redacted(leaky, secret)
+
+
+def test_a_hard_coded_bearer_token_is_caught_and_redacted() -> None:
+    import secrets as random_secrets
+
+    from contend.critics.static.secrets import CRITIC
+    from contend.critics.static.testing import change_from_texts
+
+    token = random_secrets.token_urlsafe(30)
+    new = f'HEADERS = {{"Authorization": "Bearer {token}"}}\n'
+    [finding] = list(CRITIC.check([change_from_texts("client.py", "", new)]))
+    assert finding.rule == "bearer-token"  # type: ignore[union-attr]
+    for text in (finding.claim, finding.evidence):  # type: ignore[union-attr]
+        assert token not in text
+    placeholder = 'HEADERS = {"Authorization": "Bearer <your-token-goes-here-please>"}\n'
+    assert list(CRITIC.check([change_from_texts("client.py", "", placeholder)])) == []
+    computed = 'HEADERS = {"Authorization": f"Bearer {os.environ[\'API_TOKEN\']}"}\n'
+    assert list(CRITIC.check([change_from_texts("client.py", "", computed)])) == []

@@ -21,7 +21,6 @@ from __future__ import annotations
 import ast
 import bisect
 import builtins
-import copy
 import difflib
 import re
 from collections import Counter
@@ -427,7 +426,7 @@ def _constant_shape(node: ast.AST, params: Iterable[str]) -> str:
 
 def _substituted(test: ast.expr, gone: Sequence[ast.Call]) -> ast.expr:
     """A copy of `test` with each vanished isinstance call replaced by `True`."""
-    clone = copy.deepcopy(test)
+    clone = pyast.clone(test)
     twin = dict(zip(map(id, ast.walk(test)), ast.walk(clone), strict=True))
     targets = {id(twin[id(call)]) for call in gone}
 

@@ -6,8 +6,10 @@ import ast
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,3 +79,23 @@ def walk_within(node: ast.AST) -> Iterator[ast.AST]:
 def segment(text: str, node: ast.AST) -> str:
     start, end = span(node)
     return "\n".join(text.split("\n")[start - 1 : end])
+
+
+def clone(node: T) -> T:
+    """A structural copy of an AST: its fields and locations only.
+
+    Not `copy.deepcopy`: tools that annotate trees (bandit sets `_bandit_parent`) also
+    annotate the singletons every parse shares (`ast.Load()`, operators), so a deep copy
+    can walk into whatever module was annotated last and exhaust the recursion limit.
+    """
+    if isinstance(node, ast.AST):
+        copied = type(node)()
+        for name in node._fields:
+            setattr(copied, name, clone(getattr(node, name, None)))
+        for name in node._attributes:
+            if hasattr(node, name):
+                setattr(copied, name, getattr(node, name))
+        return copied
+    if isinstance(node, list):
+        return [clone(item) for item in node]  # type: ignore[return-value]
+    return node

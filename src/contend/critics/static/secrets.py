@@ -237,7 +237,7 @@ _PROVIDER_RULES = (
 # PRIVATE KEY, "://" of URLs, the words of `_SECRET_NAME`); case-sensitive on purpose: fast.
 _HINT = re.compile(
     r"akia|asia|abia|acca|aws|gh[pousr]_|github_pat_|xox[abprs]-|_live_|aiza|sk-|eyj|://"
-    r"|pass|pwd|secret|token|key|credential"
+    r"|pass|pwd|secret|token|key|credential|bearer"
 )
 _PEM_HEADER = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/]{40,}")
@@ -249,6 +249,8 @@ _ASSIGNMENT = re.compile(
     r"(?:\s*:\s*[A-Za-z_][A-Za-z0-9_.\[\]| ]{0,40}?)?\s*"  # a type annotation
     r"(?::=|=>|==|=|:)\s*(?P<quote>[\"'`]?)(?P<secret>[^\s\"'`]{12,300})(?P=quote)"
 )
+# `Authorization: Bearer <token>` written into code or config.
+_BEARER = re.compile(r"\bBearer\s+(?P<secret>[A-Za-z0-9._~+/=-]{20,300})")
 _IDENTIFIER_LIKE = re.compile(r"[A-Za-z0-9]+(?:[_.:/-][A-Za-z0-9]+)+")
 
 
@@ -307,6 +309,12 @@ def _provider_hits(line: str) -> Iterator[_Hit]:
             continue
         start, end = match.span("secret")
         yield _Hit("url-credentials", "password in a URL", Severity.MAJOR, start, end, secret)
+    for match in _BEARER.finditer(line):
+        secret = match.group("secret")
+        if _is_placeholder(secret, _URL_PLACEHOLDERS) or shannon_entropy(secret) < 3.0:
+            continue
+        start, end = match.span("secret")
+        yield _Hit("bearer-token", "bearer token", Severity.MAJOR, start, end, secret)
 
 
 def _mixed_case_digits(value: str) -> bool:

@@ -263,6 +263,8 @@ class _FileCheck:
     ) -> Finding | None:
         handler = try_node.handlers[index]
         broad = _is_broad(handler.type)
+        if not broad and self._narrowed(scope, old, try_node, index):
+            return None  # the same swallowing body caught more before: the change narrowed it
         narrow = self._old_narrow_handler(scope, old, try_node, index) if broad else None
         outcome = _swallows(handler, broad=broad)
         if outcome is None and narrow is not None:
@@ -308,10 +310,30 @@ class _FileCheck:
             evidence=pyast.segment(self.new_text, handler),
         )
 
+    def _narrowed(
+        self, scope: _Scope, old: _Scope | None, try_node: ast.Try | ast.TryStar, index: int
+    ) -> bool:
+        """True when this handler replaced a broad or bare one with the same body."""
+        candidate = self._old_handler_at(scope, old, try_node, index)
+        return (
+            candidate is not None
+            and (candidate.type is None or _is_broad(candidate.type))
+            and _dump_list(candidate.body) == _dump_list(try_node.handlers[index].body)
+        )
+
     def _old_narrow_handler(
         self, scope: _Scope, old: _Scope | None, try_node: ast.Try | ast.TryStar, index: int
     ) -> ast.ExceptHandler | None:
-        """The narrow handler this broad one replaced: same try body in the old function,
+        """The narrow handler this broad one replaced (see `_old_handler_at`)."""
+        candidate = self._old_handler_at(scope, old, try_node, index)
+        if candidate is None or candidate.type is None or _is_broad(candidate.type):
+            return None
+        return candidate
+
+    def _old_handler_at(
+        self, scope: _Scope, old: _Scope | None, try_node: ast.Try | ast.TryStar, index: int
+    ) -> ast.ExceptHandler | None:
+        """The old handler in this handler's place: same try body in the old function,
         else the try at the same position, and the handler at the same index."""
         if old is None:
             return None
@@ -325,10 +347,7 @@ class _FileCheck:
             match = old_tries[position] if position < len(old_tries) else None
         if match is None or index >= len(match.handlers):
             return None
-        candidate = match.handlers[index]
-        if candidate.type is None or _is_broad(candidate.type):
-            return None
-        return candidate
+        return match.handlers[index]
 
     # -- suppress-broad -------------------------------------------------------------------
 
