@@ -103,6 +103,7 @@ def _same_after_rename(
     sites where ast positions are unreliable (names inside f-strings before Python 3.12)."""
     try:
         renamed_tree = ast.parse(apply_edits(src.text, list(mutation.edits)))
+    # contend: allow silent-fallback -- an unusable rename site; the next one is tried
     except (SyntaxError, ValueError):
         # Not a failure of the benchmark: this rename site is unusable and the next is tried.
         return False
@@ -190,6 +191,7 @@ def _header_colon(src: Source, func: FunctionNode) -> int | None:
                     if line == 1:
                         return start + col
                     return src.line_offset(func.lineno + line - 1) + col
+    # contend: allow silent-fallback -- no site in this header; the caller skips it
     except tokenize.TokenError:
         # The header could not be tokenised on its own: no site here, the caller skips it.
         return None

@@ -75,6 +75,7 @@ sql_from_string = _inserter(
     "security",
     ("import sqlite3",),
     lambda p, r: [
+        # contend: allow security -- the operator plants this injection in a corpus on purpose
         f"query = \"SELECT * FROM records WHERE name = '%s'\" % {p}",
         'rows = sqlite3.connect("cache.db").execute(query).fetchall()',
     ],

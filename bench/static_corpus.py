@@ -3,9 +3,10 @@
 Nothing from the standard library is stored in this repository: every run reads the
 CPython standard library (and its own test suite, `Lib/test`, when installed), applies the
 defect operators (`operators.py`: `mutations.py`, `inject.py`) and the benign controls
-(`benign.py`) to real functions and tests, and writes each result as a small git repository — the base commit
-holds the original file, the change commit the mutated one — labelled with its topic or
-"benign". Sampling is deterministic for a given seed and Python installation.
+(`benign.py`) to real functions and tests, and writes each result as a small git
+repository — the base commit holds the original file, the change commit the mutated one —
+labelled with its topic or "benign". Sampling is deterministic for a given seed and
+Python installation.
 
     .venv/bin/python bench/static_corpus.py DEST   # build and print the item counts
 """

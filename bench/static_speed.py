@@ -65,7 +65,7 @@ def copy_stdlib(dest: Path) -> tuple[int, int]:
     return files, lines
 
 
-def apply_change(repo: Path, seed: int) -> list[str]:
+def apply_change(repo: Path, seed: int, min_lines: int = 0) -> list[str]:
     """Mutate ten files of the copy, one operator each; return 'path (label/operator)'."""
     pools = stdlib_pools()
     rng = random.Random(seed)
@@ -81,7 +81,7 @@ def apply_change(repo: Path, seed: int) -> list[str]:
             if path in used:
                 continue
             src = load_source(pools.root, path)
-            if isinstance(src, NotUsed):
+            if isinstance(src, NotUsed) or len(src.lines) < min_lines:
                 continue
             names = list(ops)
             rng.shuffle(names)
@@ -119,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--fresh", type=int, default=5, help="runs in a new process each")
+    parser.add_argument(
+        "--min-lines", type=int, default=0, help="change only files at least this long"
+    )
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="contend-speed-") as tmp:
@@ -129,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         run_git(repo.parent, "init", "-q", repo.name)
         run_git(repo, "add", "-A")
         run_git(repo, "commit", "-q", "-m", "stdlib")
-        changed = apply_change(repo, args.seed)
+        changed = apply_change(repo, args.seed, args.min_lines)
         run_git(repo, "commit", "-q", "-a", "-m", "change")
         print(
             f"repository: {files} .py files, {lines} lines (setup {time.perf_counter() - t0:.1f} s)"

@@ -293,6 +293,7 @@ def test_hang_times_out_within_the_deadline(server: FakeModelServer, repo: Path)
 def test_key_base_url_headers_and_price_from_config(
     server: FakeModelServer, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # contend: allow secrets -- a fake key; the test proves it is never sent
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-env-must-not-be-used")
     monkeypatch.setenv("TEAM_ANTHROPIC_KEY", "sk-ant-test-config-named")
     config = Settings.model_validate(
