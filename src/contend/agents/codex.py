@@ -33,12 +33,12 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contend.agents.api_common import check_model_requests_allowed, lookup_price
-from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.base import AgentReply, AgentRequest, Role, Usage
+from contend.agents.cli_agent import CliAgentConfig
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, ProtocolError, UserError
@@ -105,37 +105,9 @@ def _session_meta(rollout: Path) -> dict[str, Any] | None:
     return payload if isinstance(payload, dict) else None
 
 
-class CodexAgent:
+class CodexAgent(CliAgentConfig):
+    name = "codex"
     family = "openai"
-
-    def __init__(
-        self,
-        *,
-        role: Role,
-        settings: Settings,
-        model: str | None = None,
-        session: str | None = None,
-        binary: str = "codex",
-        extra_args: Sequence[str] = (),
-        env_add: Mapping[str, str] | None = None,
-    ) -> None:
-        self.role = role
-        self.settings = settings
-        self.model = model or "default"
-        self._model_flag = model
-        self.session = session
-        self.binary = binary
-        self.extra_args = tuple(extra_args)
-        self.env_add = dict(env_add or {})
-        fork = role == "proposer"
-        self.backend = "codex-fork" if fork else "codex"
-        self.capabilities = Capabilities(
-            structured_output=True,
-            repo_tools=True,
-            read_only_enforced=not fork,
-            can_fix=fork,
-            fork_session=fork,
-        )
 
     def endpoint(self) -> str:
         """Where codex will send requests: a provider base_url given on the command line

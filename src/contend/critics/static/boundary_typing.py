@@ -72,31 +72,10 @@ class BoundaryTypingCritic:
     languages: frozenset[Language] = frozenset({"python"})
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
-        for change in changes:
-            if change.language != "python" or change.new_text is None:
-                continue  # a deleted file introduces nothing on the new side
-            try:
-                new_tree = pyast.parse(change.new_text)
-            except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
-                yield Skipped(change.path, f"new side does not parse: {exc}", self.topic)
-                continue
-            findings = _check_file(change, new_tree, _parse_old(change))
-            yield from sorted(findings, key=lambda f: (f.start_line, f.rule))
+        return pyast.check_python_files(self.topic, changes, _check_file)
 
 
 CRITIC = BoundaryTypingCritic()
-
-
-def _parse_old(change: FileChange) -> ast.Module | None:
-    # An unparsable old side has no functions to compare against: every function in the new
-    # side counts as new, which only makes the additive rules see more, never less.
-    if change.old_text is None:
-        return None
-    try:
-        return pyast.parse(change.old_text)
-    # contend: allow silent-fallback -- unparsable old side: nothing to compare
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _check_file(

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
+
+from contend.critics.static.base import FileChange, Finding, Skipped, Topic
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 T = TypeVar("T")
@@ -99,3 +101,36 @@ def clone(node: T) -> T:
     if isinstance(node, list):
         return [clone(item) for item in node]  # type: ignore[return-value]
     return node
+
+
+def parse_old_side(old_text: str | None) -> ast.Module | None:
+    """The old side's tree, or None when there is none or it does not parse: then there are
+    no old functions to compare against, and additive rules see every new line as new —
+    they can only see more, never less."""
+    if old_text is None:
+        return None
+    try:
+        return parse(old_text)
+    # contend: allow silent-fallback -- unparsable old side: nothing to compare
+    except (SyntaxError, ValueError):
+        return None
+
+
+FileCheck = Callable[["FileChange", ast.Module, ast.Module | None], Iterable["Finding"]]
+
+
+def check_python_files(
+    topic: Topic, changes: Sequence[FileChange], check_file: FileCheck
+) -> Iterator[Finding | Skipped]:
+    """Run `check_file(change, new tree, old tree)` over the Python files a change left on
+    the new side, findings sorted by line; a new side that does not parse is a Skipped."""
+    for change in changes:
+        if change.language != "python" or change.new_text is None:
+            continue  # a deleted file introduces nothing on the new side
+        try:
+            new_tree = parse(change.new_text)
+        except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes in the source
+            yield Skipped(change.path, f"new side does not parse: {exc}", topic)
+            continue
+        findings = check_file(change, new_tree, parse_old_side(change.old_text))
+        yield from sorted(findings, key=lambda f: (f.start_line, f.rule))
