@@ -419,3 +419,40 @@ def test_bad_critic_behaviour_is_recorded_and_never_passes(
     # The ledger keeps the raw exchange, bounded: a 10 MB reply does not bloat every fold.
     assert (result.run_dir / "ledger.jsonl").stat().st_size < 2_000_000
     assert data["threads"][0]["failures"] == 2
+
+
+def test_model_critic_in_author_mode_judges_the_authors_edit_next_session(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path)
+    critic = write_script(
+        tmp_path / "critic.json",
+        critic=[
+            critic_turn(objections=[objection(), objection(claim="no docstring", line=10)]),
+            critic_turn(
+                judgements=[
+                    judge("C1-1", "accept", "the guard is there now"),
+                    judge("C1-2", "re_attack", "still no docstring"),
+                ]
+            ),
+        ],
+    )
+    first = run(repo, critics=[critic])
+    assert report(first)["verdict"] == "fail"
+    (repo / "app.py").write_text(
+        (repo / "app.py")
+        .read_text()
+        .replace(
+            "    return total(items) / len(items)",
+            "    if not items:\n        raise ValueError('empty')\n"
+            "    return total(items) / len(items)",
+        )
+    )
+    second = run(repo, critics=[critic])
+    data = report(second)
+    assert second.run_id == first.run_id
+    assert {d["id"]: d["status"] for d in data["resolved"]} == {"C1-1": "fixed"}
+    [survivor] = data["disputes"]
+    assert survivor["id"] == "C1-2" and survivor["contention"] == 1
+    state = state_of(second)
+    assert [h["by"] for h in state.attacks["C1-1"].history] == ["author", "critic"]
