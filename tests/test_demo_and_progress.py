@@ -50,7 +50,7 @@ def test_plain_progress_lines_without_a_terminal() -> None:
     assert lines == [
         "contend: thread C1: started (codex)",
         "contend: thread C1: topic 'races'",
-        "contend: thread C1: round 1 closed",
+        "contend: thread C1: round 1 closed, 0 open",
     ]
 
 
@@ -73,3 +73,28 @@ def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     help_text = capsys.readouterr().out
     for option in ("--base", "--critic", "--proposer", "--gate", "--format", "--resume"):
         assert option in help_text
+
+
+def test_static_threads_log_only_their_end() -> None:
+    stream = io.StringIO()
+    progress = Progress(stream, live=False)
+    reducer = Reducer()
+    raw = [
+        ev.event(
+            EventKind.THREAD_STARTED,
+            thread="static:secrets",
+            critic="static:secrets",
+            family="static",
+            backend="static",
+        ),
+        ev.event(EventKind.ROUND_STARTED, thread="static:secrets", round=1),
+        ev.event(EventKind.ROUND_CLOSED, thread="static:secrets", round=1),
+        ev.event(EventKind.THREAD_ENDED, thread="static:secrets", reason="awaiting_author"),
+    ]
+    for i, e in enumerate(raw):
+        entry = {**e, "seq": i}
+        reducer.apply(entry)
+        progress(entry, reducer.state)
+    assert stream.getvalue().splitlines() == [
+        "contend: thread static:secrets: ended (awaiting_author), 0 open"
+    ]

@@ -12,17 +12,20 @@ from rich.table import Table
 
 from contend.protocol.state import RunState
 
+# Without a terminal, one line per step that takes time or changes the outcome; the
+# objections themselves are in the report, not repeated here.
 _LOGGED = {
     "thread_started": "thread {thread}: started ({critic})",
     "topic_declared": "thread {thread}: topic {topic!r}",
     "topic_rejected": "thread {thread}: topic {topic!r} rejected (duplicates {duplicates!r})",
-    "round_closed": "thread {thread}: round {round} closed",
-    "attack_raised": "thread {thread}: objection {id} [{severity}] {location[path]}: {claim}",
+    "round_closed": "thread {thread}: round {round} closed, {open} open",
     "agent_failed": "thread {thread}: {role} failed: {error}",
     "gate_ran": "gate {name}: {status} ({when})",
-    "thread_ended": "thread {thread}: ended ({reason})",
+    "thread_ended": "thread {thread}: ended ({reason}), {open} open",
     "merge": "merge: {n} thread(s), {c} conflict(s)",
 }
+# The static critics finish in well under a second: only their end is worth a line.
+_STATIC_LOGGED = frozenset({"thread_ended", "agent_failed"})
 
 
 class Progress:
@@ -50,6 +53,17 @@ class Progress:
         if template is None:
             return
         data = dict(entry["data"])
+        thread = state.threads.get(str(data.get("thread", "")))
+        if (
+            thread is not None
+            and thread.backend == "static"
+            and entry["kind"] not in _STATIC_LOGGED
+        ):
+            return
+        if thread is not None:
+            data["open"] = sum(
+                1 for a in state.attacks.values() if a.thread == thread.name and not a.resolved
+            )
         if entry["kind"] == "gate_ran":
             data["status"] = "green" if data.get("ok") else "RED"
         if entry["kind"] == "merge":
