@@ -242,3 +242,16 @@ def test_a_corrupt_ledger_stops_the_next_review_and_is_left_as_is(
     assert "line 3" in err and "Traceback" not in err
     assert ledger.read_bytes() == tampered
     assert main(["ledger", "verify", str(run_dir)]) == 1
+
+
+def test_each_unresolved_dispute_shows_its_ways_out(
+    in_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert main(["review", "-q", "--out", str(out)]) == 1
+    data = json.loads((out / "report.json").read_text())
+    fallback = next(d for d in data["disputes"] if d["topic"] == "silent-fallback")
+    ways = data["ways_out"][fallback["id"]]
+    assert any(w.startswith("fix it") for w in ways)
+    assert any("contend: allow silent-fallback -- <reason>" in w for w in ways)
+    assert "Ways out:" in (out / "report.md").read_text()

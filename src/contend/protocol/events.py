@@ -58,6 +58,7 @@ def attack_raised(attack: Attack) -> Event:
         evidence=attack.evidence,
         round=attack.raised_round,
         fingerprint=attack.fingerprint,
+        ways_out=list(attack.ways_out),
     )
 
 
@@ -93,4 +94,5 @@ def attack_from_raised(data: dict[str, Any], seq: int) -> Attack:
         raised_round=int(data["round"]),
         raised_seq=seq,
         fingerprint=data.get("fingerprint"),
+        ways_out=tuple(str(w) for w in data.get("ways_out", ())),
     )

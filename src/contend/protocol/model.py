@@ -109,6 +109,7 @@ class Attack:
     defended_count: int = 0
     history: list[dict[str, Any]] = field(default_factory=list)
     fingerprint: str | None = None
+    ways_out: tuple[str, ...] = ()  # the evidence-bound ways to resolve it, for the report
     # Survival is counted lazily: rounds of the thread closed after the raising round,
     # up to the moment of resolution (frozen then) or up to now while unresolved.
     counter: RoundCounter = field(default_factory=RoundCounter)

@@ -52,6 +52,7 @@ def build_report(state: RunState, outcome: Outcome, *, wall_time_s: float) -> Re
         disputes=[_dispute(a) for a in ranked(a for a in attacks if not a.resolved)],
         resolved=[_dispute(a) for a in ranked(a for a in attacks if a.resolved)],
         history={a.id: [_exchange(h) for h in a.history] for a in attacks},
+        ways_out={a.id: list(a.ways_out) for a in attacks if a.ways_out},
         fingerprints={a.id: a.fingerprint for a in attacks},
         gates=[_gate(g) for g in state.gates],
         skipped=[_skipped(s) for s in state.skipped],

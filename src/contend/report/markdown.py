@@ -147,6 +147,9 @@ def _unresolved(report: Report) -> list[str]:
     for rank, d in enumerate(report.disputes, start=1):
         out += [f"### {rank}. [{d.severity}] {one_line(d.claim)}", "", _facts(d), ""]
         out += ["Evidence:", "", fence(d.evidence), ""]
+        ways = report.ways_out.get(d.id, [])
+        if ways:
+            out += ["Ways out:", "", *(f"- {inline(w)}" for w in ways), ""]
         out += _exchanges(report.history.get(d.id, []))
     return out
 

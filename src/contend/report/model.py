@@ -160,6 +160,10 @@ class Report(_Model):
     disputes: list[Dispute] = Field(description="Unresolved, ranked by contention.")
     resolved: list[Dispute] = Field(description="Resolved; status says how.")
     history: dict[str, list[Exchange]] = Field(description="Answers and judgements per id.")
+    ways_out: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Per id, the evidence-bound ways to resolve it (fix, waiver, defense).",
+    )
     fingerprints: dict[str, str | None]
     gates: list[Gate]
     skipped: list[Skipped]

@@ -274,6 +274,7 @@ class AgentThread:
                 evidence=evidence,
                 raised_round=rnd,
                 raised_seq=0,
+                ways_out=_ways_out(str(o.get("expected", "")), f"{self.name}-{count}"),
             )
             self.rec.emit(ev.attack_raised(attack))
         if dropped:
@@ -497,6 +498,15 @@ class AgentThread:
 
 
 RAW_LIMIT = 256_000
+
+
+def _ways_out(expected: str, attack_id: str) -> tuple[str, ...]:
+    fix = f"fix it: {expected.strip()}" if expected.strip() else "fix it"
+    return (
+        fix,
+        f"or answer with evidence: `contend respond {attack_id} --defend TEXT` "
+        "(a test, a line, a spec clause)",
+    )
 
 
 def _bounded(exchange: dict[str, Any]) -> dict[str, Any]:

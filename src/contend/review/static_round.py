@@ -147,6 +147,7 @@ def _attack_of(finding: Finding, attack_id: str, thread: str, rnd: int, seq: int
         raised_round=rnd,
         raised_seq=seq,
         fingerprint=finding.fingerprint(),
+        ways_out=tuple(w.replace("<topic>", str(finding.topic)) for w in finding.ways_out),
     )
 
 
