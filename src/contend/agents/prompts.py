@@ -9,7 +9,6 @@ author's transcript or reasoning. The proposer receives the critic's objections 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 CRITIC_SYSTEM = """\
 You are an independent code reviewer. Your only job is to find defects in the change you \
@@ -48,17 +47,6 @@ agree on, the single disputed leaf, the strongest evidence on each side, the cau
 (missing evidence, interpretation, expertise, value judgement, other), what a human must \
 decide, and, if you can, a decisive check (a failing test or a counterexample) that would \
 settle it. Answer only with JSON matching the given schema."""
-
-
-@dataclass(frozen=True, slots=True)
-class Objection:
-    id: str
-    severity: str
-    path: str
-    start_line: int
-    end_line: int
-    claim: str
-    evidence: str
 
 
 def fence(text: str) -> str:
@@ -116,21 +104,6 @@ def critic_next_turn(
             "no_defect_found.",
         ]
     )
-
-
-def proposer_turn(objections: Sequence[Objection], critic_text: str) -> str:
-    """The critic's objections verbatim, as a plain user turn."""
-    return critic_text
-
-
-def render_objections(objections: Sequence[Objection]) -> str:
-    blocks = []
-    for o in objections:
-        blocks.append(
-            f"### {o.id} [{o.severity}] {o.path}:{o.start_line}-{o.end_line}\n"
-            f"{o.claim}\n{fence(o.evidence)}"
-        )
-    return "\n\n".join(blocks)
 
 
 def _spec_block(spec: str | None) -> str:

@@ -427,10 +427,3 @@ def _split_critics(specs: Sequence[str]) -> tuple[set[Topic], list[str]]:
         else:
             agents.append(spec)
     return topics, agents
-
-
-def fold_run(path: Path) -> RunState:
-    result = verify(path, keep_entries=True)
-    if not result.ok:
-        raise UserError(result.message)
-    return fold(result.entries)
