@@ -50,6 +50,7 @@ _OPTIONAL_COMMANDS: list[tuple[str, str]] = [
     ("respond_cmd", "respond"),
     ("respond_cmd", "decide_cmd"),
     ("demo_cmd", "demo"),
+    ("status_cmd", "status"),
 ]
 
 
