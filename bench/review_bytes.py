@@ -99,7 +99,7 @@ def result_spec(run_dir: Path) -> bytes:
     for e in entries:
         if e["kind"] == "spec_loaded":
             return str(e["data"].get("text") or "").encode()
-    return b""
+    raise SystemExit(f"{run_dir}: the ledger records no spec_loaded event")
 
 
 if __name__ == "__main__":

@@ -255,3 +255,19 @@ def test_each_unresolved_dispute_shows_its_ways_out(
     assert any(w.startswith("fix it") for w in ways)
     assert any("contend: allow silent-fallback -- <reason>" in w for w in ways)
     assert "Ways out:" in (out / "report.md").read_text()
+
+
+def test_respond_refolds_the_reports_keeping_the_sessions_wall_time(
+    in_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, first = review_json(capsys)
+    assert code == 1
+    [run_dir] = list((in_repo / ".contend" / "runs").iterdir())
+    before = json.loads((run_dir / "report.json").read_text())["stats"]["wall_time_s"]
+    assert before > 0
+    target = first["disputes"][0]["id"]  # type: ignore[index]
+    assert main(["respond", target, "--concede", "known, tracked elsewhere"]) == 0
+    after = json.loads((run_dir / "report.json").read_text())
+    assert after["stats"]["wall_time_s"] == before
+    statuses = {d["id"]: d["status"] for d in after["disputes"]}
+    assert statuses[target] == "conceded"

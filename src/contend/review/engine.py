@@ -188,6 +188,7 @@ class _Session:
             verdict=str(outcome.verdict),
             reasons=list(outcome.reasons),
             exit_code=outcome.exit_code,
+            wall_s=round(time.perf_counter() - self.started, 3),
         )
         rec.checkpoint()
         rec.ledger.close()
@@ -196,7 +197,7 @@ class _Session:
             outcome,
             self.run_dir,
             self.req.out,
-            wall_time_s=time.perf_counter() - self.started,
+            wall_time_s=float((rec.state.finished or {}).get("wall_s", 0.0)),
         )
         return ReviewResult(run_id, self.run_dir, outcome, texts, self.notes)
 

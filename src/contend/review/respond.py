@@ -72,5 +72,7 @@ def answer(
             rec.emit(ev.transition(attack_id, action, by=by, text=text, evidence=evidence))
             rec.checkpoint()
             outcome = decide(rec.state, min_families=settings.min_families)
-            write_outputs(rec.state, outcome, run_dir, None, wall_time_s=0.0)
+            # The reports keep the review session's own wall time, recorded in the ledger.
+            wall_s = float((rec.state.finished or {}).get("wall_s", 0.0))
+            write_outputs(rec.state, outcome, run_dir, None, wall_time_s=wall_s)
             return Answered(run_id, attack_id, str(attack.status), outcome)
