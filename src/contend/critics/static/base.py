@@ -35,6 +35,22 @@ class Topic(StrEnum):
     SECRETS = "secrets"
 
 
+class Confidence(StrEnum):
+    """How often, on real history, a finding of a rule is right when a person reads it."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+    @property
+    def rank(self) -> int:
+        """Higher is surer; the third key of the ranking, after contention and severity."""
+        return _CONFIDENCE_RANK[self]
+
+
+_CONFIDENCE_RANK = {Confidence.HIGH: 3, Confidence.MEDIUM: 2, Confidence.LOW: 1}
+
+
 ChangeStatus = Literal["added", "modified", "deleted", "renamed"]
 Language = Literal["python", "javascript", "typescript", "tsx", "other"]
 
@@ -99,6 +115,10 @@ class Finding:
     ways_out: tuple[str, ...] = WAYS_OUT
     waived: bool = False
     waiver_reason: str | None = None
+    # The rule's confidence (from its catalogue entry) and the enclosing function or class
+    # ("Class.method"), so the report can rank ties and name where a finding sits.
+    confidence: Confidence = Confidence.MEDIUM
+    symbol: str | None = None
 
     def fingerprint(self) -> str:
         """Stable across edits that shift lines or add a waiver: topic, rule, path and the

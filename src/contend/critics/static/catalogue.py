@@ -19,25 +19,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
 from functools import cache
 
-from contend.critics.static.base import Language, Topic
+from contend.critics.static.base import Confidence, Language, Topic
 from contend.protocol.model import Severity
 
-
-class Confidence(StrEnum):
-    HIGH = "high"
-    MEDIUM = "medium"
-    LOW = "low"
-
-    @property
-    def rank(self) -> int:
-        """Higher is surer; used as the third key of the ranking."""
-        return _CONFIDENCE_RANK[self]
-
-
-_CONFIDENCE_RANK = {Confidence.HIGH: 3, Confidence.MEDIUM: 2, Confidence.LOW: 1}
+__all__ = ["Confidence", "RuleInfo", "catalogue", "rule_info"]
 
 
 @dataclass(frozen=True, slots=True)
