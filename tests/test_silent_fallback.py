@@ -153,6 +153,9 @@ def test_new_bare_except_pass_and_continue() -> None:
     (finding,) = check(old, continuing)
     assert rules([finding]) == [("swallowing-handler", 6)]
     assert "continues" in finding.claim
+    # `out += int(row)` ran unguarded before: a narrow handler around it still blocks.
+    assert (finding.severity, finding.confidence.value) == (Severity.MAJOR, "high")
+    assert finding.symbol == "total"
 
 
 def test_broad_handler_assigning_default() -> None:
@@ -471,3 +474,219 @@ def test_narrowing_a_swallowing_handler_is_not_a_new_fallback() -> None:
     new = old.replace("except Exception:\n        pass", "except OSError:\n        return 0")
     [finding] = list(CRITIC.check([change_from_texts("m.py", old, new)]))
     assert finding.rule == "swallowing-handler"  # type: ignore[union-attr]
+
+
+# -- issue 8: refactors that keep a handler are not new fallbacks ------------------------------
+
+
+def test_existing_handler_moved_into_branches_is_not_new() -> None:
+    old = """\
+    def load(path, text):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return {}
+        return data
+    """
+    new = """\
+    def load(path, text, strict=False):
+        if strict:
+            try:
+                data = json.loads(text)
+            except ValueError:
+                return {}
+        else:
+            try:
+                data = json.loads(text.strip())
+            except ValueError:
+                return {}
+        return data
+    """
+    assert check(old, new) == []
+
+
+def test_handler_moved_between_existing_functions_is_not_new() -> None:
+    old = """\
+    def read(path):
+        try:
+            return open(path).read()
+        except OSError:
+            return None
+
+
+    def main(path):
+        return read(path)
+    """
+    new = """\
+    def read(path):
+        return open(path).read()
+
+
+    def main(path):
+        try:
+            return read(path)
+        except OSError:
+            return None
+    """
+    assert check(old, new) == []
+
+
+def test_getattr_default_where_the_old_code_checked_hasattr_is_not_new() -> None:
+    old = """\
+    def encoding(stream):
+        if hasattr(stream, "encoding"):
+            return stream.encoding
+        return None
+    """
+    new = """\
+    def encoding(stream):
+        return getattr(stream, "encoding", None)
+    """
+    assert check(old, new) == []
+
+
+def test_except_attribute_error_where_the_old_code_checked_hasattr_is_not_new() -> None:
+    old = """\
+    def encoding(stream):
+        if hasattr(stream, "encoding"):
+            value = stream.encoding
+        else:
+            value = None
+        return value
+    """
+    new = """\
+    def encoding(stream):
+        try:
+            value = stream.encoding
+        except AttributeError:
+            value = None
+        return value
+    """
+    assert check(old, new) == []
+
+
+def test_get_where_the_old_code_checked_membership_is_not_new() -> None:
+    old = """\
+    def lookup(table, key):
+        return table[key] if key in table else None
+    """
+    new = """\
+    def lookup(table, key):
+        return table.get(key)
+    """
+    assert check(old, new) == []
+
+
+def test_optional_import_probe_inside_a_function_is_not_a_finding() -> None:
+    old = "def render(text):\n    return text\n"
+    new = """\
+    def render(text):
+        try:
+            import markdown
+        except ImportError:
+            return text
+        return markdown.markdown(text)
+    """
+    assert check(old, new) == []
+
+
+def test_optional_import_probe_setting_a_flag_is_not_a_finding() -> None:
+    new = """\
+    try:
+        import numpy as np
+        HAS_NUMPY = True
+    except ImportError:
+        np = None
+        HAS_NUMPY = False
+    """
+    assert check("X = 1\n", new) == []
+
+
+def test_import_probe_that_also_does_work_is_still_a_finding() -> None:
+    new = """\
+    try:
+        import plugins
+        plugins.load_all()
+    except ImportError:
+        pass
+    """
+    assert rules(check("X = 1\n", new)) == [("swallowing-handler", 4)]
+
+
+# -- issue 8: severity from evidence, and the evidence shape -----------------------------------
+
+
+def test_narrow_handler_around_new_code_is_minor() -> None:
+    old = "def f(x):\n    return x\n"
+    new = """\
+    def f(x):
+        return x
+
+
+    def port(value):
+        try:
+            return int(value)
+        except ValueError:
+            return None
+    """
+    (finding,) = check(old, new)
+    assert finding.rule == "swallowing-handler"
+    assert finding.severity is Severity.MINOR
+    assert finding.confidence.value == "medium"
+    assert finding.symbol == "port"
+
+
+def test_broad_handler_around_existing_work_blocks_with_high_confidence() -> None:
+    (finding,) = check(
+        PLAIN,
+        PLAIN.replace(
+            "    with open(path) as fh:\n        return json.load(fh)",
+            "    try:\n        with open(path) as fh:\n            return json.load(fh)\n"
+            "    except Exception:\n        return {}",
+        ),
+    )
+    assert finding.severity is Severity.MAJOR
+    assert finding.confidence.value == "high"
+    assert finding.symbol == "load"
+    assert not any("raised, reported or tested" in w for w in finding.ways_out)
+    assert any("re-raise" in w or "raise" in w for w in finding.ways_out)
+
+
+def test_handler_replaced_in_place_shows_the_old_handler() -> None:
+    old = NARROW.replace("return None", "raise ParseError(text)")
+    new = NARROW
+    (finding,) = check(old, new)
+    assert finding.rule in ("raise-to-default", "swallowing-handler")
+    assert finding.old_evidence is not None and "ParseError" in finding.old_evidence
+
+
+def test_narrow_handler_widened_by_another_narrow_class_shows_before_and_after() -> None:
+    new = NARROW.replace("except ValueError:", "except (ValueError, TypeError):")
+    (finding,) = check(NARROW, new)
+    assert finding.rule == "widened-except"
+    assert finding.old_evidence == "    except ValueError:\n        return None"
+    assert finding.severity is Severity.MINOR
+
+
+def test_widened_to_exception_has_symbol_and_old_clause() -> None:
+    new = NARROW.replace("except ValueError:", "except Exception:")
+    (finding,) = check(NARROW, new)
+    assert (finding.rule, finding.symbol, finding.severity) == (
+        "widened-except",
+        "parse",
+        Severity.MAJOR,
+    )
+    assert finding.confidence.value == "high"
+
+
+def test_every_finding_names_its_rule_in_the_catalogue() -> None:
+    from contend.critics.static import silent_fallback
+
+    declared = {info.rule: info for info in silent_fallback.RULES}
+    new = NARROW.replace("except ValueError:", "except Exception:")
+    for finding in check(NARROW, new) + check(
+        RAISING, RAISING.replace('raise KeyError(f"no {key}")', "return None")
+    ):
+        info = declared[finding.rule]
+        assert finding.ways_out == info.ways_out
+        assert finding.confidence.rank <= info.confidence.rank

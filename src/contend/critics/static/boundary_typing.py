@@ -53,6 +53,7 @@ _CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "__set__"})
 _VALIDATOR_DECORATORS = frozenset(
     {"validator", "field_validator", "model_validator", "root_validator", "setter"}
 )
+_LAYOUT = frozenset({"ctx", "type_comment", "kind"})
 _IGNORE_COMMENT = re.compile(
     r"type:\s*ignore\b|pyright:\s*ignore\b|mypy:\s*ignore-errors|pyre-(ignore|fixme)"
 )
@@ -138,13 +139,14 @@ def _params(fn: pyast.FunctionNode) -> dict[str, ast.expr | None]:
 
 
 def _shape(node: ast.AST, params: Iterable[str]) -> str:
-    """The node's source with parameter names blanked, so renaming a parameter keeps it."""
+    """The node's canonical text with parameter names blanked, so renaming a parameter
+    keeps it (depth-safe: `pyast.serialise`)."""
     names = frozenset(params)
-    text = ast.unparse(node)
-    if not names:
-        return text
-    pattern = r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b"
-    return re.sub(pattern, "_", text)
+
+    def leaf(inner: ast.AST) -> str | None:
+        return "N(_)" if isinstance(inner, ast.Name) and inner.id in names else None
+
+    return pyast.serialise(node, leaf if names else None, _LAYOUT)
 
 
 def _strip_not(node: ast.expr) -> ast.expr:
@@ -260,7 +262,7 @@ def _new_units(new_fn: pyast.Function, new_funcs: dict[str, pyast.Function]) -> 
             raises = _raised(guard)
             units.extend(
                 _Unit(
-                    ast.unparse(u),
+                    pyast.dump(u),
                     _shape(u, params),
                     raises,
                     _names(u),
@@ -306,8 +308,7 @@ def _unmatched_guards(
         key=lambda g: (_hits(removed, *pyast.span(g.node)), g.node.lineno),
     )
     pending = [
-        (g, [u for u in g.units if not _claim(pool, ast.unparse(u), by_shape=False)])
-        for g in guards
+        (g, [u for u in g.units if not _claim(pool, pyast.dump(u), by_shape=False)]) for g in guards
     ]
     pending = [
         (g, [u for u in units if not _claim(pool, _shape(u, params), by_shape=True)])
@@ -350,7 +351,7 @@ def _guards_removed(
             Severity.MAJOR,
             (line, line),
             f"`{new_fn.qualname}` no longer has the {what} on "
-            f"`{ast.unparse(missing[0])}` (old line {start}); invalid input now flows on "
+            f"`{pyast.unparse(missing[0])}` (old line {start}); invalid input now flows on "
             "unchecked",
             (start, end),
         )
@@ -368,7 +369,7 @@ def _moved_into_type(
             if isinstance(node, ast.Name) and node.id in old_params and node.id in new_params:
                 old_ann, new_ann = old_params[node.id], new_params[node.id]
                 if new_ann is not None and (
-                    old_ann is None or ast.dump(old_ann) != ast.dump(new_ann)
+                    old_ann is None or pyast.dump(old_ann) != pyast.dump(new_ann)
                 ):
                     return True
     return False
@@ -408,17 +409,24 @@ def _substituted(test: ast.expr, gone: Sequence[ast.Call]) -> ast.expr:
     clone = pyast.clone(test)
     twin = dict(zip(map(id, ast.walk(test)), ast.walk(clone), strict=True))
     targets = {id(twin[id(call)]) for call in gone}
-
-    class _Replace(ast.NodeTransformer):
-        def visit_Call(self, node: ast.Call) -> ast.expr:
-            if id(node) in targets:
-                return ast.Constant(True)
-            self.generic_visit(node)
-            return node
-
-    replaced = _Replace().visit(clone)
-    assert isinstance(replaced, ast.expr)
-    return replaced
+    if id(clone) in targets:
+        return ast.Constant(True)
+    stack: list[ast.AST] = [clone]
+    while stack:
+        node = stack.pop()
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST):
+                if id(value) in targets:
+                    setattr(node, name, ast.Constant(True))
+                else:
+                    stack.append(value)
+            elif isinstance(value, list):
+                for index, item in enumerate(value):
+                    if isinstance(item, ast.AST) and id(item) in targets:
+                        value[index] = ast.Constant(True)
+                    elif isinstance(item, ast.AST):
+                        stack.append(item)
+    return clone
 
 
 def _isinstance_replaced(
@@ -447,13 +455,13 @@ def _isinstance_replaced(
         substituted = by_shape.get(_constant_shape(_substituted(test, gone), old_params))
         replacement: ast.expr | None = substituted
         if substituted is not None:
-            how = f"replaced by a constant: the condition is now `{ast.unparse(substituted)}`"
+            how = f"replaced by a constant: the condition is now `{pyast.unparse(substituted)}`"
         elif residual is not None and _constant_shape(residual, old_params) in by_shape:
             replacement = by_shape[_constant_shape(residual, old_params)]
-            how = f"dropped from the condition, which is now `{ast.unparse(replacement)}`"
+            how = f"dropped from the condition, which is now `{pyast.unparse(replacement)}`"
         elif constants:
             replacement = constants.pop(0)
-            how = f"replaced by the constant condition `{ast.unparse(replacement)}`"
+            how = f"replaced by the constant condition `{pyast.unparse(replacement)}`"
         if replacement is None:
             continue
         finding = _finding(
@@ -461,7 +469,7 @@ def _isinstance_replaced(
             "isinstance-replaced-by-constant",
             Severity.MAJOR,
             pyast.span(replacement),
-            f"`{new_fn.qualname}`: the type check `{ast.unparse(gone[0])}` was {how}",
+            f"`{new_fn.qualname}`: the type check `{pyast.unparse(gone[0])}` was {how}",
             pyast.span(test),
         )
         yield finding, test.lineno
@@ -643,7 +651,7 @@ def _annotations(nodes: Iterable[ast.AST]) -> list[tuple[str, int]]:
         elif isinstance(node, ast.AnnAssign):
             found.append(node.annotation)
     return [
-        (ast.unparse(ann), ann.lineno) for ann in found if any(_is_any(n) for n in ast.walk(ann))
+        (pyast.unparse(ann), ann.lineno) for ann in found if any(_is_any(n) for n in ast.walk(ann))
     ]
 
 
@@ -772,7 +780,7 @@ def _primitive_candidates(
                 continue
             atoms = _primitive_check(node, params)
             if atoms:
-                test = ast.unparse(node.test)
+                test = pyast.unparse(node.test)
                 found.extend(
                     _PrimitiveCheck(_shape(atom, params), node.lineno, fn.qualname, test)
                     for atom in atoms

@@ -133,9 +133,9 @@ class _Locks:
 def _twin(fn: pyast.Function, old_funcs: dict[str, pyast.Function]) -> pyast.Function | None:
     """The old function a new one copies body for body (a rename or a duplicate): its
     hazards were already there, so the copy does not introduce them."""
-    body = [ast.dump(stmt) for stmt in fn.node.body]
+    body = [pyast.dump(stmt) for stmt in fn.node.body]
     for old in old_funcs.values():
-        if len(old.node.body) == len(body) and [ast.dump(s) for s in old.node.body] == body:
+        if len(old.node.body) == len(body) and [pyast.dump(s) for s in old.node.body] == body:
             return old
     return None
 
@@ -189,7 +189,7 @@ def _lock_objects(tree: ast.Module | None) -> frozenset[str]:
         elif isinstance(node, ast.AnnAssign):
             targets, value = [node.target], node.value
         if isinstance(value, ast.Call) and _callee_name(value) in _LOCK_TYPES:
-            found.update(ast.unparse(t) for t in targets)
+            found.update(pyast.unparse(t) for t in targets)
     return frozenset(found)
 
 
@@ -207,7 +207,7 @@ def _is_lock(expr: ast.expr, locks: frozenset[str]) -> bool:
     if isinstance(expr, ast.Call):
         name = _callee_name(expr)
         return name in _LOCK_TYPES or _is_lock_name(name)
-    text = ast.unparse(expr)
+    text = pyast.unparse(expr)
     return text in locks or _is_lock_name(text.rsplit(".", 1)[-1])
 
 
@@ -228,7 +228,7 @@ def _calls_on(node: ast.AST, method: str, receivers: frozenset[str]) -> bool:
         isinstance(n, ast.Call)
         and isinstance(n.func, ast.Attribute)
         and n.func.attr == method
-        and ast.unparse(n.func.value) in receivers
+        and pyast.unparse(n.func.value) in receivers
         for n in ast.walk(node)
     )
 
@@ -310,7 +310,7 @@ def _mutated(stmt: ast.stmt, shared: frozenset[str]) -> str | None:
         while isinstance(root, ast.Attribute | ast.Subscript):
             root = root.value
         if target is not None and isinstance(root, ast.Name) and root.id in shared:
-            return ast.unparse(target)
+            return pyast.unparse(target)
     return None
 
 
@@ -344,7 +344,7 @@ def _locks_removed(
     withs = [w for w in _lock_withs(old_fn.node, locks.old) if w in removed_withs]
     if not withs:
         return
-    by_hand = frozenset(ast.unparse(item.context_expr) for w in withs for item in w.items)
+    by_hand = frozenset(pyast.unparse(item.context_expr) for w in withs for item in w.items)
     unguarded = [
         stmt
         for stmt, guarded in _guarded_statements(new_fn.node, locks.new, by_hand)
@@ -352,11 +352,11 @@ def _locks_removed(
     ]
     by_text: dict[str, ast.stmt] = {}
     for stmt in unguarded:
-        by_text.setdefault(ast.unparse(stmt), stmt)
+        by_text.setdefault(pyast.unparse(stmt), stmt)
     shared = _shared_names(new_fn.node)
     old_shared = _shared_names(old_fn.node)
     for lock in withs:
-        moved = [by_text[t] for t in map(ast.unparse, lock.body) if t in by_text]
+        moved = [by_text[t] for t in map(pyast.unparse, lock.body) if t in by_text]
         if not moved:
             # the body was edited too: match on the shared state it mutated instead
             guarded_keys = set(_mutations(lock.body, old_shared))
@@ -365,9 +365,9 @@ def _locks_removed(
         if not moved:
             continue
         targets = [key for key in (_mutated(s, shared) for s in moved) if key is not None]
-        head = ast.unparse(moved[0]).splitlines()[0]
+        head = pyast.unparse(moved[0]).splitlines()[0]
         what = f"mutates shared `{targets[0]}`" if targets else f"runs `{head[:60]}`"
-        lock_text = ", ".join(ast.unparse(item.context_expr) for item in lock.items)
+        lock_text = ", ".join(pyast.unparse(item.context_expr) for item in lock.items)
         first = moved[0]
         yield _finding(
             change,
@@ -429,7 +429,7 @@ class _RaceFinder:
         while isinstance(root, ast.Attribute | ast.Subscript):
             root = root.value
         if isinstance(root, ast.Name) and root.id in self.shared and root is not node:
-            return ast.unparse(node)
+            return pyast.unparse(node)
         return None
 
     def block(
@@ -500,27 +500,34 @@ class _RaceFinder:
         return state
 
     def expr(self, node: ast.AST, state: _State, held: frozenset[int]) -> None:
-        if isinstance(node, ast.Await):
-            if self.key(node.value) is not None:
-                # `await self._fut` then `self._fut = None` is cleanup of what was awaited,
-                # not a decision taken on a value read before the suspension
-                for child in _children(node.value):
-                    self.expr(child, state, held)
-            else:
-                self.expr(node.value, state, held)
-            self.suspend(state, node.lineno)
-            return
-        if isinstance(node, ast.Attribute | ast.Subscript):
-            key = self.key(node)
-            if key is not None and isinstance(node.ctx, ast.Store | ast.Del):
-                for child in _children(node):
-                    self.expr(child, state, held)
-                self.write(state, key, node.lineno, held)
-                return
-            if key is not None:
-                self.read(state, key, node.lineno, held)
-        for child in _children(node):
-            self.expr(child, state, held)
+        """Reads, suspensions and writes of an expression in evaluation order; an explicit
+        stack rather than recursion, so an expression of any depth is fine."""
+        stack: list[ast.AST | tuple[str, str, int]] = [node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, tuple):
+                action, key, line = item
+                if action == "suspend":
+                    self.suspend(state, line)
+                else:
+                    self.write(state, key, line, held)
+                continue
+            children = list(_children(item))
+            if isinstance(item, ast.Await):
+                stack.append(("suspend", "", item.lineno))
+                if self.key(item.value) is not None:
+                    # `await self._fut` then `self._fut = None` is cleanup of what was
+                    # awaited, not a decision taken on a value read before the suspension
+                    children = list(_children(item.value))
+                else:
+                    children = [item.value]
+            elif isinstance(item, ast.Attribute | ast.Subscript):
+                found = self.key(item)
+                if found is not None and isinstance(item.ctx, ast.Store | ast.Del):
+                    stack.append(("write", found, item.lineno))
+                elif found is not None:
+                    self.read(state, found, item.lineno, held)
+            stack.extend(reversed(children))
 
     def read(self, state: _State, key: str, line: int, held: frozenset[int]) -> None:
         if key not in state:
@@ -573,7 +580,7 @@ def _check_then_act(
 
 def _awaited(fn: pyast.FunctionNode) -> Counter[str]:
     return Counter(
-        ast.unparse(n.value.func)
+        pyast.unparse(n.value.func)
         for n in pyast.walk_within(fn)
         if isinstance(n, ast.Await) and isinstance(n.value, ast.Call)
     )
@@ -594,7 +601,7 @@ def _unawaited_calls(fn: pyast.FunctionNode) -> list[tuple[ast.Call, str | None]
             and isinstance(node.value, ast.Call)
             and _callee_name(node.value) in _TASK_WRAPPERS
         ):
-            wrapper = ast.unparse(node.value.func)
+            wrapper = pyast.unparse(node.value.func)
             discarded.update((id(arg), wrapper) for arg in node.value.args)
         if isinstance(node, ast.Call):
             calls.append(node)
@@ -612,9 +619,13 @@ def _awaits_dropped(
 ) -> Iterator[Finding]:
     old, new = _awaited(old_fn.node), _awaited(new_fn.node)
     budget = {callee: old[callee] - new[callee] for callee in old}
+    if not any(count > 0 for count in budget.values()):
+        return
     for call, wrapper in _unawaited_calls(new_fn.node):
-        callee = ast.unparse(call.func)
-        if call.lineno not in change.added_lines or budget.get(callee, 0) <= 0:
+        if call.lineno not in change.added_lines:
+            continue
+        callee = pyast.unparse(call.func)
+        if budget.get(callee, 0) <= 0:
             continue
         budget[callee] -= 1
         how = (
@@ -637,7 +648,7 @@ def _awaited_lines(fn: pyast.FunctionNode, callee: str) -> tuple[int, int]:
         if (
             isinstance(node, ast.Await)
             and isinstance(node.value, ast.Call)
-            and ast.unparse(node.value.func) == callee
+            and pyast.unparse(node.value.func) == callee
         ):
             return pyast.span(node)
     raise AssertionError(f"no await of {callee} in {fn.name}")
@@ -675,7 +686,7 @@ def _bare_coroutine_calls(
                 and isinstance(node.value, ast.Call)
                 and _coroutine_callee(node.value, fn.qualname, async_names)
             ):
-                found.append((ast.unparse(node.value.func), node.lineno, fn.qualname))
+                found.append((pyast.unparse(node.value.func), node.lineno, fn.qualname))
     return found
 
 
@@ -745,7 +756,7 @@ def _mutable_default_sites(
         ]
         for arg, default in pairs:
             if _is_mutable(default):
-                found.append((ast.unparse(default), default.lineno, qualname, arg.arg))
+                found.append((pyast.unparse(default), default.lineno, qualname, arg.arg))
     return found
 
 

@@ -27,8 +27,11 @@ Weak hashes called with `usedforsecurity=False` are not reported (bandit's B324 
 from __future__ import annotations
 
 import ast
+import contextlib
+import logging
 import os
 import re
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -89,6 +92,11 @@ _BIDI_CHARACTERS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u
 
 _WAIVER = "or waive it in code with a reason: `# contend: allow security -- <reason>`"
 
+_BANDIT_CRASH = "exception while scanning file"
+# Files that reach bandit parsed under the default limit (the runner shields the rest), so
+# they are at most ~3,000 levels deep; bandit needs ~10 frames a level.
+_BANDIT_RECURSION_LIMIT = 50_000
+
 _SKIP_REASONS = {
     "syntax error while parsing AST from file": "not checked for security: syntax error",
     "exception while scanning file": "not checked for security: bandit raised an exception "
@@ -148,6 +156,15 @@ class SecurityCritic:
                 dest.write_text(focus(change.new_text or "", change.added_lines), encoding="utf-8")
                 by_fname[os.path.normpath(dest)] = change
             issues, skipped = _run_bandit(sorted(by_fname))
+            crashed = sorted(f for f, reason in skipped if reason == _BANDIT_CRASH)
+            if crashed:
+                # Bandit's visitor recurses a few frames per AST level, so an expression
+                # a thousand nodes deep (valid Python) exhausts the default limit. Only
+                # those files are scanned again, with room for their depth.
+                with _recursion_headroom():
+                    again, still = _run_bandit(crashed)
+                skipped = [s for s in skipped if s[0] not in crashed] + still
+                issues += again
         for fname, reason in skipped:
             change = _lookup(by_fname, fname)
             results.append(Skipped(change.path, _SKIP_REASONS.get(reason, reason), self.topic))
@@ -275,6 +292,31 @@ def _bidi_findings(change: FileChange) -> Iterator[Finding]:
         )
 
 
+@contextlib.contextmanager
+def _recursion_headroom() -> Iterator[None]:
+    """Raise the interpreter's recursion limit for the block (never lower it). Since 3.11
+    a Python-to-Python call uses no C stack, so the higher limit costs only memory."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, _BANDIT_RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
+
+@contextlib.contextmanager
+def _quiet_bandit_log() -> Iterator[None]:
+    """Bandit logs "Exception occurred when executing tests against <temp file>" on its
+    own; the skip it records is what contend reports, so its log line is held back."""
+    log = logging.getLogger("bandit")
+    before = log.level
+    log.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        log.setLevel(before)
+
+
 @cache
 def _bandit() -> tuple[ModuleType, ModuleType, ModuleType]:
     """Import bandit on first use; importing it costs ~0.1 s and emits a stevedore
@@ -298,7 +340,7 @@ def _run_bandit(fnames: list[str]) -> tuple[list[_BanditIssue], list[tuple[str, 
         # Warnings raised while compiling the *scanned* code (invalid escapes and the like)
         # are about that code, not about this process; left alone, a strict warnings filter
         # (pytest's `error`) would turn them into syntax errors and skip the file.
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _quiet_bandit_log():
             warnings.simplefilter("ignore")
             mgr = manager.BanditManager(
                 config.BanditConfig(),

@@ -182,10 +182,18 @@ class Check:
 # --------------------------------------------------------------------------- canonical text
 
 
+_CANON_SKIP = frozenset({"ctx", "type_comment", "kind"})
+
+
 def canon(node: ast.AST | None) -> str:
-    """ast.dump-like text without positions, ctx or `self.`/`cls.`, for equality of meaning."""
+    """ast.dump-like text without positions, ctx or `self.`/`cls.`, for equality of meaning.
+    Built without recursion (`pyast.serialise`), so any depth of expression is fine."""
     if node is None:
         return "None"
+    return pyast.serialise(node, _canon_leaf, _CANON_SKIP)
+
+
+def _canon_leaf(node: ast.AST) -> str | None:
     if _on_self(node):
         assert isinstance(node, ast.Attribute)  # _on_self checked it
         return f"N({node.attr})"
@@ -194,22 +202,7 @@ def canon(node: ast.AST | None) -> str:
         return f"N({renames.get(node.id, node.id) if renames else node.id})"
     if isinstance(node, ast.Constant):
         return f"C({node.value!r})"
-    parts: list[str] = []
-    for field_name in node._fields:
-        if field_name in ("ctx", "type_comment", "kind"):
-            continue
-        value = getattr(node, field_name, None)
-        if isinstance(value, list):
-            parts.append("[" + ",".join(_canon_item(v) for v in value) + "]")
-        else:
-            parts.append(_canon_item(value))
-    return f"{type(node).__name__}({','.join(parts)})"
-
-
-def _canon_item(value: object) -> str:
-    if isinstance(value, ast.AST):
-        return canon(value)
-    return repr(value)
+    return None
 
 
 def dotted(node: ast.AST | None) -> str | None:
@@ -225,8 +218,11 @@ def dotted(node: ast.AST | None) -> str | None:
 
 
 def short(node: ast.AST, limit: int = 120) -> str:
-    text = " ".join(ast.unparse(node).split())
+    text = " ".join(pyast.unparse(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_TOKEN_DEPTH = 24
 
 
 def _tokens(nodes: Iterable[ast.AST]) -> tuple[frozenset[str], frozenset[str]]:
@@ -241,7 +237,10 @@ def _tokens(nodes: Iterable[ast.AST]) -> tuple[frozenset[str], frozenset[str]]:
                 if node.id not in _BUILTIN_NAMES and node.id not in _SELF:
                     tokens.add(canon(node))
             elif isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
-                tokens.add(canon(node))
+                # A token is a short handle (`result.status`, `f(x)`); the canonical text of
+                # every level of a deep chain would cost the square of its depth.
+                if not pyast.depth_exceeds(node, _TOKEN_DEPTH):
+                    tokens.add(canon(node))
             elif isinstance(node, ast.Constant) and not isinstance(node.value, bool | None):
                 consts.add(repr(node.value))
     return frozenset(tokens), frozenset(consts)
@@ -283,19 +282,24 @@ def _make(
 # --------------------------------------------------------------------------- numbers
 
 
-def number(node: ast.AST | None) -> float | None:
+_NUMBER_DEPTH = 32  # a tolerance is a short expression; deeper ones are not literals to us
+
+
+def number(node: ast.AST | None, depth: int = 0) -> float | None:
     """The value of a numeric literal expression (1e-6, -2, 10**-3, 0.5 * 2), else None."""
+    if depth > _NUMBER_DEPTH:
+        return None
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
         if isinstance(node.value, bool):
             return None
         return float(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        inner = number(node.operand)
+        inner = number(node.operand, depth + 1)
         if inner is None:
             return None
         return -inner if isinstance(node.op, ast.USub) else inner
     if isinstance(node, ast.BinOp):
-        left, right = number(node.left), number(node.right)
+        left, right = number(node.left, depth + 1), number(node.right, depth + 1)
         if left is None or right is None:
             return None
         return _binop(node.op, left, right)
@@ -728,7 +732,7 @@ def _environment_only(marker: ast.expr) -> bool:
 def _is_environment(condition: ast.expr) -> bool:
     """A condition on the platform, the interpreter or an optional feature (not on CI or on
     a constant): a skip under it states portability, it does not hide a failure."""
-    return _ENVIRONMENT.search(ast.unparse(condition)) is not None
+    return _ENVIRONMENT.search(pyast.unparse(condition)) is not None
 
 
 def body_skips(statements: Iterable[ast.AST]) -> list[ast.AST]:
