@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from contend.critics.static import pyast
+from contend.critics.static import weakened_tests_markers as mk
 from contend.critics.static import weakened_tests_rules as r
 from contend.critics.static.base import (
     FileChange,
@@ -500,8 +501,8 @@ def _skip_keys(fn: pyast.Function | None) -> Counter[str]:
 def _skips_of(fn: pyast.Function, *, unconditional_only: bool = False) -> list[ast.AST]:
     """Skip markers of a function: its decorators and the skips in its body (only those
     that are statements of the body itself, when `unconditional_only`)."""
-    markers: list[ast.AST] = [m for d in fn.node.decorator_list for m in r.skip_markers(d)]
-    body = r.body_skips(fn.node.body)
+    markers: list[ast.AST] = [m for d in fn.node.decorator_list for m in mk.skip_markers(d)]
+    body = mk.body_skips(fn.node.body)
     if unconditional_only:
         top = {id(s) for s in fn.node.body} | {
             id(s.value) for s in fn.node.body if isinstance(s, ast.Expr)
@@ -528,9 +529,9 @@ def _new_skips(
 
 def _skip_finding(report: _Reporter, marker: ast.AST, scope: str) -> Finding | None:
     start, end = pyast.span(marker)
-    if r.has_issue_reference(report.file.change.new_lines(start, end)):
+    if mk.has_issue_reference(report.file.change.new_lines(start, end)):
         return None
-    kind = r.skip_kind(marker)
+    kind = mk.skip_kind(marker)
     claim = f"{scope}{kind} added without an issue reference in its reason: `{r.short(marker)}`"
     return report.at(RULE_SKIP, marker, claim, None)
 
@@ -568,10 +569,10 @@ def _new_swallows(
 def _new_unit_mocks(
     report: _Reporter, old_fn: pyast.Function | None, new_ref: _Ref
 ) -> Iterator[Finding]:
-    before = {p.target for p in r.patches(old_fn.node)} if old_fn else set()
-    called = r.called_names(new_ref.new.node)
+    before = {p.target for p in mk.patches(old_fn.node)} if old_fn else set()
+    called = mk.called_names(new_ref.new.node)
     module = _module_under_test(new_ref.file.change.path)
-    for patch in r.patches(new_ref.new.node):
+    for patch in mk.patches(new_ref.new.node):
         if patch.target in before or patch.name not in called:
             continue
         named = len(patch.name) >= 3 and _norm(patch.name) in _norm(new_ref.qualname)
@@ -581,7 +582,7 @@ def _new_unit_mocks(
             not named
             and not in_module
             and side is not None
-            and r.result_is_asserted(new_ref.new.node, patch.name, side.is_helper)
+            and mk.result_is_asserted(new_ref.new.node, patch.name, side.is_helper)
         )
         if named or in_module or asserted:
             why = (
@@ -694,11 +695,11 @@ def _scope_markers(tree: ast.Module) -> list[tuple[str, ast.expr]]:
                 if statement.value is not None and any(
                     isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets
                 ):
-                    found.extend((scope, m) for m in r.skip_markers(statement.value))
+                    found.extend((scope, m) for m in mk.skip_markers(statement.value))
             elif isinstance(statement, ast.ClassDef):
                 name = f"class {statement.name}"
                 for decorator in statement.decorator_list:
-                    found.extend((name, m) for m in r.skip_markers(decorator))
+                    found.extend((name, m) for m in mk.skip_markers(decorator))
                 visit(statement.body, name)
 
     visit(tree.body, "module")
