@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from contend.critics.static import pyast
+from contend.critics.static import weakened_tests_compare as cmp
 from contend.critics.static import weakened_tests_markers as mk
 from contend.critics.static import weakened_tests_rules as r
 from contend.critics.static.base import (
@@ -70,9 +71,9 @@ RULE_TEST_DELETED = "test-deleted"
 RULE_CLASS_DELETED = "test-class-deleted"
 RULE_SKIP = "skip-without-issue"
 RULE_CASES = "parametrize-cases-removed"
-RULE_WEAKENED = r.RULE_WEAKENED
-RULE_TOLERANCE = r.RULE_TOLERANCE
-RULE_EXCEPTION = r.RULE_EXCEPTION
+RULE_WEAKENED = cmp.RULE_WEAKENED
+RULE_TOLERANCE = cmp.RULE_TOLERANCE
+RULE_EXCEPTION = cmp.RULE_EXCEPTION
 # Every rule id this critic reports, with its severity (the mapping in the docstring above).
 RULES: dict[str, Severity] = {
     RULE_REMOVED: Severity.MAJOR,
@@ -429,7 +430,7 @@ def _compare_checks(
             (new_fn, new_side, new_checks, leftover_new),
         )
     for old in leftover_old:
-        candidates = [(r.affinity(old, new), -i) for i, new in enumerate(leftover_new)]
+        candidates = [(cmp.affinity(old, new), -i) for i, new in enumerate(leftover_new)]
         best, first = max(candidates, default=(0, 0))  # ties: the earliest new check
         old_text = _old_text(old_side, old.node)
         if best == 0:
@@ -439,7 +440,7 @@ def _compare_checks(
                 yield report.at(RULE_REMOVED, None, claim, old_text)
             continue
         new = leftover_new.pop(-first)
-        weaker = r.weakening(old, new)
+        weaker = cmp.weakening(old, new)
         if weaker is not None:
             rule, what = weaker
             claim = f"`{r.short(old.node)}` became `{r.short(new.node)}` ({what})"
@@ -473,8 +474,8 @@ def _fewer_cases(
     report: _Reporter, old_fn: pyast.Function, old_side: _Side, new_fn: pyast.Function
 ) -> Iterator[Finding]:
     """A parametrize list that lost cases (changing a case keeps the count: not reported)."""
-    after = r.parametrized_cases(new_fn.node)
-    for names, (old_decorator, old_cases) in r.parametrized_cases(old_fn.node).items():
+    after = cmp.parametrized_cases(new_fn.node)
+    for names, (old_decorator, old_cases) in cmp.parametrized_cases(old_fn.node).items():
         if names not in after:
             continue
         decorator, new_cases = after[names]

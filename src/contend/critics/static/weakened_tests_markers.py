@@ -6,9 +6,11 @@ call returns). Read by the test-weakening critic (weakened_tests.py); pure funct
 from __future__ import annotations
 
 import ast
+import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from contend.critics.static import pyast
 from contend.critics.static.weakened_tests_rules import (
@@ -30,10 +32,38 @@ _SKIP_RAISES = frozenset({"SkipTest", "unittest.SkipTest", "pytest.skip.Exceptio
 _CONDITIONAL = frozenset({"skipif", "skipIf", "skipUnless"})
 # A skip conditioned on the platform or interpreter is a portability statement, not a
 # weakening: these spellings in the condition exempt it.
-_ENVIRONMENT = re.compile(
-    r"\bsys\.|\bos\.name\b|\bplatform\.|\bhasattr\(|find_spec|shutil\.which|\bsupport\."
-    r"|\b(?:HAVE|HAS|have|has|IS|is|requires?)_\w+"
+# Where a condition reads the platform, the interpreter or an optional feature.
+_ENVIRONMENT_SOURCES = frozenset(
+    {
+        "sys.platform",
+        "sys.implementation",
+        "sys.maxsize",
+        "sys.byteorder",
+        "sys.flags",
+        "sys.modules",
+        "sys.version",
+        "sys.hexversion",
+        "sys.getwindowsversion",
+        "sys.pypy_version_info",
+        "sys.gettotalrefcount",
+        "sys.getrefcount",
+        "os.name",
+        "os.uname",
+        "os.geteuid",
+        "os.getuid",
+        "os.sep",
+        "platform",
+        "shutil.which",
+        "hasattr",
+        "find_spec",
+        "importlib.util.find_spec",
+        "support",
+        "test.support",
+    }
 )
+_FLAG_NAME = re.compile(r"^_*(?:HAVE|HAS|have|has|IS|is|requires?|REQUIRES?|SKIP_IF_NO|NO)_\w+")
+_ENVIRONMENT_VARIABLES = frozenset({"os.environ", "os.getenv", "environ", "getenv"})
+_VERSIONS = [(3, minor, 0, "final", 0) for minor in range(6, 20)]
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 _ISSUE_REF = re.compile(
     r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://\S*/(?:issues|pull|merge_requests)/", re.IGNORECASE
@@ -76,17 +106,161 @@ def _is_skip_marker(node: ast.expr) -> bool:
 
 
 def _environment_only(marker: ast.expr) -> bool:
+    """A conditional skip whose condition is a real environment check (or that can never
+    trigger): it states portability. One that always triggers, or depends on CI or on
+    anything else, is a skip like any other."""
     if not isinstance(marker, ast.Call):
         return False
-    if (dotted(marker.func) or "").split(".")[-1] not in _CONDITIONAL or not marker.args:
+    kind = (dotted(marker.func) or "").split(".")[-1]
+    if kind not in _CONDITIONAL or not marker.args:
         return False
-    return _is_environment(marker.args[0])
+    verdict = judge_condition(marker.args[0])
+    never = "false" if kind != "skipUnless" else "true"
+    return verdict in ("environment", never)
 
 
 def _is_environment(condition: ast.expr) -> bool:
-    """A condition on the platform, the interpreter or an optional feature (not on CI or on
-    a constant): a skip under it states portability, it does not hide a failure."""
-    return _ENVIRONMENT.search(pyast.unparse(condition)) is not None
+    """An `if` around a skip call: the skip runs when the condition holds."""
+    return judge_condition(condition) in ("environment", "false")
+
+
+def judge_condition(condition: ast.expr) -> str:
+    """What a skip condition depends on: "environment" (the platform, the interpreter
+    version or an optional feature, and nothing else), "true" / "false" (the same on every
+    supported Python and platform: `sys.version_info >= (3,)`, `... or True`, a bare
+    `sys.platform`), or "other" (CI variables, constants of the test, anything unknown)."""
+    if isinstance(condition, ast.Constant) and isinstance(condition.value, str):
+        text = condition.value
+        try:  # pytest's old string conditions: skipif("sys.platform == 'win32'")
+            condition = ast.parse(text, mode="eval").body
+        # contend: allow silent-fallback -- an unparsable string is judged as it stands
+        except (SyntaxError, ValueError):
+            return "true" if text else "false"
+    return _judge(condition, 0)
+
+
+_JUDGE_DEPTH = 40
+
+
+def _judge(node: ast.expr, depth: int) -> str:
+    if depth > _JUDGE_DEPTH:
+        return "other"
+    if isinstance(node, ast.BoolOp):
+        parts = [_judge(v, depth + 1) for v in node.values]
+        absorbing, neutral = ("true", "false") if isinstance(node.op, ast.Or) else ("false", "true")
+        if absorbing in parts:
+            return absorbing
+        rest = [p for p in parts if p != neutral]
+        if not rest:
+            return neutral
+        return "environment" if all(p == "environment" for p in rest) else "other"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _judge(node.operand, depth + 1)
+        return {"true": "false", "false": "true"}.get(inner, inner)
+    if isinstance(node, ast.Constant):
+        return "true" if node.value else "false"
+    version = _version_verdict(node)
+    if version is not None:
+        return version
+    names = [dotted(n) or "" for n in ast.walk(node) if isinstance(n, ast.Name | ast.Attribute)]
+    if any(_matches(name, _ENVIRONMENT_VARIABLES) for name in names):
+        return "other"  # CI and other environment variables: a skip that hides failures
+    if isinstance(node, ast.Name | ast.Attribute):
+        # A bare value: a feature flag is a real condition; `sys.platform` is always truthy.
+        name = dotted(node) or ""
+        flag = _FLAG_NAME.match(name.split(".")[-1]) is not None
+        return "environment" if flag or name.startswith(("support.", "sys.flags.")) else "true"
+    if _is_none_probe(node):
+        return "environment"  # `yaml is None`: an optional dependency that failed to import
+    if any(_matches(name, _ENVIRONMENT_SOURCES) for name in names):
+        return "environment"
+    if any(_FLAG_NAME.match(name.split(".")[-1]) for name in names if name):
+        return "environment"
+    return "other"
+
+
+def _matches(name: str, sources: frozenset[str]) -> bool:
+    parts = name.split(".")
+    return any(".".join(parts[:i]) in sources for i in range(1, len(parts) + 1))
+
+
+def _is_none_probe(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Name)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], ast.Is | ast.IsNot)
+        and isinstance(node.comparators[0], ast.Constant)
+        and node.comparators[0].value is None
+    )
+
+
+def _version_verdict(node: ast.expr) -> str | None:
+    """A comparison of `sys.version_info` (or its slice, index, major, minor) with
+    literals, evaluated on every Python 3 from 3.6 to 3.19: "true" or "false" when the
+    answer never changes, "environment" when it does; None for anything else."""
+    if not isinstance(node, ast.Compare):
+        return None
+    operands = [node.left, *node.comparators]
+    if not any(_version_part(o, _VERSIONS[0]) is not None for o in operands):
+        return None
+    answers = set()
+    for version in _VERSIONS:
+        values = [_version_part(o, version) for o in operands]
+        if any(v is None for v in values):
+            return None
+        try:
+            answers.add(
+                all(
+                    _compare(op, left, right)
+                    for op, left, right in zip(node.ops, values, values[1:], strict=False)
+                )
+            )
+        except TypeError:
+            return None
+    if len(answers) == 2:
+        return "environment"
+    return "true" if answers == {True} else "false"
+
+
+def _version_part(node: ast.expr, version: tuple[object, ...]) -> object | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | str):
+        return node.value
+    if isinstance(node, ast.Tuple) and all(isinstance(e, ast.Constant) for e in node.elts):
+        return tuple(e.value for e in node.elts if isinstance(e, ast.Constant))
+    name = dotted(node)
+    if name == "sys.version_info":
+        return version
+    if name in ("sys.version_info.major", "sys.version_info.minor"):
+        return version[0] if name.endswith("major") else version[1]
+    if isinstance(node, ast.Subscript) and dotted(node.value) == "sys.version_info":
+        index = node.slice
+        if isinstance(index, ast.Constant) and isinstance(index.value, int):
+            return version[index.value]
+        if (
+            isinstance(index, ast.Slice)
+            and index.lower is None
+            and index.step is None
+            and isinstance(index.upper, ast.Constant)
+            and isinstance(index.upper.value, int)
+        ):
+            return version[: index.upper.value]
+    return None
+
+
+def _compare(op: ast.cmpop, left: object, right: object) -> bool:
+    compare: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+        ast.Lt: operator.lt,
+        ast.LtE: operator.le,
+        ast.Gt: operator.gt,
+        ast.GtE: operator.ge,
+        ast.Eq: operator.eq,
+        ast.NotEq: operator.ne,
+    }
+    function = compare.get(type(op))
+    if function is None:
+        raise TypeError("not a version comparison")
+    return function(left, right)
 
 
 def body_skips(statements: Iterable[ast.AST]) -> list[ast.AST]:
@@ -224,7 +398,9 @@ def result_is_asserted(function: pyast.FunctionNode, name: str, is_helper: IsHel
 
 def _check_is_block(expr: ast.expr, checks: list[Check]) -> bool:
     """Is this with-item one of the checks that assert about their block (raises, warns)?"""
-    return any(check.node is expr and check.family in ("raises", "ctx") for check in checks)
+    return any(
+        check.node is expr and check.family in ("raises", "warns", "ctx") for check in checks
+    )
 
 
 def _bindings(function: pyast.FunctionNode) -> list[tuple[ast.expr, list[ast.expr]]]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
@@ -34,6 +35,9 @@ from contend.critics.static import pyast
 _SELF = frozenset({"self", "cls"})
 # Local-variable renames that `canon` applies while `alpha_keys` runs (empty otherwise).
 _RENAMES: ContextVar[Mapping[str, str] | None] = ContextVar("renames", default=None)
+# Names replaced by the canonical text of a value (a parametrize case, a loop item, the
+# expression a local was assigned) while `substituted_checks` runs.
+_SUBSTITUTE: ContextVar[Mapping[str, str] | None] = ContextVar("substitute", default=None)
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 RANK_EXACT = 8
@@ -120,15 +124,20 @@ _ALMOST_METHODS = frozenset({"assertAlmostEqual", "assertAlmostEquals", "failUnl
 _RAISES_METHODS = frozenset(
     {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "failUnlessRaises"}
 )
-_CTX_METHODS = frozenset({"assertWarns", "assertWarnsRegex", "assertLogs", "assertNoLogs"})
+_CTX_METHODS = frozenset({"assertLogs", "assertNoLogs"})
+_WARNS_METHODS = frozenset({"assertWarns", "assertWarnsRegex"})
 _RAISES_FUNCS = frozenset({"pytest.raises", "raises"})
 _UNITTEST_NAMES = frozenset(
     {*_EQ_METHODS, *_SIMPLE_METHODS, *_TRUE_METHODS, *_FALSE_METHODS, *_ALMOST_METHODS}
-    | {*_RAISES_METHODS, *_CTX_METHODS, "fail"}
+    | {*_RAISES_METHODS, *_CTX_METHODS, *_WARNS_METHODS, "fail"}
 )
-_CTX_FUNCS = frozenset({"pytest.warns", "warns", "pytest.deprecated_call", "deprecated_call"})
+_WARNS_FUNCS = frozenset({"pytest.warns", "warns"})
+_DEPRECATED_FUNCS = frozenset({"pytest.deprecated_call", "deprecated_call"})
 _FAIL_FUNCS = frozenset({"pytest.fail", "self.fail", "fail"})
-_BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException", "builtins.Exception"})
+BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException", "builtins.Exception"})
+_DEPRECATIONS = frozenset({"DeprecationWarning", "PendingDeprecationWarning"})
+# Families whose checks expect something to happen in a block: compared by what they expect.
+EXPECTATIONS = frozenset({"raises", "warns"})
 
 # (rel default, abs default, index of rel positional, index of abs positional)
 _ISCLOSE_DEFAULTS: dict[str, tuple[float, float, int, int]] = {
@@ -155,7 +164,7 @@ Tolerance = tuple[tuple[str, float | None, float], ...]
 class Check:
     """One assertion. `node` locates it (the statement or call); `family` says which checks
     may replace each other: "value" (what a value is), "raises" (an expected exception),
-    "ctx" (warnings / logs)."""
+    "warns" (an expected warning), "ctx" (logs)."""
 
     op: str
     family: str
@@ -171,6 +180,9 @@ class Check:
     subject: str = ""
     operands: str = ""
     reflexive: bool = False  # `x == x`: fine for testing __eq__, a tautology as a replacement
+    # The operand expressions, for matching a parametrized template against concrete checks.
+    operand_nodes: tuple[ast.AST, ...] = ()
+    extra: str = ""
 
     @property
     def counts(self) -> bool:
@@ -193,10 +205,16 @@ def canon(node: ast.AST | None) -> str:
 
 
 def _canon_leaf(node: ast.AST) -> str | None:
+    exception = _exception_leaf(node)
+    if exception is not None:
+        return exception
     if _on_self(node):
         assert isinstance(node, ast.Attribute)  # _on_self checked it
         return f"N({node.attr})"
     if isinstance(node, ast.Name):
+        values = _SUBSTITUTE.get()
+        if values and node.id in values:
+            return values[node.id]
         renames = _RENAMES.get()
         return f"N({renames.get(node.id, node.id) if renames else node.id})"
     if isinstance(node, ast.Constant):
@@ -275,6 +293,8 @@ def _make(
         subject=texts[0] if texts else "",
         operands="|".join(texts),
         reflexive=len(texts) == 2 and texts[0] == texts[1],
+        operand_nodes=tuple(operands),
+        extra=extra,
     )
 
 
@@ -361,7 +381,23 @@ def widened(old: Tolerance, new: Tolerance) -> list[str]:
 def checks_in(statements: Iterable[ast.AST], is_helper: IsHelper) -> list[Check]:
     """Every check inside these statements (not inside nested functions or classes), in
     source order. `is_helper(name)` says whether a same-file function of that name asserts;
-    calling one is a check."""
+    calling one is a check. The parts of one expectation are one check (see `_fold`): an
+    exception caught by name in any spelling is `EXC` in the keys."""
+    statements = list(statements)
+    bound = _exception_bindings(statements)
+    token = _EXC.set(bound) if bound.any else None
+    try:
+        found = _extract(statements, is_helper)
+    finally:
+        if token is not None:
+            _EXC.reset(token)
+    if bound.any or any(isinstance(n, ast.Try | ast.TryStar) for n in walk(statements)):
+        found = _fold(statements, found, bound)
+    found.sort(key=lambda c: pyast.span(c.node))
+    return found
+
+
+def _extract(statements: list[ast.AST], is_helper: IsHelper) -> list[Check]:
     found: list[Check] = []
     aliases: dict[str, str] = {}
     calls: list[ast.Call] = []
@@ -376,8 +412,243 @@ def checks_in(statements: Iterable[ast.AST], is_helper: IsHelper) -> list[Check]
         check = _call_check(call, is_helper, aliases)
         if check is not None:
             found.append(check)
-    found.sort(key=lambda c: pyast.span(c.node))
     return found
+
+
+# --------------------------------------------------------------------------- expectations
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """Names a test binds to an exception or to recorded warnings: `except E as exc` (the
+    exception itself), `with pytest.raises(E) as info` / `assertRaises(E) as cm` (holders:
+    `.value` / `.exception` is the exception), `catch_warnings(record=True) as caught`."""
+
+    direct: frozenset[str] = frozenset()
+    holders: frozenset[str] = frozenset()
+    records: frozenset[str] = frozenset()
+
+    @property
+    def any(self) -> bool:
+        return bool(self.direct or self.holders or self.records)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return self.direct | self.holders | self.records
+
+
+_EXC: ContextVar[_Bound | None] = ContextVar("exception_names", default=None)
+_HOLDER_ATTRIBUTES = frozenset({"value", "exception"})
+_MESSAGE_ATTRIBUTES = frozenset({"args", "message", "msg"})
+
+
+def _exception_bindings(statements: list[ast.AST]) -> _Bound:
+    direct: set[str] = set()
+    holders: set[str] = set()
+    records: set[str] = set()
+    for node in walk(statements):
+        if isinstance(node, ast.ExceptHandler) and node.name:
+            direct.add(node.name)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                target, expr = item.optional_vars, item.context_expr
+                if not isinstance(target, ast.Name) or not isinstance(expr, ast.Call):
+                    continue
+                name = dotted(expr.func) or ""
+                last = name.split(".")[-1]
+                if last == "catch_warnings" and any(
+                    k.arg == "record" and not _const_is(k.value, False) for k in expr.keywords
+                ):
+                    records.add(target.id)
+                elif (
+                    name in _RAISES_FUNCS
+                    or name in _WARNS_FUNCS
+                    or last in _RAISES_METHODS
+                    or last in _WARNS_METHODS
+                ):
+                    holders.add(target.id)
+    return _Bound(frozenset(direct), frozenset(holders), frozenset(records))
+
+
+def _exception_leaf(node: ast.AST) -> str | None:
+    bound = _EXC.get()
+    if bound is None:
+        return None
+    if isinstance(node, ast.Name) and node.id in bound.direct:
+        return "EXC"
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr in _HOLDER_ATTRIBUTES
+        and isinstance(node.value, ast.Name)
+        and node.value.id in bound.holders
+    ):
+        return "EXC"
+    return None
+
+
+def _mentions(node: ast.AST, names: frozenset[str]) -> str | None:
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and inner.id in names:
+            return inner.id
+    return None
+
+
+def _about_message(node: ast.AST, name: str) -> bool:
+    """Does this check look at the text of the exception or warning bound to `name`
+    (`str(exc)`, `exc.args`, `info.value.message`, `caught[0].message`)?"""
+    names = frozenset({name})
+    for inner in ast.walk(node):
+        if (
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and inner.func.id in ("str", "repr")
+            and inner.args
+            and _mentions(inner.args[0], names)
+        ):
+            return True
+        if (
+            isinstance(inner, ast.Attribute)
+            and inner.attr in _MESSAGE_ATTRIBUTES
+            and _mentions(inner.value, names)
+        ):
+            return True
+    return False
+
+
+def _expectation(
+    family: str, names: frozenset[str], node: ast.AST, has_match: bool, how: str
+) -> Check:
+    return Check(
+        op=family,
+        family=family,
+        key=f"{family}|{'|'.join(sorted(names))}|{how}|{has_match}",
+        rank=RANK_EXACT,
+        node=node,
+        tokens=frozenset(names),
+        consts=frozenset(),
+        exceptions=names,
+        has_match=has_match,
+        subject=", ".join(sorted(names)),
+    )
+
+
+def _fold(statements: list[ast.AST], found: list[Check], bound: _Bound) -> list[Check]:
+    """One check per expectation, as `pytest.raises(E, match=...)` states it:
+    - a `try` whose body ends in a failure (or whose `else` fails), or whose handler
+      asserts on the caught exception, expects that exception; the failure call and the
+      handler's checks of the message become that expectation (`has_match`);
+    - checks of the message of `info.value` / `cm.exception` after a raises block, and
+      `info.match(...)`, become its `has_match`;
+    - checks on `catch_warnings(record=True)` records become one expected warning (its
+      category from `issubclass(w.category, C)`, its message checks its `has_match`)."""
+    by_node = {id(c.node): c for c in found}
+    dropped: set[int] = set()
+    replaced: dict[int, Check] = {}
+    added: list[Check] = []
+    owners: dict[str, Check] = {}
+    for node in walk(statements):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                check = by_node.get(id(item.context_expr))
+                if (
+                    check is not None
+                    and check.family in EXPECTATIONS
+                    and isinstance(item.optional_vars, ast.Name)
+                ):
+                    owners[item.optional_vars.id] = check
+        elif isinstance(node, ast.Try | ast.TryStar):
+            expected = _try_expectation(node, found, dropped)
+            if expected is not None:
+                added.append(expected)
+    matched = {
+        node.func.value.id
+        for node in walk(statements)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "match"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in owners
+    }
+    for check in found:
+        name = _mentions(check.node, bound.holders) if id(check) not in dropped else None
+        if name in owners and _about_message(check.node, name):
+            matched.add(name)
+            dropped.add(id(check))
+    for name in matched:
+        owner = owners[name]
+        replaced[id(owner)] = dataclasses.replace(replaced.get(id(owner), owner), has_match=True)
+    for record in bound.records:
+        expected = _warnings_expectation(record, found, dropped)
+        if expected is not None:
+            added.append(expected)
+    kept = [replaced.get(id(c), c) for c in found if id(c) not in dropped]
+    return kept + added
+
+
+def _try_expectation(
+    node: ast.Try | ast.TryStar, found: list[Check], dropped: set[int]
+) -> Check | None:
+    handlers = [
+        h
+        for h in node.handlers
+        if h.type is not None
+        and not exception_names(h.type) & {"AssertionError"}
+        and not any(isinstance(n, ast.Raise) for n in ast.walk(h))
+    ]
+    if not handlers:
+        return None
+    tail = node.body[-1]
+    fails = [
+        c
+        for c in found
+        if c.op == "fail"
+        and (
+            c.node is tail or _inside(c.node, tail) or any(_inside(c.node, s) for s in node.orelse)
+        )
+    ]
+    names: set[str] = set()
+    has_match = False
+    for handler in handlers:
+        about = [c for c in found if handler.name and _within(c.node, handler)]
+        messages = [c for c in about if _about_message(c.node, handler.name or "")]
+        if fails or about:
+            names.update(exception_names(handler.type))
+        has_match = has_match or bool(messages)
+        dropped.update(id(c) for c in messages)
+    if not names:
+        return None
+    dropped.update(id(c) for c in fails)
+    return _expectation("raises", frozenset(names), node, has_match, "try")
+
+
+def _warnings_expectation(record: str, found: list[Check], dropped: set[int]) -> Check | None:
+    about = [c for c in found if id(c) not in dropped and _mentions(c.node, frozenset({record}))]
+    if not about:
+        return None
+    categories: set[str] = set()
+    for check in about:
+        for inner in ast.walk(check.node):
+            if isinstance(inner, ast.Call) and dotted(inner.func) == "issubclass":
+                if len(inner.args) == 2:
+                    categories.update(exception_names(inner.args[1]))
+            elif (
+                isinstance(inner, ast.Compare)
+                and isinstance(inner.left, ast.Attribute)
+                and inner.left.attr == "category"
+            ):
+                categories.update(n for c in inner.comparators for n in exception_names(c))
+    has_match = any(_about_message(c.node, record) for c in about)
+    dropped.update(id(c) for c in about)
+    node = min((c.node for c in about), key=pyast.span)
+    return _expectation("warns", frozenset(categories or {"Warning"}), node, has_match, "record")
+
+
+def _inside(node: ast.AST, container: ast.AST) -> bool:
+    return any(inner is node for inner in ast.walk(container))
+
+
+def _within(node: ast.AST, handler: ast.ExceptHandler) -> bool:
+    return any(_inside(node, stmt) for stmt in handler.body)
 
 
 def no_helpers(name: str) -> bool:
@@ -560,16 +831,18 @@ def exception_names(node: ast.expr | None) -> frozenset[str]:
     return frozenset() if name is None else frozenset({name})
 
 
-def _raises(call: ast.Call, node: ast.AST, *, regex_method: bool) -> Check:
-    exc_node = _arg(call, 0, "expected_exception", "exception")
+def _raises(call: ast.Call, node: ast.AST, *, regex_method: bool, family: str = "raises") -> Check:
+    exc_node = _arg(call, 0, "expected_exception", "exception", "expected_warning")
     match_node = _arg(call, 1, "expected_regex") if regex_method else _arg(call, 99, "match")
     names = exception_names(exc_node)
+    if family == "warns" and not call.args and exc_node is None:
+        names = _DEPRECATIONS  # pytest.deprecated_call()
     rest = [a for a in call.args[2 if regex_method else 1 :] if not isinstance(a, ast.Starred)]
     tokens, consts = _tokens(rest)
     return Check(
-        op="raises",
-        family="raises",
-        key=f"raises|{'|'.join(sorted(names))}|{canon(match_node)}|{canon(exc_node)}",
+        op=family,
+        family=family,
+        key=f"{family}|{'|'.join(sorted(names))}|{canon(match_node)}|{canon(exc_node)}",
         rank=RANK_EXACT,
         node=node,
         tokens=tokens | frozenset(names),
@@ -605,7 +878,10 @@ def _call_check(call: ast.Call, is_helper: IsHelper, aliases: Mapping[str, str])
         name = f"self.{last}"
     if name in _RAISES_FUNCS or last in _RAISES_METHODS:
         return _raises(call, node, regex_method=last.startswith("assertRaisesRegex"))
-    if name in _CTX_FUNCS or last in _CTX_METHODS:
+    if name in _WARNS_FUNCS or name in _DEPRECATED_FUNCS or last in _WARNS_METHODS:
+        regex = last == "assertWarnsRegex"
+        return _raises(call, node, regex_method=regex, family="warns")
+    if last in _CTX_METHODS:
         return _make("ctx:" + last, list(call.args), node, family="ctx", extra=canon(call))
     return _plain_call_check(call, name, last, node, is_helper)
 
@@ -716,139 +992,3 @@ def _suppressed(expr: ast.expr) -> str | None:
         return None
     names = {n.split(".")[-1] for a in expr.args for n in exception_names(a)}
     return f"with {short(expr)}" if names & _SWALLOWING else None
-
-
-# --------------------------------------------------------------------------- comparing
-
-
-RULE_WEAKENED = "assertion-weakened"
-RULE_TOLERANCE = "tolerance-widened"
-RULE_EXCEPTION = "expected-exception-widened"
-
-_KIND: dict[str, str] = {
-    "eq": "an equality check",
-    "is": "an identity check",
-    "is_none": "an `is None` check",
-    "approx": "an approximate equality",
-    "almost": "an almost-equal check",
-    "isclose": "an isclose check",
-    "count_eq": "an order-blind equality",
-    "regex": "a regex match",
-    "cmp": "an ordering comparison",
-    "in": "a membership check",
-    "isinstance": "a type check",
-    "truthy": "a truthiness check",
-    "falsy": "a falsiness check",
-    "not_none": "an `is not None` check",
-    "ne": "an inequality check",
-    "not_in": "a non-membership check",
-    "is_not": "an `is not` check",
-    "const": "a constant assertion that checks nothing",
-    "mock": "a mock call assertion",
-}
-
-
-# `x == True` / `x is None` (canonicalised to truthy / falsy / is_none) pin x to one value:
-# membership in a literal that holds it and more is weaker, whatever the ranks say.
-_POINT_OPS = {"truthy": "True", "falsy": "False", "is_none": "None"}
-
-
-def affinity(old: Check, new: Check) -> int:
-    """How plausibly `new` is the replacement of `old` (0: unrelated). Checks of one family
-    that mention the same names (or, weaker, the same literals) are candidates."""
-    if old.family != new.family:
-        return 0
-    if old.family == "raises":
-        return 1 + 2 * len((old.exceptions or frozenset()) & (new.exceptions or frozenset()))
-    shared = 3 * len(old.tokens & new.tokens) + len(old.consts & new.consts)
-    if shared == 0:
-        return 0
-    return shared + (1 if old.op == new.op else 0)
-
-
-def weakening(old: Check, new: Check) -> tuple[str, str] | None:
-    """(rule, what got weaker) when `new`, the replacement of `old`, checks less."""
-    if old.family == "raises" and new.family == "raises":
-        return _raises_weakening(old, new)
-    if old.op == new.op and old.operands == new.operands and old.tolerance and new.tolerance:
-        grown = widened(old.tolerance, new.tolerance)
-        return (RULE_TOLERANCE, "tolerance raised: " + ", ".join(grown)) if grown else None
-    if old.op == new.op == "in" and old.subject == new.subject and old.members and new.members:
-        extra = [m for m in new.members if m not in old.members]
-        if extra and set(old.members) <= set(new.members):
-            return RULE_WEAKENED, "membership widened to also accept " + ", ".join(extra)
-    if new.reflexive and not old.reflexive:
-        return RULE_WEAKENED, "the value is now compared with itself, which always holds"
-    point = _POINT_OPS.get(old.op)
-    widened_point = (
-        new.op == "in" and new.members and len(set(new.members)) > 1 and point in new.members
-    )
-    if point is not None and widened_point and old.subject == new.subject:
-        others = ", ".join(m for m in new.members or () if m != point)
-        return (
-            RULE_WEAKENED,
-            f"{_KIND[old.op]} became a membership check that also accepts {others}",
-        )
-    if old.rank is None or new.rank is None or new.rank >= old.rank:
-        return None
-    what = f"{_KIND.get(old.op, old.op)} became {_KIND.get(new.op, new.op)}"
-    if new.op == "in" and new.members:
-        extra = [m for m in new.members if m not in old.consts]
-        if extra:
-            what += " that also accepts " + ", ".join(extra)
-    return RULE_WEAKENED, what
-
-
-def _raises_weakening(old: Check, new: Check) -> tuple[str, str] | None:
-    before, after = old.exceptions or frozenset(), new.exceptions or frozenset()
-    if _exceptions_widened(before, after):
-        return (
-            RULE_EXCEPTION,
-            f"expected exception widened from {_names(before)} to {_names(after)}",
-        )
-    if old.has_match and not new.has_match:
-        return RULE_WEAKENED, "the expected exception message is no longer checked"
-    return None
-
-
-def _names(names: frozenset[str]) -> str:
-    return ", ".join(sorted(names)) if len(names) == 1 else "(" + ", ".join(sorted(names)) + ")"
-
-
-def _exceptions_widened(before: frozenset[str], after: frozenset[str]) -> bool:
-    if not before or not after:
-        return False
-    if after > before:
-        return True
-    for name in after - before:
-        if name.split(".")[-1] in _BROAD_EXCEPTIONS:
-            return True
-        wider = getattr(builtins, name, None)
-        for old_name in before:
-            narrower = getattr(builtins, old_name, None)
-            if (
-                isinstance(wider, type)
-                and isinstance(narrower, type)
-                and issubclass(narrower, wider)
-                and narrower is not wider
-            ):
-                return True
-    return False
-
-
-# --------------------------------------------------------------------------- parametrize
-
-
-def parametrized_cases(function: pyast.FunctionNode) -> dict[str, tuple[ast.expr, list[str]]]:
-    """`@pytest.mark.parametrize(names, [cases])` decorators with a literal case list, by
-    their canonical argument names: (decorator, canonical cases)."""
-    found: dict[str, tuple[ast.expr, list[str]]] = {}
-    for decorator in function.decorator_list:
-        if not isinstance(decorator, ast.Call) or len(decorator.args) < 2:
-            continue
-        if (dotted(decorator.func) or "").split(".")[-1] != "parametrize":
-            continue
-        names, values = decorator.args[0], decorator.args[1]
-        if isinstance(values, ast.List | ast.Tuple):
-            found[canon(names)] = (decorator, [canon(v) for v in values.elts])
-    return found
