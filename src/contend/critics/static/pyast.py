@@ -215,6 +215,11 @@ def _symbols(tree: ast.Module) -> tuple[_Symbol, ...]:
     return tuple(found)
 
 
+def defined_names(tree: ast.Module) -> frozenset[str]:
+    """The bare names of every function and class a module defines, at any depth."""
+    return frozenset(symbol.name.rsplit(".", 1)[-1] for symbol in _symbols(tree))
+
+
 def symbol_at(tree: ast.Module | None, line: int) -> str | None:
     """The innermost function or class holding `line` ("Class.method", "outer.inner"),
     or None at module level."""

@@ -3,26 +3,34 @@
 Diff-aware: only test files (`base.is_test_path`) and only what the change introduced. Each
 function of the old and the new version is paired — by qualified name, then (for tests) by
 bare name (a test moved into or out of a class, or to another changed file), identical body
-(a rename) or a similar body — and the pair is compared assertion by assertion with the model
-of `weakened_tests_rules` (equivalent spellings match: `assertEqual(a, True)` / `assertTrue(a)`,
-unittest / plain `assert`, reformatting, messages, `eq = self.assertEqual` aliases, and a
-local variable renamed consistently). An old test with no partner is deleted. Functions the
-diff did not touch are not compared at all (big test files stay fast).
+(a rename), a similar body, or the same checks with its locals renamed — and the pair is
+compared assertion by assertion with the model of `weakened_tests_rules` (equivalent
+spellings match: `assertEqual(a, True)` / `assertTrue(a)`, unittest / plain `assert`,
+reformatting, messages, `eq = self.assertEqual` aliases, a local renamed consistently, an
+exception expected by `try/except` + fail, `pytest.raises(match=)` or `assertRaisesRegex`).
+Functions the diff did not touch are not compared at all (big test files stay fast).
 
-Rules (rule id: what it catches — severity):
+Before a check is called removed, or an unpaired old test deleted, `weakened_tests_coverage`
+asks whether what it checked is still checked: as a case of a parametrized test or a loop
+(merged, split, converted), through a local inlined or extracted, by a test moved to another
+changed file or kept as a duplicate, or ported from a function the change removed. A test of
+a function or class the change removed is not reported when it goes too.
+
+Rules (rule id: what it catches — severity; the catalogue is weakened_tests_catalogue.py):
     assertion-removed           an assertion of a test that still exists is gone — major
     assertions-reduced-to-zero  a test that asserted now asserts nothing — major
     assertion-weakened          a check replaced by a weaker one (== -> in / truthy / not None,
-                                mock called_with -> called, regex match dropped) — major
+                                mock called_with -> called, message match dropped) — major
     tolerance-widened           almostEqual places / delta, approx rel / abs, isclose — major
-    expected-exception-widened  raises(ValueError) -> raises(Exception) / a wider tuple — major
+    expected-exception-widened  raises(ValueError) -> raises(Exception) / a wider tuple, and
+                                warns(DeprecationWarning) -> warns(Warning) — major
     assertion-swallowed         an assertion put under except AssertionError / a broad except
                                 that does not re-raise, or suppress(...) — major
     unit-under-test-mocked      a new patch of a function the test itself calls, when the test
                                 is named after it, it lives in the module under test, or the
-                                test asserts on what that call returns — major
-    test-deleted                a test function gone (a deleted test file: each of its tests,
-                                at line 1, since there is no new side) — major
+                                test asserts on what that call returns — minor
+    test-deleted                a test function gone and its checks made nowhere else (a
+                                deleted test file: each of its tests, at line 1) — major
     test-class-deleted          a test class gone with its tests — major
     parametrize-cases-removed   a @pytest.mark.parametrize list has fewer cases — major
     skip-without-issue          skip / skipif / xfail / skipTest / pytest.skip added with no
@@ -30,13 +38,16 @@ Rules (rule id: what it catches — severity):
                                 URL); in a brand-new test only a blanket skip counts — minor
 
 A skip conditioned on the platform, the Python version or an optional feature
-(skipif(sys.platform ...), skipUnless(HAVE_X ...), `if not hasattr(os, "fork"): skipTest`,
-skipTest under `except ImportError`) states portability and is not reported.
+(skipif(sys.platform == ...), skipUnless(HAVE_X), `if not hasattr(os, "fork"): skipTest`,
+skipTest under `except ImportError`) states portability and is not reported; the condition
+is judged, not matched by its text, so `skipif(sys.version_info >= (3,))` or `... or True`
+(always true) and a condition on CI variables are skips like any other.
 
-Severity follows base.py: everything that weakens a check guarding correctness is major; a
-skip without a reference is a smell that hides a test but says so, hence minor. Locations are
-on the new side: the weakened assertion's lines, or the whole new test when something was
-removed from it; for a deleted test, the new-side line where it used to be.
+A blocking rule weakens a check that guarded correctness; patching the unit under test is a
+reading of intent (minor, medium confidence), and a skip without a reference hides a test
+but says so (minor). Locations are on the new side: the weakened assertion's lines, or the
+whole new test when something was removed from it; for a deleted test, the new-side line
+where it used to be, with its code as the old evidence.
 """
 
 from __future__ import annotations
@@ -50,7 +61,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from contend.critics.static import pyast
+from contend.critics.static import weakened_tests_catalogue as wc
 from contend.critics.static import weakened_tests_compare as cmp
+from contend.critics.static import weakened_tests_coverage as cov
 from contend.critics.static import weakened_tests_markers as mk
 from contend.critics.static import weakened_tests_rules as r
 from contend.critics.static.base import (
@@ -61,7 +74,6 @@ from contend.critics.static.base import (
     Topic,
     is_test_path,
 )
-from contend.protocol.model import Severity
 
 RULE_REMOVED = "assertion-removed"
 RULE_TO_ZERO = "assertions-reduced-to-zero"
@@ -74,20 +86,8 @@ RULE_CASES = "parametrize-cases-removed"
 RULE_WEAKENED = cmp.RULE_WEAKENED
 RULE_TOLERANCE = cmp.RULE_TOLERANCE
 RULE_EXCEPTION = cmp.RULE_EXCEPTION
-# Every rule id this critic reports, with its severity (the mapping in the docstring above).
-RULES: dict[str, Severity] = {
-    RULE_REMOVED: Severity.MAJOR,
-    RULE_TO_ZERO: Severity.MAJOR,
-    RULE_WEAKENED: Severity.MAJOR,
-    RULE_TOLERANCE: Severity.MAJOR,
-    RULE_EXCEPTION: Severity.MAJOR,
-    RULE_SWALLOWED: Severity.MAJOR,
-    RULE_MOCKED_UNIT: Severity.MAJOR,
-    RULE_TEST_DELETED: Severity.MAJOR,
-    RULE_CLASS_DELETED: Severity.MAJOR,
-    RULE_CASES: Severity.MAJOR,
-    RULE_SKIP: Severity.MINOR,
-}
+RULES = wc.RULES
+_INFO = {info.rule: info for info in RULES}
 
 MAX_CHARS = 2_000_000
 _SIMILAR = 0.5
@@ -101,6 +101,24 @@ class _Side:
     _classes: frozenset[str] | None = None
     _helpers: dict[str, bool] = field(default_factory=dict)
     _by_name: dict[str, list[pyast.Function]] | None = None
+    _constants: dict[str, ast.expr] | None = None
+    _profiles: dict[int, cov.Profile] = field(default_factory=dict)
+
+    @property
+    def constants(self) -> dict[str, ast.expr]:
+        if self._constants is None:
+            self._constants = cov.module_constants(self.tree)
+        return self._constants
+
+    def profile(self, fn: pyast.Function) -> cov.Profile:
+        """What a function of this side checks, under each of its cases (cached)."""
+        key = id(fn.node)
+        if key not in self._profiles:
+            self._profiles[key] = cov.profile(fn.node, self.constants, self.is_helper)
+        return self._profiles[key]
+
+    def requirements(self, fn: pyast.Function) -> tuple[list[cov.Requirement], frozenset[str]]:
+        return cov.requirements(fn.node, self.constants, self.is_helper)
 
     @property
     def classes(self) -> frozenset[str]:
@@ -179,12 +197,13 @@ class WeakenedTestsCritic:
                 yield loaded
             else:
                 files.append(loaded)
+        context = _Context([c for c in changes if c.language == "python"], files)
         pairs, deleted, added = _pair(files)
         for old_ref, new_ref in pairs:
-            yield from _compare(old_ref, new_ref)
+            yield from _compare(old_ref, new_ref, context)
         for new_ref in added:
-            yield from _compare(None, new_ref)
-        yield from _deletions(deleted)
+            yield from _compare(None, new_ref, context)
+        yield from _deletions(deleted, context)
         for file in files:
             yield from _scope_skips(file)
 
@@ -286,12 +305,32 @@ def _pair(files: list[_File]) -> tuple[list[tuple[_Ref, _Ref]], list[_Ref], list
     def similarity(o: _Ref, n: _Ref) -> float:
         return _similarity(body(o, "old"), body(n, "new"))
 
+    checks: dict[tuple[int, str, str], Counter[str]] = {}
+
+    def alpha(ref: _Ref, side: str) -> Counter[str]:
+        key = (id(ref.file), side, ref.qualname)
+        if key not in checks:
+            fn, owner = (ref.new, ref.file.new) if side == "new" else (ref.old, ref.file.old)
+            assert owner is not None  # refs of a side come from that side
+            checks[key] = Counter(r.alpha_keys(fn.node, owner.is_helper))
+        return checks[key]
+
+    def same_checks(o: _Ref, n: _Ref) -> float:
+        """A renamed and rewritten test that makes the old test's checks, its locals renamed
+        (only checks that name a call or an attribute: `x == 1` alone says too little)."""
+        before = alpha(o, "old")
+        if not any("Call(" in k or "Attribute(" in k for k in before):
+            return 0.0
+        return float(not before - alpha(n, "new"))
+
     stages: list[Callable[[_Ref, _Ref], float]] = [
         lambda o, n: float(o.file is n.file and _bare(o) == _bare(n)),
         lambda o, n: float(o.file is n.file and body(o, "old") == body(n, "new")),
         lambda o, n: float(_bare(o) == _bare(n) and similarity(o, n) >= _SIMILAR),
         lambda o, n: float(body(o, "old") == body(n, "new")),
         lambda o, n: similarity(o, n) if o.file is n.file else 0.0,
+        lambda o, n: same_checks(o, n) if o.file is n.file else 0.0,
+        same_checks,
     ]
     for score in stages:
         for old_ref in list(old_left):
@@ -327,20 +366,25 @@ def _similarity(old_body: tuple[str, ...], new_body: tuple[str, ...]) -> float:
 # --------------------------------------------------------------------------- comparing
 
 
-def _compare(old_ref: _Ref | None, new_ref: _Ref) -> Iterator[Finding]:
+def _compare(old_ref: _Ref | None, new_ref: _Ref, context: _Context) -> Iterator[Finding]:
     new_fn = new_ref.new
     new_side = new_ref.file.new
     assert new_side is not None  # new refs come from new sides
     name = new_ref.qualname
     if old_ref is not None and old_ref.qualname != name:
         name = f"{name} (was {old_ref.qualname})"
-    report = _Reporter(new_ref.file, name, (new_fn.start_line, new_fn.end_line))
+    report = _Reporter(
+        new_ref.file,
+        name,
+        (new_fn.start_line, new_fn.end_line),
+        pyast.symbol_of(new_ref.qualname),
+    )
     old_fn = old_ref.old if old_ref else None
     old_side = old_ref.file.old if old_ref else None
     if old_ref is not None and _same(old_ref, new_ref) and _untouched(new_ref.file, old_ref):
         return
     if old_fn is not None and old_side is not None:
-        yield from _compare_checks(report, old_fn, old_side, new_fn, new_side)
+        yield from _compare_checks(report, (old_fn, old_side), (new_fn, new_side), context)
         yield from _fewer_cases(report, old_fn, old_side, new_fn)
     yield from _new_skips(report, old_fn, new_fn)
     yield from _new_swallows(report, old_fn, old_side, new_fn, new_side)
@@ -367,6 +411,7 @@ class _Reporter:
     file: _File
     name: str
     whole: tuple[int, int]  # the new-side lines of the whole function or scope
+    symbol: str | None = None  # the function the finding is in ("Class.test_x")
 
     def at(
         self,
@@ -376,16 +421,13 @@ class _Reporter:
         old_evidence: str | None,
     ) -> Finding:
         start, end = pyast.span(node) if node else self.whole
-        return Finding(
-            topic=Topic.TEST_WEAKENING,
-            rule=rule,
-            severity=RULES[rule],
+        return _INFO[rule].finding(
             path=self.file.change.path,
-            start_line=start,
-            end_line=end,
+            lines=(start, end),
             claim=f"{self.name}: {claim}",
             evidence=self.file.change.new_lines(start, end),
             old_evidence=old_evidence,
+            symbol=self.symbol,
         )
 
 
@@ -396,11 +438,11 @@ def _old_text(old_side: _Side, node: ast.AST) -> str:
 
 def _compare_checks(
     report: _Reporter,
-    old_fn: pyast.Function,
-    old_side: _Side,
-    new_fn: pyast.Function,
-    new_side: _Side,
+    old: tuple[pyast.Function, _Side],
+    new: tuple[pyast.Function, _Side],
+    context: _Context,
 ) -> Iterator[Finding]:
+    (old_fn, old_side), (new_fn, new_side) = old, new
     old_checks = r.checks_in(old_fn.node.body, old_side.is_helper)
     new_checks = r.checks_in(new_fn.node.body, new_side.is_helper)
     old_count = sum(c.counts for c in old_checks)
@@ -429,22 +471,30 @@ def _compare_checks(
             (old_fn, old_side, old_checks, leftover_old),
             (new_fn, new_side, new_checks, leftover_new),
         )
-    for old in leftover_old:
-        candidates = [(cmp.affinity(old, new), -i) for i, new in enumerate(leftover_new)]
+    if leftover_old:
+        # Still checked in another shape: as a case of a parametrized version, through a
+        # local inlined or extracted, ported from a removed helper.
+        needs, _ = old_side.requirements(old_fn)
+        coverage = cov.Coverage(removed=context.removed)
+        coverage.add(new_side.profile(new_fn))
+        index = {id(check): i for i, check in enumerate(old_checks)}
+        leftover_old = [c for c in leftover_old if not coverage.covers(needs[index[id(c)]])]
+    for gone in leftover_old:
+        candidates = [(cmp.affinity(gone, check), -i) for i, check in enumerate(leftover_new)]
         best, first = max(candidates, default=(0, 0))  # ties: the earliest new check
-        old_text = _old_text(old_side, old.node)
+        old_text = _old_text(old_side, gone.node)
         if best == 0:
-            if old.counts:
+            if gone.counts:
                 kind = "test" if _is_test(new_fn.qualname) else "function"
-                claim = f"the assertion `{r.short(old.node)}` was removed; the {kind} still exists"
+                claim = f"the assertion `{r.short(gone.node)}` was removed; the {kind} still exists"
                 yield report.at(RULE_REMOVED, None, claim, old_text)
             continue
-        new = leftover_new.pop(-first)
-        weaker = cmp.weakening(old, new)
+        replacement = leftover_new.pop(-first)
+        weaker = cmp.weakening(gone, replacement)
         if weaker is not None:
             rule, what = weaker
-            claim = f"`{r.short(old.node)}` became `{r.short(new.node)}` ({what})"
-            yield report.at(rule, new.node, claim, old_text)
+            claim = f"`{r.short(gone.node)}` became `{r.short(replacement.node)}` ({what})"
+            yield report.at(rule, replacement.node, claim, old_text)
 
 
 _Checks = tuple[pyast.Function, _Side, list[r.Check], list[r.Check]]
@@ -616,9 +666,71 @@ def _module_under_test(path: str) -> str | None:
 # --------------------------------------------------------------------------- deletions
 
 
-def _deletions(deleted: list[_Ref]) -> Iterator[Finding]:
+@dataclass(slots=True)
+class _Context:
+    """What the whole change set tells about one test: the functions and classes the change
+    removed (from every changed Python file, tests or not), and everything the new side of
+    the changed test files checks — computed only when a deletion asks."""
+
+    changes: Sequence[FileChange]
+    files: list[_File]
+    _removed: frozenset[str] | None = None
+    _coverage: cov.Coverage | None = None
+
+    @property
+    def removed(self) -> frozenset[str]:
+        if self._removed is None:
+            trees = [(_tree(c.old_text), _tree(c.new_text)) for c in self.changes]
+            self._removed = cov.removed_names(trees)
+        return self._removed
+
+    @property
+    def coverage(self) -> cov.Coverage:
+        if self._coverage is None:
+            found = cov.Coverage(removed=self.removed)
+            for file in self.files:
+                if file.new is None:
+                    continue
+                for qualname, fn in file.new.functions.items():
+                    if _is_test(qualname):
+                        found.add(file.new.profile(fn))
+            self._coverage = found
+        return self._coverage
+
+    def still_checked(self, ref: _Ref) -> bool:
+        """Is what this deleted test checked still checked: it tested a unit the change
+        removed, or every check it made (under each of its cases) is made by a test of
+        the new side — merged into a parametrized test, moved, renamed or duplicated?"""
+        old = ref.file.old
+        assert old is not None  # deleted refs come from old sides
+        fn = ref.old.node
+        if cov.references(fn, self.removed):
+            return True
+        needs, calls = old.requirements(ref.old)
+        counted = [need for need in needs if need.check.counts]
+        coverage = self.coverage
+        if counted:
+            return all(coverage.covers(need) for need in counted)
+        return coverage.covers_calls(calls)
+
+
+def _tree(text: str | None) -> ast.Module | None:
+    if text is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return pyast.parse(text)
+    # contend: allow silent-fallback -- a file that does not parse defines nothing we can see
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _deletions(deleted: list[_Ref], context: _Context) -> Iterator[Finding]:
     by_class: dict[tuple[int, str], list[_Ref]] = {}
     for ref in deleted:
+        if context.still_checked(ref):
+            continue
         owner = ref.qualname.rpartition(".")[0]
         gone = ref.file.new is not None and owner and owner not in ref.file.new.classes
         if gone:
@@ -631,17 +743,21 @@ def _deletions(deleted: list[_Ref]) -> Iterator[Finding]:
 
 def _deleted_test(ref: _Ref) -> Finding:
     fn = ref.old
-    evidence = ref.file.change.old_lines(fn.start_line, fn.end_line)
+    code = ref.file.change.old_lines(fn.start_line, fn.end_line)
     if ref.file.new is None:
         line = 1
         claim = (
             f"{ref.qualname}: the test was deleted with its file; there is no new side, so "
-            "the location is line 1 and the evidence is the old test"
+            "the location is line 1"
         )
     else:
         line = ref.file.new_line_of(fn.start_line)
-        claim = f"{ref.qualname}: the test was deleted (no renamed or moved version found)"
-    return _deletion(ref.file, RULE_TEST_DELETED, line, claim, evidence)
+        claim = (
+            f"{ref.qualname}: the test was deleted, and no test of the change checks what it "
+            "checked (no renamed, moved, merged or parametrized version found)"
+        )
+    what = f"deleted test `{ref.qualname}` (old lines {fn.start_line}-{fn.end_line})"
+    return _deletion(ref.file, RULE_TEST_DELETED, line, claim, what, code, ref.qualname)
 
 
 def _deleted_class(owner: str, refs: list[_Ref]) -> Finding:
@@ -661,21 +777,23 @@ def _deleted_class(owner: str, refs: list[_Ref]) -> Finding:
     first, last = pyast.span(node) if node else (start, max(ref.old.end_line for ref in refs))
     names = ", ".join(_bare(ref) for ref in refs)
     claim = f"{owner}: the test class was deleted with {len(refs)} test(s): {names}"
-    evidence = file.change.old_lines(first, last)
-    return _deletion(file, RULE_CLASS_DELETED, file.new_line_of(first), claim, evidence)
+    code = file.change.old_lines(first, last)
+    what = f"deleted test class `{owner}` (old lines {first}-{last})"
+    line = file.new_line_of(first)
+    return _deletion(file, RULE_CLASS_DELETED, line, claim, what, code, owner)
 
 
-def _deletion(file: _File, rule: str, line: int, claim: str, evidence: str) -> Finding:
-    return Finding(
-        topic=Topic.TEST_WEAKENING,
-        rule=rule,
-        severity=RULES[rule],
+def _deletion(
+    file: _File, rule: str, line: int, claim: str, what: str, code: str, symbol: str
+) -> Finding:
+    """The deleted code is shown once, as the old side; the new side has only the note."""
+    return _INFO[rule].finding(
         path=file.change.path,
-        start_line=line,
-        end_line=line,
+        lines=(line, line),
         claim=claim,
-        evidence=evidence,
-        old_evidence=evidence,
+        evidence=what,
+        old_evidence=code,
+        symbol=pyast.symbol_of(symbol),
     )
 
 

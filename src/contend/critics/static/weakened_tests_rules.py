@@ -655,6 +655,26 @@ def no_helpers(name: str) -> bool:
     return False
 
 
+def substituted_checks(
+    statements: Iterable[ast.AST], is_helper: IsHelper, values: Mapping[str, str]
+) -> list[Check]:
+    """`checks_in` with each name in `values` read as the canonical text it maps to (a
+    parametrize case, a loop item, the expression a local holds)."""
+    token = _SUBSTITUTE.set(values)
+    try:
+        return checks_in(statements, is_helper)
+    finally:
+        _SUBSTITUTE.reset(token)
+
+
+def substituted_canon(node: ast.AST, values: Mapping[str, str]) -> str:
+    token = _SUBSTITUTE.set(values)
+    try:
+        return canon(node)
+    finally:
+        _SUBSTITUTE.reset(token)
+
+
 def alpha_keys(function: pyast.FunctionNode, is_helper: IsHelper) -> list[str]:
     """The keys of `checks_in(function.body)`, in the same order, with local variables
     renamed by order of first binding: a consistently renamed local does not change them."""
