@@ -690,3 +690,16 @@ def test_every_finding_names_its_rule_in_the_catalogue() -> None:
         info = declared[finding.rule]
         assert finding.ways_out == info.ways_out
         assert finding.confidence.rank <= info.confidence.rank
+
+
+def test_get_inside_the_try_whose_handler_it_makes_dead_is_still_a_finding() -> None:
+    old = """\
+    def importer(cache, item, hooks):
+        try:
+            found = cache[item]
+        except KeyError:
+            found = build(hooks, item)
+        return found
+    """
+    new = old.replace("found = cache[item]", "found = cache.get(item)")
+    assert rules(check(old, new)) == [("index-to-default", 3)]

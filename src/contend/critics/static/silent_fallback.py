@@ -523,10 +523,16 @@ class _FileCheck:
             k for n in pyast.walk_within(scope.node) if (k := sa.lookup_key(n, wanted)) is not None
         )
         guarded = sa.guarded_lookups(pyast.walk_within(old.node), wanted)
+        handled = sa.handled_calls(scope.node)
         for call, key in sorted(candidates, key=lambda c: pyast.span(c[0])[0]):
             # Swapped only if the new code looks it up fewer times than the old did: a `.get`
             # added next to a kept `d[k]` is an addition, not a swap.
-            if len(old_lookups.get(key, ())) <= new_counts[key] or key in guarded:
+            if len(old_lookups.get(key, ())) <= new_counts[key]:
+                continue
+            # The old code already answered a missing key (`in`, hasattr, a handler) and
+            # the default now does it; unless the `.get` sits in that handler's `try`,
+            # whose fallback it has just made dead code.
+            if key in guarded and id(call) not in handled:
                 continue
             replaced = old_lookups[key][0]
             start, end = pyast.span(call)

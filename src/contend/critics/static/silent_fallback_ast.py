@@ -434,6 +434,23 @@ def guarded_lookups(nodes: Iterable[ast.AST], wanted: frozenset[str]) -> set[Loo
     return guarded
 
 
+def handled_calls(scope: ast.AST) -> set[int]:
+    """Ids of the calls inside a `try` whose handlers catch a missing key or attribute."""
+    found: set[int] = set()
+    for node in pyast.walk_within(scope):
+        if not isinstance(node, ast.Try | ast.TryStar):
+            continue
+        names = {n for h in node.handlers for n in type_names(h.type)}
+        if names & (MISSING_KEY | MISSING_ATTRIBUTE):
+            found.update(
+                id(inner)
+                for stmt in node.body
+                for inner in ast.walk(stmt)
+                if isinstance(inner, ast.Call)
+            )
+    return found
+
+
 def handler_guards_lookups(try_node: Try, handler: ast.ExceptHandler) -> list[LookupKey]:
     """The lookups of the try body that this handler's missing-key / missing-attribute
     error answers for; empty when the handler catches anything else too."""

@@ -117,8 +117,11 @@ class _Side:
             self._profiles[key] = cov.profile(fn.node, self.constants, self.is_helper)
         return self._profiles[key]
 
-    def requirements(self, fn: pyast.Function) -> tuple[list[cov.Requirement], frozenset[str]]:
+    def requirements(self, fn: pyast.Function) -> list[cov.Requirement | None]:
         return cov.requirements(fn.node, self.constants, self.is_helper)
+
+    def demand(self, fn: pyast.Function) -> cov.Demand:
+        return cov.demand(fn.node, self.constants, self.is_helper)[1]
 
     @property
     def classes(self) -> frozenset[str]:
@@ -474,11 +477,16 @@ def _compare_checks(
     if leftover_old:
         # Still checked in another shape: as a case of a parametrized version, through a
         # local inlined or extracted, ported from a removed helper.
-        needs, _ = old_side.requirements(old_fn)
+        needs = old_side.requirements(old_fn)
         coverage = cov.Coverage(removed=context.removed)
         coverage.add(new_side.profile(new_fn))
         index = {id(check): i for i, check in enumerate(old_checks)}
-        leftover_old = [c for c in leftover_old if not coverage.covers(needs[index[id(c)]])]
+        # A check the new version still makes as written was matched one for one above:
+        # a leftover copy of it is a repeated check that was dropped, not a moved one.
+        plain = {check.key for check in new_checks}
+        leftover_old = [
+            c for c in leftover_old if c.key in plain or not _covered(coverage, needs, index[id(c)])
+        ]
     for gone in leftover_old:
         candidates = [(cmp.affinity(gone, check), -i) for i, check in enumerate(leftover_new)]
         best, first = max(candidates, default=(0, 0))  # ties: the earliest new check
@@ -495,6 +503,11 @@ def _compare_checks(
             rule, what = weaker
             claim = f"`{r.short(gone.node)}` became `{r.short(replacement.node)}` ({what})"
             yield report.at(rule, replacement.node, claim, old_text)
+
+
+def _covered(coverage: cov.Coverage, needs: list[cov.Requirement | None], index: int) -> bool:
+    need = needs[index]
+    return need is None or coverage.covers(need)
 
 
 _Checks = tuple[pyast.Function, _Side, list[r.Check], list[r.Check]]
@@ -706,12 +719,7 @@ class _Context:
         fn = ref.old.node
         if cov.references(fn, self.removed):
             return True
-        needs, calls = old.requirements(ref.old)
-        counted = [need for need in needs if need.check.counts]
-        coverage = self.coverage
-        if counted:
-            return all(coverage.covers(need) for need in counted)
-        return coverage.covers_calls(calls)
+        return self.coverage.covers_test(old.demand(ref.old))
 
 
 def _tree(text: str | None) -> ast.Module | None:

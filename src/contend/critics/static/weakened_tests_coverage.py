@@ -85,15 +85,21 @@ def params(function: pyast.FunctionNode, constants: Mapping[str, ast.expr]) -> P
             open_names.update(names)
         elif group:
             groups.append(group)
+    stores = Counter(
+        n.id
+        for n in walk(function.body)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    )
     for node in walk(function.body):
+        # A loop over literal cases is a hand-written parametrization; a loop over computed
+        # data is not (its variables are not wildcards: that would match far too much), nor
+        # is one whose variable the body assigns again.
         if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
             names = _target_names(node.target)
-            if not names:
+            if not names or any(stores[name] > 1 for name in names):
                 continue
             group = _bindings(names, node.iter, constants)
-            if group is None:
-                open_names.update(names)
-            elif group:
+            if group:
                 groups.append(group)
     cases: list[Mapping[str, str]] = []
     for combination in itertools.islice(itertools.product(*groups), MAX_CASES):
@@ -159,8 +165,9 @@ def _case_items(case: ast.expr, count: int) -> list[ast.expr] | None:
 
 
 def inline_values(function: pyast.FunctionNode, base: Mapping[str, str]) -> dict[str, str]:
-    """Locals assigned exactly once (`name = expr`, not parameters or loop variables), each
-    mapped to the canonical text of its expression with the earlier ones already inlined."""
+    """Locals assigned exactly once (`name = expr`, not parameters or loop variables) and
+    never changed in place afterwards (`name.load(...)`, `name.x = ...`, `name[k] = ...`),
+    each mapped to the canonical text of its expression with the earlier ones inlined."""
     args = function.args
     parameters = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     stores: Counter[str] = Counter()
@@ -170,6 +177,9 @@ def inline_values(function: pyast.FunctionNode, base: Mapping[str, str]) -> dict
             stores[node.id] += 1
         elif isinstance(node, ast.ExceptHandler) and node.name:
             stores[node.name] += 1
+        mutated = _mutated_name(node)
+        if mutated is not None:
+            stores[mutated] += 2
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -178,8 +188,13 @@ def inline_values(function: pyast.FunctionNode, base: Mapping[str, str]) -> dict
             assigned.append((node.targets[0].id, node.value))
     values = dict(base)
     for name, value in sorted(assigned, key=lambda item: pyast.span(item[1])):
-        if stores[name] == 1 and name not in parameters and name not in base:
-            values[name] = substituted_canon(value, values)
+        if stores[name] != 1 or name in parameters or name in base:
+            continue
+        # `l = len(s)` is not `len(s)` wherever `l` is read if `s` changes in between.
+        reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        if any(stores[read] > 1 for read in reads):
+            continue
+        values[name] = substituted_canon(value, values)
     return values
 
 
@@ -215,6 +230,20 @@ def profile(
     return Profile(frozenset(keys), templates, tuple(plain), found.open, frozenset(calls))
 
 
+def _mutated_name(node: ast.AST) -> str | None:
+    """The local a statement changes in place: the receiver of a method call used as a
+    statement, or the root of an attribute / item assignment."""
+    target: ast.expr | None = None
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        func = node.value.func
+        target = func.value if isinstance(func, ast.Attribute) else None
+    elif isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store):
+        target = node.value
+    while isinstance(target, ast.Attribute | ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
 def _call_keys(function: pyast.FunctionNode, values: Mapping[str, str]) -> Iterator[str]:
     for node in walk(function.body):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -237,31 +266,51 @@ class Requirement:
     check: Check
 
 
-def requirements(
+@dataclass(frozen=True, slots=True)
+class Demand:
+    """What an old test did, case by case: for each case, the keys of each of its counting
+    checks (plain and inlined) and the keys of its call statements (its setup)."""
+
+    checks: tuple[Check, ...]
+    cases: tuple[tuple[tuple[frozenset[str], ...], frozenset[str]], ...]
+
+
+def demand(
     function: pyast.FunctionNode, constants: Mapping[str, ast.expr], is_helper: IsHelper
-) -> tuple[list[Requirement], frozenset[str]]:
-    """Each check of an old test under all its cases (in the order of `checks_in`), and
-    the keys of its call statements (what a test without checks exercises)."""
+) -> tuple[list[Check], Demand]:
+    """Every check of an old test as written (in the order of `checks_in`) and what it
+    demands under each of its cases."""
     found = params(function, constants)
     plain = checks_in(function.body, is_helper)
-    per_check: list[list[frozenset[str]]] = [[] for _ in plain]
-    calls: set[str] = set()
+    counted = [i for i, check in enumerate(plain) if check.counts]
+    cases: list[tuple[tuple[frozenset[str], ...], frozenset[str]]] = []
     for case in found.cases:
         inlined = inline_values(function, case)
         direct = substituted_checks(function.body, is_helper, case)
         through = substituted_checks(function.body, is_helper, inlined)
         if len(direct) != len(plain) or len(through) != len(plain):
             continue  # cannot happen: substitution changes texts, not which checks exist
-        for index, (a, b) in enumerate(zip(direct, through, strict=True)):
-            per_check[index].append(frozenset({a.key, b.key}))
-        calls.update(_call_keys(function, inlined))
-    return (
-        [
-            Requirement(tuple(variants), check)
-            for variants, check in zip(per_check, plain, strict=True)
-        ],
-        frozenset(calls),
-    )
+        variants = tuple(frozenset({direct[i].key, through[i].key}) for i in counted)
+        cases.append((variants, frozenset(_call_keys(function, inlined))))
+    return plain, Demand(tuple(plain[i] for i in counted), tuple(cases))
+
+
+def requirements(
+    function: pyast.FunctionNode, constants: Mapping[str, ast.expr], is_helper: IsHelper
+) -> list[Requirement | None]:
+    """Each check of an old test (in the order of `checks_in`) with its keys under all its
+    cases; None for a check that checks nothing (`assert True`)."""
+    plain, wanted = demand(function, constants, is_helper)
+    counted = iter(range(len(wanted.checks)))
+    found: list[Requirement | None] = []
+    for check in plain:
+        if not check.counts:
+            found.append(None)
+            continue
+        index = next(counted)
+        variants = tuple(case[0][index] for case in wanted.cases)
+        found.append(Requirement(variants, check))
+    return found
 
 
 @dataclass(slots=True)
@@ -273,29 +322,47 @@ class Coverage:
     profiles: list[Profile] = field(default_factory=list)
     removed: frozenset[str] = frozenset()
     _keys: set[str] = field(default_factory=set)
-    _calls: set[str] = field(default_factory=set)
 
     def add(self, found: Profile) -> None:
         self.profiles.append(found)
         self._keys.update(found.keys)
-        self._calls.update(found.calls)
 
     def covers(self, requirement: Requirement) -> bool:
+        """Is this one check still made, by any of the profiles?"""
         if all(variant & self._keys for variant in requirement.variants):
             return True
-        check = requirement.check
-        for found in self.profiles:
-            for template in found.templates:
-                if matches(template, check, found.open, frozenset()):
-                    return True
-        if self.removed and _calls_removed(check, self.removed):
-            for found in self.profiles:
-                if any(matches(c, check, frozenset(), self.removed) for c in found.checks):
-                    return True
-        return False
+        return any(self._shape_match(found, requirement.check) for found in self.profiles)
 
-    def covers_calls(self, calls: Iterable[str]) -> bool:
-        return all(call in self._calls for call in calls)
+    def covers_test(self, wanted: Demand) -> bool:
+        """Is each case of an old test run by one new test: the same checks after the same
+        setup calls? (Checks alone are not enough: the same assertions after a different
+        `load(...)` check something else.)"""
+        return all(
+            any(self._runs(found, wanted.checks, case) for found in self.profiles)
+            for case in wanted.cases
+        )
+
+    def _runs(
+        self,
+        found: Profile,
+        checks: tuple[Check, ...],
+        case: tuple[tuple[frozenset[str], ...], frozenset[str]],
+    ) -> bool:
+        variants, calls = case
+        if not calls <= found.calls:
+            return False
+        return all(
+            bool(variant & found.keys) or self._shape_match(found, check)
+            for variant, check in zip(variants, checks, strict=True)
+        )
+
+    def _shape_match(self, found: Profile, check: Check) -> bool:
+        if any(matches(t, check, found.open, frozenset()) for t in found.templates):
+            return True
+        return bool(self.removed) and (
+            _calls_removed(check, self.removed)
+            and any(matches(c, check, frozenset(), self.removed) for c in found.checks)
+        )
 
 
 def _calls_removed(check: Check, removed: frozenset[str]) -> bool:

@@ -388,11 +388,14 @@ def checks_in(statements: Iterable[ast.AST], is_helper: IsHelper) -> list[Check]
     token = _EXC.set(bound) if bound.any else None
     try:
         found = _extract(statements, is_helper)
+        if any(
+            isinstance(n, ast.Try | ast.TryStar | ast.With | ast.AsyncWith)
+            for n in walk(statements)
+        ):
+            found = _fold(statements, found, bound)
     finally:
         if token is not None:
             _EXC.reset(token)
-    if bound.any or any(isinstance(n, ast.Try | ast.TryStar) for n in walk(statements)):
-        found = _fold(statements, found, bound)
     found.sort(key=lambda c: pyast.span(c.node))
     return found
 
@@ -550,11 +553,14 @@ def _fold(statements: list[ast.AST], found: list[Check], bound: _Bound) -> list[
         if isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 check = by_node.get(id(item.context_expr))
-                if (
-                    check is not None
-                    and check.family in EXPECTATIONS
-                    and isinstance(item.optional_vars, ast.Name)
-                ):
+                if check is None or check.family not in EXPECTATIONS:
+                    continue
+                # What the block runs is part of what is expected: two `assertRaises(E)`
+                # blocks around different calls are different checks.
+                block = ",".join(canon(stmt) for stmt in node.body)
+                check = dataclasses.replace(check, key=f"{check.key}|{block}")
+                replaced[id(by_node[id(item.context_expr)])] = check
+                if isinstance(item.optional_vars, ast.Name):
                     owners[item.optional_vars.id] = check
         elif isinstance(node, ast.Try | ast.TryStar):
             expected = _try_expectation(node, found, dropped)
@@ -859,10 +865,12 @@ def _raises(call: ast.Call, node: ast.AST, *, regex_method: bool, family: str = 
         names = _DEPRECATIONS  # pytest.deprecated_call()
     rest = [a for a in call.args[2 if regex_method else 1 :] if not isinstance(a, ast.Starred)]
     tokens, consts = _tokens(rest)
+    # The call-form `assertRaises(E, f, *args)` names what it runs: part of the check.
+    called = ",".join(canon(a) for a in [*call.args[2 if regex_method else 1 :], *call.keywords])
     return Check(
         op=family,
         family=family,
-        key=f"{family}|{'|'.join(sorted(names))}|{canon(match_node)}|{canon(exc_node)}",
+        key=(f"{family}|{'|'.join(sorted(names))}|{canon(match_node)}|{canon(exc_node)}|{called}"),
         rank=RANK_EXACT,
         node=node,
         tokens=tokens | frozenset(names),
