@@ -15,7 +15,11 @@ Rule ids are `bandit-<test id>` (e.g. `bandit-B602`). Severity mapping:
               strings, verify=False, ssl._create_unverified_context, ...)
     major     any other bandit MEDIUM or HIGH finding (weak hash used for security, ...)
     minor     bandit LOW (e.g. shell=True with a literal command)
-    A finding bandit rates LOW confidence is one step lower (critical -> major -> minor).
+    A finding bandit rates LOW or MEDIUM confidence is minor (a blocking finding must be
+    one bandit itself is sure of), and so are its audit advisories (`_AUDIT_TESTS`: urlopen
+    schemes, XML parsers, /tmp paths, binding all interfaces, requests without a timeout).
+    In test files, which run against local fixtures and never ship, LOW-confidence and
+    LOW-severity findings are not reported and the rest are minor.
 
 Tests that are noise on a diff or owned by another topic are excluded (`_EXCLUDED_TESTS`).
 Bandit's B613 (bidirectional control characters) reads every character of a file, so it is
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import logging
 import os
 import re
@@ -42,7 +47,16 @@ from types import ModuleType
 from typing import Any
 
 from contend.critics.static import pyast
-from contend.critics.static.base import FileChange, Finding, Language, Skipped, Topic
+from contend.critics.static.base import (
+    Confidence,
+    FileChange,
+    Finding,
+    Language,
+    Skipped,
+    Topic,
+    is_test_path,
+)
+from contend.critics.static.catalogue import RuleInfo, waiver_way
 from contend.errors import ContendError
 from contend.protocol.model import Severity
 
@@ -86,11 +100,36 @@ _CRITICAL_TESTS = frozenset(
     }
 )
 
+# Advisories that ask for an audit rather than point at a flaw: minor wherever they are.
+_AUDIT_TESTS = frozenset(
+    {
+        "B104",  # binding to all interfaces
+        "B108",  # a hard-coded /tmp path
+        "B113",  # requests without a timeout
+        "B310",  # urlopen: audit the permitted schemes
+        "B311",  # random (excluded anyway)
+        "B313",
+        "B314",
+        "B315",
+        "B316",
+        "B317",
+        "B318",
+        "B319",
+        "B320",  # XML parsers: audit for untrusted input
+        "B405",
+        "B406",
+        "B407",
+        "B408",
+        "B409",
+        "B410",
+        "B411",  # importing XML modules
+    }
+)
+
 _LINE_BREAK = re.compile(r"(\r\n|\r|\n)")  # the line breaks `ast` counts, unlike splitlines()
 
 _BIDI_CHARACTERS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200f")
 
-_WAIVER = "or waive it in code with a reason: `# contend: allow security -- <reason>`"
 
 _BANDIT_CRASH = "exception while scanning file"
 # Files that reach bandit parsed under the default limit (the runner shields the rest), so
@@ -116,17 +155,42 @@ class _BanditIssue:
     end_line: int
 
 
-def severity_of(test_id: str, bandit_severity: str, confidence: str) -> Severity:
+def severity_of(
+    test_id: str, bandit_severity: str, confidence: str, *, in_tests: bool = False
+) -> Severity:
     """Our severity for one bandit finding; the mapping is in the module docstring."""
-    if bandit_severity == "LOW":
-        severity = Severity.MINOR
-    elif test_id in _CRITICAL_TESTS:
-        severity = Severity.CRITICAL
-    else:
-        severity = Severity.MAJOR
-    if confidence == "LOW":
-        return Severity.MAJOR if severity is Severity.CRITICAL else Severity.MINOR
-    return severity
+    if bandit_severity == "LOW" or confidence != "HIGH" or test_id in _AUDIT_TESTS or in_tests:
+        return Severity.MINOR
+    return Severity.CRITICAL if test_id in _CRITICAL_TESTS else Severity.MAJOR
+
+
+def reported(bandit_severity: str, confidence: str, *, in_tests: bool) -> bool:
+    """In test files, what bandit itself doubts (LOW confidence or severity) is not raised."""
+    return not in_tests or (bandit_severity != "LOW" and confidence != "LOW")
+
+
+_CONFIDENCE = {"HIGH": Confidence.HIGH, "MEDIUM": Confidence.MEDIUM, "LOW": Confidence.LOW}
+_WAIVE = waiver_way(Topic.SECURITY)
+BANDIT = RuleInfo(
+    "bandit-<test id>",
+    Topic.SECURITY,
+    Severity.CRITICAL,
+    Confidence.HIGH,
+    frozenset({"python"}),
+    "bandit flags a known-dangerous call or setting on a line the change added",
+    ("fix it as bandit's documentation for the test describes", _WAIVE),
+)
+BIDI = RuleInfo(
+    "bidi-control-character",
+    Topic.SECURITY,
+    Severity.MAJOR,
+    Confidence.HIGH,
+    frozenset({"python"}),
+    "bidirectional control characters make code display differently from how it runs "
+    "(Trojan Source, CVE-2021-42574)",
+    ("remove the control characters", _WAIVE),
+)
+RULES: tuple[RuleInfo, ...] = (BANDIT, BIDI)
 
 
 class SecurityCritic:
@@ -170,8 +234,11 @@ class SecurityCritic:
             results.append(Skipped(change.path, _SKIP_REASONS.get(reason, reason), self.topic))
         for issue in issues:
             change = _lookup(by_fname, issue.fname)
-            if change.touches(issue.start_line, issue.end_line):
-                results.append(_finding(change, issue))
+            in_tests = is_test_path(change.path)
+            if change.touches(issue.start_line, issue.end_line) and reported(
+                issue.severity, issue.confidence, in_tests=in_tests
+            ):
+                results.append(_finding(change, issue, in_tests=in_tests))
         for change in targets:
             results.extend(_bidi_findings(change))
         return results
@@ -246,21 +313,26 @@ def _lookup(by_fname: dict[str, FileChange], fname: str) -> FileChange:
     return change
 
 
-def _finding(change: FileChange, issue: _BanditIssue) -> Finding:
-    return Finding(
-        topic=Topic.SECURITY,
-        rule=f"bandit-{issue.test_id}",
-        severity=severity_of(issue.test_id, issue.severity, issue.confidence),
+def _finding(change: FileChange, issue: _BanditIssue, *, in_tests: bool) -> Finding:
+    rule = dataclasses.replace(BANDIT, rule=f"bandit-{issue.test_id}")
+    where = " (in a test file)" if in_tests else ""
+    return rule.finding(
         path=change.path,
-        start_line=issue.start_line,
-        end_line=issue.end_line,
+        lines=(issue.start_line, issue.end_line),
         claim=(
             f"{issue.text} (bandit {issue.test_id} {issue.test_name}, "
-            f"severity {issue.severity}, confidence {issue.confidence})"
+            f"severity {issue.severity}, confidence {issue.confidence}){where}"
         ),
         evidence="\n".join(_git_lines(change.new_text, issue.start_line, issue.end_line)),
-        ways_out=(f"fix it: {_docs_url(issue.test_id)}", _WAIVER),
+        severity=severity_of(issue.test_id, issue.severity, issue.confidence, in_tests=in_tests),
+        confidence=_CONFIDENCE.get(issue.confidence, Confidence.LOW),
+        symbol=_symbol(change, issue.start_line),
+        ways_out=(f"fix it: {_docs_url(issue.test_id)}", _WAIVE),
     )
+
+
+def _symbol(change: FileChange, line: int) -> str | None:
+    return pyast.symbol_at(pyast.parse_old_side(change.new_text), line)
 
 
 def _bidi_findings(change: FileChange) -> Iterator[Finding]:
@@ -275,20 +347,16 @@ def _bidi_findings(change: FileChange) -> Iterator[Finding]:
         if not found:
             continue
         names = ", ".join(f"U+{ord(c):04X}" for c in found)
-        yield Finding(
-            topic=Topic.SECURITY,
-            rule="bidi-control-character",
-            severity=Severity.MAJOR,
+        yield BIDI.finding(
             path=change.path,
-            start_line=line_no,
-            end_line=line_no,
+            lines=(line_no, line_no),
+            symbol=_symbol(change, line_no) if change.language == "python" else None,
             claim=(
                 f"added line contains bidirectional control characters ({names}): the code "
                 "can read differently from how it runs (Trojan Source, CVE-2021-42574)"
             ),
             # Escaped, or the evidence would reorder itself on the reviewer's screen.
             evidence="".join(f"\\u{ord(c):04x}" if c in _BIDI_CHARACTERS else c for c in line),
-            ways_out=("remove the control characters", _WAIVER),
         )
 
 
