@@ -33,7 +33,7 @@ its key whose fingerprint it holds:
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -95,44 +95,72 @@ def _places(a: Attack) -> tuple[Location, ...]:
 
 @dataclass
 class _Pool:
-    """Current findings not yet claimed, by key, each list in line order."""
+    """Current findings not yet claimed. Each finding's fingerprint is computed once; a
+    finding is found by (key, fingerprint, waived) in O(1), in line order."""
 
-    by_key: dict[Key, list[Finding]] = field(default_factory=lambda: defaultdict(list))
+    fingerprints: dict[int, str] = field(default_factory=dict)
+    _slots: dict[tuple[Key, str, bool], deque[Finding]] = field(
+        default_factory=lambda: defaultdict(deque)
+    )
+    _order: list[Finding] = field(default_factory=list)
+    _by_key: dict[Key, list[Finding]] = field(default_factory=lambda: defaultdict(list))
+    _taken: set[int] = field(default_factory=set)
 
     @classmethod
     def of(cls, findings: Iterable[Finding]) -> _Pool:
         pool = cls()
-        for f in sorted(findings, key=lambda f: (f.path, f.start_line, f.end_line)):
-            pool.by_key[_key_of_finding(f)].append(f)
+        pool._order = sorted(findings, key=lambda f: (f.path, f.start_line, f.end_line))
+        for f in pool._order:
+            fp = f.fingerprint()
+            pool.fingerprints[id(f)] = fp
+            pool._slots[(_key_of_finding(f), fp, f.waived)].append(f)
+            pool._by_key[_key_of_finding(f)].append(f)
         return pool
+
+    def fp(self, f: Finding) -> str:
+        return self.fingerprints[id(f)]
+
+    def _live(self, slot: tuple[Key, str, bool]) -> deque[Finding] | None:
+        # Findings claimed by take_rest stay in their queue until they reach its front.
+        queue = self._slots.get(slot)
+        while queue and id(queue[0]) in self._taken:
+            queue.popleft()
+        return queue or None
+
+    def _pop(self, key: Key, member: str, waived: bool | None) -> Finding | None:
+        queues = [
+            q
+            for w in ((False, True) if waived is None else (waived,))
+            if (q := self._live((key, member, w)))
+        ]
+        if not queues:
+            return None
+        found = min((q[0] for q in queues), key=lambda f: f.start_line)
+        next(q for q in queues if q[0] is found).popleft()
+        self._taken.add(id(found))
+        return found
 
     def take(self, attack: Attack, *, waived: bool | None) -> list[Finding]:
         """Remove and return the findings of `attack`'s members (one per member), only
         waived or only unwaived ones, or either (None)."""
-        remaining = self.by_key.get(_key_of_attack(attack), [])
-        taken: list[Finding] = []
-        for member in _members(attack):
-            for i, f in enumerate(remaining):
-                if waived in (None, f.waived) and f.fingerprint() == member:
-                    taken.append(remaining.pop(i))
-                    break
+        key = _key_of_attack(attack)
+        taken = [f for m in _members(attack) if (f := self._pop(key, m, waived)) is not None]
         return sorted(taken, key=lambda f: f.start_line)
 
     def take_rest(self, key: Key, *, waived: bool) -> list[Finding]:
-        remaining = self.by_key.get(key, [])
-        taken = [f for f in remaining if f.waived == waived]
-        self.by_key[key] = [f for f in remaining if f.waived != waived]
-        return taken
+        rest = [
+            f for f in self._by_key.get(key, []) if id(f) not in self._taken and f.waived == waived
+        ]
+        self._taken.update(id(f) for f in rest)
+        return rest
 
     def leftovers(self) -> list[list[Finding]]:
         """Unclaimed findings as groups: per key, the unwaived ones, then the waived ones."""
-        groups = []
-        for found in self.by_key.values():
-            for waived in (False, True):
-                group = [f for f in found if f.waived == waived]
-                if group:
-                    groups.append(group)
-        return sorted(groups, key=lambda g: (g[0].path, g[0].start_line))
+        groups: dict[tuple[Key, bool], list[Finding]] = {}
+        for f in self._order:
+            if id(f) not in self._taken:
+                groups.setdefault((_key_of_finding(f), f.waived), []).append(f)
+        return sorted(groups.values(), key=lambda g: (g[0].path, g[0].start_line))
 
 
 def plan_static_round(
@@ -158,9 +186,9 @@ def plan_static_round(
 
     for attack in mine:
         if attack.resolved and attack.status in _DECIDED:
-            out += _relocated(attack, pool.take(attack, waived=None))
+            out += _relocated(attack, pool.take(attack, waived=None), pool)
         elif attack.resolved and attack.status is Status.CONCEDED:
-            out += _relocated(attack, pool.take(attack, waived=True))
+            out += _relocated(attack, pool.take(attack, waived=True), pool)
 
     present: list[tuple[Attack, list[Finding]]] = []
     for attack in (a for a in mine if not a.resolved):
@@ -170,7 +198,7 @@ def plan_static_round(
             continue
         waived = pool.take(attack, waived=True)
         if waived:
-            out += _relocated(attack, waived)
+            out += _relocated(attack, waived, pool)
             out += _waiver_events(attack, waived)
         elif attack.location.path in skipped:
             continue  # not read this time: its absence proves nothing
@@ -184,14 +212,14 @@ def plan_static_round(
             still + pool.take_rest(_key_of_attack(attack), waived=False),
             key=lambda f: f.start_line,
         )
-        out += _relocated(attack, joined)
+        out += _relocated(attack, joined, pool)
         out += _still_present(attack, joined[0])
 
     counter = len(mine)
     for group in pool.leftovers():
         counter += 1
         attack_id = f"{_PREFIX[topic]}-{counter}"
-        out.append(ev.attack_raised(_attack_of(group, attack_id, name, rnd, counter)))
+        out.append(ev.attack_raised(_attack_of(group, attack_id, name, rnd, counter, pool)))
         if group[0].waived:
             out += _waiver_accepted(attack_id, group)
     out.append(ev.event(EventKind.ROUND_CLOSED, thread=name, round=rnd))
@@ -261,7 +289,9 @@ def _old_evidence(f: Finding) -> str | None:
     return f.old_evidence if f.old_evidence else None
 
 
-def _attack_of(group: Sequence[Finding], attack_id: str, thread: str, rnd: int, seq: int) -> Attack:
+def _attack_of(
+    group: Sequence[Finding], attack_id: str, thread: str, rnd: int, seq: int, pool: _Pool
+) -> Attack:
     first = group[0]
     return Attack(
         id=attack_id,
@@ -281,16 +311,16 @@ def _attack_of(group: Sequence[Finding], attack_id: str, thread: str, rnd: int, 
         confidence=str(first.confidence),
         old_evidence=_old_evidence(first),
         locations=tuple(_location(f) for f in group),
-        members=tuple(f.fingerprint() for f in group),
+        members=tuple(pool.fp(f) for f in group),
     )
 
 
-def _relocated(attack: Attack, found: Sequence[Finding]) -> list[Event]:
+def _relocated(attack: Attack, found: Sequence[Finding], pool: _Pool) -> list[Event]:
     """Record where the attack is now, when that differs from what the fold knows."""
     if not found:
         return []
     places = tuple(_location(f) for f in found)
-    members = tuple(f.fingerprint() for f in found)
+    members = tuple(pool.fp(f) for f in found)
     first = found[0]
     if (
         places == _places(attack)
