@@ -146,7 +146,7 @@ def test_reverting_the_change_resolves_its_disputes_as_withdrawn(
         assert last["change_withdrawn"] is True
     assert "nothing to review" not in second["reasons"]
     resolved_md = md[md.index("## Resolved") :]
-    assert resolved_md.count("the change was withdrawn") >= 2
+    assert resolved_md.count("withdrawn with the change") == 2
 
 
 def test_a_file_whose_change_was_reverted_resolves_as_withdrawn_not_fixed(

@@ -274,7 +274,10 @@ def _resolved(report: Report) -> list[str]:
             f"- {code(d.id)} **{d.status}** at {code(where(d))}{_in_symbol(d)} · {_rule(d)}: "
             f"{one_line(d.claim)}{places} — {inline(res.how)}{who}: {reason}"
         )
-        if len(exchanges) > 2 or any(x.action in _CONTESTED for x in exchanges):
+        # The exchange is worth reading when there was one: more than a lone decision or
+        # the usual answer-and-judgement pair, or a defense and a re-attack on the way.
+        contested = len(exchanges) > 1 and any(x.action in _CONTESTED for x in exchanges)
+        if len(exchanges) > 2 or contested:
             out += _exchanges(exchanges, indent=2)
     return [*out, ""]
 

@@ -307,6 +307,6 @@ def how_resolved(dispute: Dispute, exchanges: list[Exchange]) -> Resolution:
     in_source = answer is not None and answer.in_source and dispute.status is Status.CONCEDED
     how = "waived in code with a reason (in-source concession)" if in_source else None
     if answer is not None and answer.change_withdrawn and dispute.status is Status.WITHDRAWN:
-        how = "the change was withdrawn: its code left the reviewed diff"
+        how = "withdrawn with the change (its code left the reviewed diff)"
     person = answer.person if answer is not None else None
     return Resolution(how or _HOW[dispute.status], reason, in_source, person)

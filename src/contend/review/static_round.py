@@ -236,8 +236,7 @@ def plan_change_withdrawn(state: RunState) -> list[Event]:
             a.id,
             Action.WITHDRAW,
             by="engine",
-            text="the change was withdrawn: the reviewed diff is empty, so this code is no "
-            "longer part of it",
+            text="the reviewed diff is empty: the author withdrew the change",
             change_withdrawn=True,
         )
         for a in state.unresolved()
@@ -402,8 +401,7 @@ def _withdrawn_with_file(attack: Attack) -> list[Event]:
             attack.id,
             Action.WITHDRAW,
             by="static",
-            text=f"the change was withdrawn: {attack.location.path} is no longer part of the "
-            "reviewed diff",
+            text=f"{attack.location.path} is no longer part of the reviewed diff",
             change_withdrawn=True,
         )
     ]
