@@ -132,9 +132,12 @@ def author_of(mirror: Path, sha: str) -> tuple[str, str, str]:
     return name, email, date
 
 
-def build_project(p: Project, rows: list[dict[str, object]], out: Path) -> dict[str, str]:
-    """Write the project's bundle; return {original sha: commit-state id}."""
-    mirror = p.mirror
+def build_project(
+    p: Project, rows: list[dict[str, object]], out: Path, mirror: Path | None = None
+) -> dict[str, str]:
+    """Write the project's bundle; return {original sha: commit-state id}. `mirror`
+    replaces the project's fetched mirror (tests build from a repository of their own)."""
+    mirror = mirror or p.mirror
     if not mirror.is_dir():
         raise FileNotFoundError(f"no mirror at {mirror}; fetch {p.source} first")
     refs: dict[str, str] = {}
@@ -172,7 +175,7 @@ def build_project(p: Project, rows: list[dict[str, object]], out: Path) -> dict[
             _same_diff(mirror, parent, sha, scratch, p_commit, c_commit)
             git(scratch, "update-ref", f"refs/bench/{sha}", c_commit)
             refs[sha] = c_commit
-        target = bundle_path(out, p)
+        target = bundle_path(out, p.lang, p.name)
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp_bundle = Path(tmp) / "out.bundle"
         git(scratch, "bundle", "create", "-q", str(tmp_bundle), "--all")
@@ -254,9 +257,9 @@ def main(argv: list[str] | None = None) -> int:
             except (GitFailed, FileNotFoundError) as exc:
                 print(f"error: {p.name}: {exc}", file=sys.stderr)
                 return 2
-            size = bundle_path(dest, p).stat().st_size
+            size = bundle_path(dest, p.lang, p.name).stat().st_size
             if args.check:
-                existing = bundle_path(out, p)
+                existing = bundle_path(out, p.lang, p.name)
                 same = existing.exists() and bundle_refs(existing) == refs
                 failures += not same
                 print(f"{p.name:15} {'same' if same else 'DIFFERS'}", file=sys.stderr)

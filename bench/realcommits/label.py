@@ -52,9 +52,11 @@ def merge(root: Path, todo_files: list[Path], replace: bool) -> int:
             for k in STUB_ONLY:
                 obj.pop(k, None)
             label = parse_label(obj, f"{todo}:{n}")
-            if label.project not in lang_of:
+            # A dump's stubs sit in <dump>/<lang>/<project>.todo.jsonl.
+            lang = lang_of.get(label.project) or todo.parent.name
+            if lang not in LANGS:
                 raise LabelError(f"{todo}:{n}: unknown project {label.project!r}")
-            dest = labels_path(lang_of[label.project], label.project, root)
+            dest = labels_path(lang, label.project, root)
             incoming.setdefault(dest, []).append(label)
     for dest, new in incoming.items():
         current = read_label_file(dest) if dest.exists() else []

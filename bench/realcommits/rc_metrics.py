@@ -195,12 +195,14 @@ def summarize(results: Sequence[CommitResult], labels: Sequence[Label]) -> dict[
                 "start_line": lab.start_line,
                 "end_line": lab.end_line,
                 "reason": lab.reason,
+                "key": lab.key,
             }
             for lab in lost
         ],
         "labels_no_longer_raised": {
             "DEBATABLE": sum(lab.label == "DEBATABLE" for lab in gone_noise),
             "FALSE": sum(lab.label == "FALSE" for lab in gone_noise),
+            "keys": [lab.key for lab in gone_noise],
         },
     }
 

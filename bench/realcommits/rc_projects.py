@@ -114,8 +114,8 @@ def data_dir(override: str | None = None) -> Path:
     return Path(chosen) if chosen else DEFAULT_DATA_DIR
 
 
-def bundle_path(data: Path, p: Project) -> Path:
-    return data / p.lang / f"{p.name}.bundle"
+def bundle_path(data: Path, lang: str, name: str) -> Path:
+    return data / lang / f"{name}.bundle"
 
 
 def labels_path(lang: str, name: str, root: Path = LABELS_DIR) -> Path:

@@ -49,7 +49,7 @@ from rc_labels import (
     load_labels,
 )
 from rc_metrics import CommitResult, apply_labels, render, summarize
-from rc_projects import LABELS_DIR, LANGS, MANIFEST, PROJECTS, bundle_path, data_dir
+from rc_projects import LABELS_DIR, LANGS, MANIFEST, bundle_path, data_dir
 from rc_report import ReportShapeError, findings_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +71,7 @@ def choose_rows(
     projects: Sequence[str] | None,
     commits: Sequence[str] | None,
 ) -> list[dict[str, Any]]:
-    known = {p.name for p in PROJECTS}
+    known = {str(r["project"]) for r in rows}
     for name in projects or []:
         if name not in known:
             raise UsageError(f"unknown project {name!r} (known: {', '.join(sorted(known))})")
@@ -112,10 +112,9 @@ class Workspace:
         for k in range(jobs):
             self.slots.put(k)
 
-    def repo(self, worker: int, project: str) -> Path:
+    def repo(self, worker: int, lang: str, project: str) -> Path:
         path = self.root / f"w{worker}" / project
         if not (path / ".git").is_dir():
-            p = next(p for p in PROJECTS if p.name == project)
             path.mkdir(parents=True, exist_ok=True)
             git(path, "init", "-q")
             git(
@@ -123,7 +122,7 @@ class Workspace:
                 "fetch",
                 "-q",
                 "--no-tags",
-                str(bundle_path(self.data, p)),
+                str(bundle_path(self.data, lang, project)),
                 "refs/bench/*:refs/bench/*",
             )
         return path
@@ -156,7 +155,7 @@ def review_one(ws: Workspace, row: dict[str, Any], contend: Path) -> CommitResul
     )
     worker = ws.slots.get()
     try:
-        repo = ws.repo(worker, row["project"])
+        repo = ws.repo(worker, row["lang"], row["project"])
         head = git_text(repo, "rev-parse", f"refs/bench/{row['sha']}").strip()
         git(repo, "checkout", "-q", "-f", "--detach", head)
         out = ws.root / "out" / row["project"] / row["sha"]
@@ -255,7 +254,7 @@ def dump(ws: Workspace, results: Sequence[CommitResult], out: Path, contend: str
         if not pending:
             continue
         folder.mkdir(parents=True, exist_ok=True)
-        repo = ws.repo(0, r.project)
+        repo = ws.repo(0, r.lang, r.project)
         head = git_text(repo, "rev-parse", f"refs/bench/{r.sha}").strip()
         message = git_text(repo, "log", "-1", "--format=%B", head).strip()
         stat = git_text(repo, "diff", "--stat=100", "-M", f"{head}~1", head).rstrip()
@@ -406,11 +405,10 @@ def _main(args: argparse.Namespace) -> int:
         args.commit,
     )
     data = data_dir(args.data)
-    for name in sorted({r["project"] for r in rows}):
-        p = next(p for p in PROJECTS if p.name == name)
-        if not bundle_path(data, p).exists():
+    for lang, name in sorted({(r["lang"], r["project"]) for r in rows}):
+        if not bundle_path(data, lang, name).exists():
             raise UsageError(
-                f"no bundle at {bundle_path(data, p)}; build the data with "
+                f"no bundle at {bundle_path(data, lang, name)}; build the data with "
                 ".venv/bin/python bench/realcommits/build.py (see docs/real-commit-benchmark.md)"
             )
     langs = sorted({r["lang"] for r in rows})
