@@ -88,12 +88,14 @@ def choose_rows(
 
 
 def contend_version() -> str:
+    """Package version + the last commit that changed src/ (what decides the findings),
+    `-dirty` when src/ has uncommitted changes."""
     try:
         ver = version("contend")
     except PackageNotFoundError:
         ver = "unknown"
     try:
-        rev = git_text(REPO_ROOT, "rev-parse", "--short=10", "HEAD").strip()
+        rev = git_text(REPO_ROOT, "log", "-1", "--format=%h", "--abbrev=10", "--", "src").strip()
         dirty = git_text(REPO_ROOT, "status", "--porcelain", "--", "src").strip()
     except GitFailed:
         return ver
