@@ -420,6 +420,36 @@ def test_a_read_only_git_dir_with_a_gate(
     assert code == 1 and data["verdict"] == "fail"
 
 
+def test_a_failure_mid_run_closes_the_ledger_and_leaves_no_new_active_run(
+    main_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    real_git = shutil.which("git")
+    assert real_git is not None
+    (shim / "git").write_text(
+        "#!/bin/sh\n"
+        'case " $* " in *" worktree add "*) echo "fatal: simulated failure" >&2; exit 128;; esac\n'
+        f'exec "{real_git}" "$@"\n'
+    )
+    (shim / "git").chmod(0o755)
+    env = {"PATH": f"{shim}:{os.environ['PATH']}"}
+    done = cli(main_repo, "review", "-q", "--gate", "true", env=env)
+    assert done.returncode == 2
+    assert "simulated failure" in one_line(done.stderr)
+    state = main_repo / ".contend"
+    assert active_runs(state) == []
+    [run_dir] = list((state / "runs").iterdir())
+    checked = verify(run_dir / "ledger.jsonl", keep_entries=True)
+    assert checked.ok
+    last = checked.entries[-1]
+    assert last["kind"] == "run_interrupted" and last["data"]["cause"] == "error"
+    assert "simulated failure" in last["data"]["error"]
+    assert git(main_repo, "for-each-ref", "refs/contend/") == ""
+    code, data = review_json(capsys, "--gate", "true")
+    assert code == 1 and data["run_id"] != run_dir.name
+
+
 # --- leftovers of killed runs ----------------------------------------------------------------
 
 

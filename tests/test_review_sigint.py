@@ -14,7 +14,7 @@ import pytest
 
 from contend.ledger.verify import verify
 from contend.protocol.state import fold
-from review_helpers import answer, critic_turn, judge, make_repo, objection, write_script
+from review_helpers import answer, critic_turn, git, judge, make_repo, objection, write_script
 
 pytestmark = pytest.mark.slow
 
@@ -127,6 +127,11 @@ def test_resume_after_sigint_keeps_the_proposers_fix_and_applies_it(tmp_path: Pa
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert (repo / "app.py").read_text() == original  # nothing applied without --apply
+    # Resumable: the snapshot and the thread's fix are kept under the run's refs.
+    run_id = ledger.parent.name
+    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/contend/").splitlines()
+    assert f"refs/contend/threads/{run_id}/C1" in refs
+    assert any(r.startswith(f"refs/contend/snapshots/{run_id}/") for r in refs)
 
     resumed = subprocess.run(
         [*cmd, "--resume", "--apply"], cwd=repo, capture_output=True, text=True, timeout=120
@@ -138,3 +143,4 @@ def test_resume_after_sigint_keeps_the_proposers_fix_and_applies_it(tmp_path: Pa
     assert resolved["id"] == "C1-1" and resolved["status"] == "fixed"
     assert data["merges"] and data["merges"][-1]["threads"] == ["C1"]
     assert (repo / "app.py").read_text() == fixed
+    assert git(repo, "for-each-ref", "refs/contend/") == ""  # the run ended: refs gone

@@ -183,9 +183,8 @@ def review(
         command="contend " + " ".join(sys.argv[1:]),
     )
     with Progress(quiet=quiet) as progress:
+        request.on_note = progress.note
         result = run_review(request, settings, listener=progress)
-    for note in result.notes:
-        click.echo(f"contend: note: {note}", err=True)
     click.echo(result.texts[settings.format], nl=False)
     if not quiet:
         click.echo(f"contend: run {result.run_id} → {result.run_dir}", err=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -84,6 +84,9 @@ class ReviewRequest:
     stdin: TextIO | None = None
     command: str = "contend review"
     agent_factory: Callable[[str, str], Any] | None = None  # (spec, role) → Agent; tests
+    # Told each note as it arises, so a session that fails later still shows what it did
+    # (a rescued worktree, a lock taken over).
+    on_note: Callable[[str], None] | None = None
 
 
 @dataclass
@@ -159,7 +162,8 @@ class _Session:
         self.exclude = exclude
         self.plan = plan
         self.listener = listener
-        self.notes: list[str] = list(target.notes)
+        self.notes = _Notes(req.on_note)
+        self.notes.extend(target.notes)
         self.started = time.perf_counter()
 
     # --- run selection ------------------------------------------------------------------
@@ -195,7 +199,6 @@ class _Session:
         self.notes.extend(remove_stale_temp_indexes(self.root))
         self.notes.extend(cleanup_stale(self.state_dir, keep=set(), repo=self.root))
         run_id, rec, continued, replaced = self._open_run()
-        self.notes.extend(self._drop_refs_of_ended_runs())
         rec.listener = self.listener
         self.rec = rec
         self.run_dir = runs_dir(self.state_dir) / run_id
@@ -248,6 +251,8 @@ class _Session:
                 f"removed {len(removed)} ref(s) of this run (snapshots, fixes) now that it "
                 "has finished"
             )
+        # Only now: had this session failed, a run it replaced would be active again.
+        self.notes.extend(self._drop_refs_of_ended_runs())
         texts = write_outputs(
             rec.state,
             outcome,
@@ -255,7 +260,7 @@ class _Session:
             self.req.out,
             wall_time_s=float((rec.state.finished or {}).get("wall_s", 0.0)),
         )
-        return ReviewResult(run_id, self.run_dir, outcome, texts, self.notes)
+        return ReviewResult(run_id, self.run_dir, outcome, texts, list(self.notes))
 
     def _close_unfinished(self, *, cause: str, error: str | None = None) -> None:
         rec = self.rec
@@ -493,6 +498,23 @@ class _Session:
             if path.is_file():
                 found.append((name, path.read_text(encoding="utf-8", errors="replace")))
         return found
+
+
+class _Notes(list[str]):
+    """The session's notes; each is also handed to `sink` as it is added."""
+
+    def __init__(self, sink: Callable[[str], None] | None) -> None:
+        super().__init__()
+        self._sink = sink
+
+    def append(self, note: str) -> None:
+        super().append(note)
+        if self._sink is not None:
+            self._sink(note)
+
+    def extend(self, notes: Iterable[str]) -> None:
+        for note in notes:
+            self.append(note)
 
 
 def _tree_of(root: Path, commit: str) -> str:
