@@ -143,6 +143,58 @@ def test_weakenings_name_each_weaker_setting() -> None:
     assert review_config.weakenings(new, old) == ["base 'HEAD' → none"]
 
 
+def change_of(path: str, old: str | None, new: str | None, old_path: str | None = None) -> Any:
+    from contend.critics.static.base import FileChange
+
+    lines = frozenset(range(1, len((new or "").splitlines()) + 1))
+    status = "added" if old is None else "deleted" if new is None else "modified"
+    return FileChange(
+        path=path,
+        old_path=old_path,
+        status="renamed" if old_path else status,
+        old_text=old,
+        new_text=new,
+        added_lines=lines,
+        removed_lines=frozenset(),
+    )
+
+
+def rules_of(*changes: Any) -> list[tuple[str, str]]:
+    return [(f.rule, f.path) for f in review_config.findings_of(changes)]
+
+
+def test_review_config_rule_on_deletions_renames_and_unrelated_edits() -> None:
+    gated = 'gates = ["pytest -q"]\n'
+    assert rules_of(change_of("contend.toml", gated, None)) == [
+        (review_config.RULE_WEAKENED, "contend.toml")
+    ]
+    assert rules_of(change_of("conf/old.toml", gated, gated, old_path="contend.toml")) == [
+        (review_config.RULE_WEAKENED, "conf/old.toml")
+    ]
+    assert rules_of(change_of("contend.toml", "max_rounds = 3\n", "max_rounds = [\n")) == [
+        (review_config.RULE_CHANGED, "contend.toml")
+    ]
+    unrelated = '[project]\nname = "a"\n[tool.contend]\nmax_rounds = 4\n'
+    assert rules_of(change_of("pyproject.toml", unrelated, unrelated.replace('"a"', '"b"'))) == []
+    assert rules_of(change_of("docs/contend.toml", None, "trivial_diff_lines = 9\n")) == []
+
+
+def test_deleting_the_project_config_in_the_change_is_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(
+        tmp_path,
+        base={"app.py": BASE, "contend.toml": "max_file_bytes = 2000000\n"},
+        change={"app.py": HARMLESS, "contend.toml": None},
+    )
+    monkeypatch.chdir(repo)
+    code, data, err = review_json(capsys)
+    [finding] = config_findings(data)
+    assert finding["rule"] == review_config.RULE_WEAKENED
+    assert "max_file_bytes 2000000 → 1000000" in finding["claim"]
+    assert code == 1 and "not applied" in err
+
+
 # --- a code file that could not be reviewed never gives pass ----------------------------------
 
 

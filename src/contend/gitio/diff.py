@@ -24,6 +24,7 @@ from contend.critics.static.base import (
     is_test_path,
     language_of,
 )
+from contend.critics.static.review_config import CONFIG_FILES
 from contend.errors import UserError
 from contend.gitio.base import exclude_pathspec
 from contend.gitio.git import EMPTY_TREE, GitError, repo_root, resolve_commit, run_git
@@ -190,7 +191,8 @@ def _pre_skip(entry: _RawEntry, hunks: _Hunks) -> Skipped | None:
         return Skipped(path, SYMLINK_REASON)
     if hunks.binary:
         return Skipped(path, "binary file")
-    if letter == "D" and not is_test_path(entry.old_path):
+    # A deleted test or review configuration file is still checked: removing it weakens.
+    if letter == "D" and not is_test_path(entry.old_path) and path not in CONFIG_FILES:
         return Skipped(path, DELETED_REASON)
     if letter not in _STATUS:
         return Skipped(path, f"unsupported git change status {entry.status!r}")

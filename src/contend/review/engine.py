@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from contend import __version__
 from contend.config import Settings
 from contend.critics.static.base import FileChange, Skipped, Topic
-from contend.critics.static.review_config import CONFIG_FILES, config_of
+from contend.critics.static.review_config import CONFIG_FILES, configs_of
 from contend.critics.static.runner import run_static
 from contend.errors import ConfigError, UserError
 from contend.gitio.diff import blocks_pass, collect_changes
@@ -349,9 +349,10 @@ class _Session:
 
     def _note_config_edit(self, changes: Sequence[FileChange]) -> None:
         for change in changes:
-            if change.path not in CONFIG_FILES:
+            if change.path not in CONFIG_FILES and (change.old_path or "") not in CONFIG_FILES:
                 continue
-            if config_of(change.path, change.old_text) != config_of(change.path, change.new_text):
+            old, new = configs_of(change)
+            if old != new:
                 self.notes.append(
                     f"the change edits contend's review configuration in {change.path}: not "
                     f"applied — this review reads its configuration at the base revision "

@@ -82,7 +82,7 @@ class ReviewConfigCritic:
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
         for change in changes:
-            if change.path in CONFIG_FILES and change.old_path in (None, change.path):
+            if change.path in CONFIG_FILES or (change.old_path or "") in CONFIG_FILES:
                 finding = _finding(change)
                 if finding is not None:
                     yield finding
@@ -146,12 +146,21 @@ def changed_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     return sorted(k for k in {*old, *new} if old.get(k) != new.get(k))
 
 
+def configs_of(change: FileChange) -> tuple[dict[str, Any] | str, dict[str, Any] | str]:
+    """The review settings a change's old and new side hold: a file renamed away from (or
+    to) a config name counts as removed (or added) there."""
+    old_path = change.old_path or change.path
+    old = config_of(old_path, change.old_text) if old_path in CONFIG_FILES else {}
+    new = config_of(change.path, change.new_text) if change.path in CONFIG_FILES else {}
+    return old, new
+
+
 def _finding(change: FileChange) -> Finding | None:
-    old = config_of(change.path, change.old_text)
-    new = config_of(change.path, change.new_text)
+    old, new = configs_of(change)
     if old == new:
         return None
-    what = "pyproject.toml [tool.contend]" if change.path == "pyproject.toml" else change.path
+    name = change.path if change.path in CONFIG_FILES else change.old_path or change.path
+    what = "pyproject.toml [tool.contend]" if name == "pyproject.toml" else name
     if isinstance(new, str) or isinstance(old, str):
         problem = new if isinstance(new, str) else f"the base's is {old}"
         detail, rule = f"the review configuration in {what} changed: {problem}", RULE_CHANGED
