@@ -584,3 +584,17 @@ def test_a_gate_is_named_by_its_whole_command(
     assert code == 1 and data["reasons"] == ["gate"]
     assert [(g["name"], g["ok"]) for g in data["gates"]] == [(good, True), (bad, False)]
     assert any(bad in c for c in data["caveats"])
+
+
+def test_a_state_dir_holding_only_contends_own_leftovers_is_accepted(
+    main_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What an older contend or a killed one leaves: no .gitignore, only its own files.
+    state = main_repo / ".contend"
+    (state / "runs").mkdir(parents=True)
+    (state / "index.sqlite3").write_bytes(b"")
+    (state / ".contend-probe-k2j3").write_bytes(b"")
+    (state / ".review.holder.json.4242.tmp").write_bytes(b"")
+    code, data = review_json(capsys)
+    assert code == 1 and data["verdict"] == "fail"
+    assert (state / ".gitignore").read_text().endswith("*\n")

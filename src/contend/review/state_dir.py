@@ -41,6 +41,8 @@ _OURS = frozenset(
         "index.sqlite3-shm",
     }
 )
+# Temporary files contend's own writes leave when killed (probe, holder, atomic writes).
+_OURS_PREFIXES = (".contend-probe-", "review.holder.json.")
 _USER_KINDS = frozenset({"user", "env", "flags"})
 
 
@@ -60,7 +62,7 @@ def locate_state_dir(repo_root: Path, settings: Settings) -> Path:
     if not user_absolute:
         _check_inside_repository(repo_root, path)
     if _inside(repo_root, path) and path.is_dir() and not _marked(path):
-        foreign = sorted(p.name for p in path.iterdir() if p.name not in _OURS)
+        foreign = sorted(p.name for p in path.iterdir() if not _ours(p.name))
         if foreign:
             shown = ", ".join(foreign[:3]) + (" …" if len(foreign) > 3 else "")
             raise UserError(
@@ -137,6 +139,15 @@ def _check_inside_repository(repo_root: Path, path: Path) -> None:
             f"the state directory {path} holds tracked files (e.g. {first}); contend keeps "
             "its state apart from your files — choose another state_dir"
         )
+
+
+def _ours(name: str) -> bool:
+    if name in _OURS or name.startswith(_OURS_PREFIXES):
+        return True
+    # write_atomic's temporary: .<name>.<pid>.tmp of one of contend's files
+    return name.startswith(".") and name.endswith(".tmp") and name[1:].split(".")[0] in {
+        n.split(".")[0] for n in _OURS
+    }
 
 
 def _inside(repo_root: Path, path: Path) -> bool:
