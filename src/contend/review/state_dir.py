@@ -145,9 +145,11 @@ def _ours(name: str) -> bool:
     if name in _OURS or name.startswith(_OURS_PREFIXES):
         return True
     # write_atomic's temporary: .<name>.<pid>.tmp of one of contend's files
-    return name.startswith(".") and name.endswith(".tmp") and name[1:].split(".")[0] in {
-        n.split(".")[0] for n in _OURS
-    }
+    return (
+        name.startswith(".")
+        and name.endswith(".tmp")
+        and name[1:].split(".")[0] in {n.split(".")[0] for n in _OURS}
+    )
 
 
 def _inside(repo_root: Path, path: Path) -> bool:
