@@ -75,6 +75,15 @@ class Progress:
             line = f"{entry['kind']}: {data}"
         print(f"contend: {line}", file=self.stream, flush=True)
 
+    def note(self, text: str) -> None:
+        """A note of the review (always shown, even when quiet): above the live table on a
+        terminal, else one line."""
+        line = f"contend: note: {text}"
+        if self._live is not None:
+            self._console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(line, file=self.stream, flush=True)
+
     def _table(self) -> Table:
         table = Table(title="contend review", expand=False)
         for col in ("thread", "critic", "topic", "round", "open", "tokens", "cost", "state"):
