@@ -869,3 +869,26 @@ def test_a_raise_turned_into_a_default_is_reported_once_by_the_more_specific_rul
     assert [(f.topic.value, f.rule) for f in both.findings] == [
         ("silent-fallback", "raise-to-default")
     ]
+
+
+def test_named_parameter_absorbed_into_kwargs_any_read_key_by_key_is_raised() -> None:
+    old = """
+    def parse(environ, silent=True, cls=None):
+        return Parser(silent=silent, cls=cls).run(environ)
+    """
+    new = """
+    import typing as t
+
+    def parse(environ, silent=True, **kwargs: t.Any):
+        options = {"silent": silent}
+        if "cls" in kwargs:
+            options["cls"] = kwargs["cls"]
+        return Parser(**options).run(environ)
+    """
+    [finding] = _run(old, new)
+    assert finding.rule == "any-annotation-added"
+    assert "`cls`" in finding.claim and "misspelled" in finding.claim
+    forwarded = new.replace(
+        '        if "cls" in kwargs:\n            options["cls"] = kwargs["cls"]\n', ""
+    ).replace("Parser(**options)", "Parser(**options, **kwargs)")
+    assert _run(old, forwarded) == []

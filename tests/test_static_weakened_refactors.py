@@ -529,3 +529,76 @@ def test_findings_carry_symbol_confidence_and_rule_specific_ways_out() -> None:
     assert finding.confidence.value == "high"
     assert any("assert" in way for way in finding.ways_out)
     assert not any("raised, reported or tested" in way for way in finding.ways_out)
+
+
+def test_test_of_behaviour_the_change_removed_goes_with_it() -> None:
+    source_old = """
+    def __getattr__(name):
+        known = {"__title__": "Name", "__version__": "version"}
+        if name not in known:
+            raise AttributeError(name)
+        return meta(known[name])
+    """
+    source_new = """
+    def __getattr__(name):
+        if name != "__version__":
+            raise AttributeError(name)
+        return meta("version")
+    """
+    tests_old = """
+    def test_title(mod):
+        assert mod.__title__ == "attrs"
+
+
+    def test_version(mod):
+        assert mod.__version__
+    """
+    tests_new = """
+    def test_version(mod):
+        assert mod.__version__
+    """
+    changes = [
+        _change("src/pkg/__init__.py", source_old, source_new),
+        _change(PATH, tests_old, tests_new),
+    ]
+    assert _check(*changes) == []
+    # Without the source change the same deletion is a deletion.
+    [finding] = _check(_change(PATH, tests_old, tests_new))
+    assert finding.rule == "test-deleted"
+
+
+def test_test_of_a_deprecation_the_change_ends_goes_with_it() -> None:
+    source_old = """
+    import warnings
+
+
+    def evolve(*args, **changes):
+        if not args:
+            warnings.warn("pass the instance positionally", DeprecationWarning)
+        return args
+    """
+    source_new = """
+    def evolve(*args, **changes):
+        return args
+    """
+    tests_old = """
+    import pytest
+
+
+    def test_positional():
+        assert evolve(1) == (1,)
+
+
+    def test_keyword_deprecated():
+        with pytest.deprecated_call():
+            evolve()
+    """
+    tests_new = """
+    def test_positional():
+        assert evolve(1) == (1,)
+    """
+    changes = [
+        _change("src/pkg/funcs.py", source_old, source_new),
+        _change(PATH, tests_old, tests_new),
+    ]
+    assert _check(*changes) == []

@@ -449,14 +449,32 @@ def any_annotations(
     if not candidates:
         return
     before = context.old_sites
+    funcs = pyast.functions(new_tree)
     for (owner, slot), annotation in sorted(candidates, key=lambda c: c[1].lineno):
         old = before.get((owner, slot))
+        line = annotation.lineno
+        symbol = None if owner == "<module>" else pyast.symbol_of(owner)
+        if (owner, slot) not in before and slot.startswith("**") and owner in funcs:
+            absorbed = _absorbed(owner, slot, funcs[owner].node, before)
+            if absorbed:
+                named = ", ".join(f"`{p}`" for p in absorbed)
+                yield ANY_ANNOTATION.finding(
+                    path=change.path,
+                    lines=(line, line),
+                    claim=(
+                        f"`{pyast.symbol_of(owner)}`: the named parameter(s) {named} became "
+                        f"`{slot}: {pyast.unparse(annotation)}`, read key by key: a misspelled "
+                        "or unknown keyword is now accepted silently instead of a TypeError"
+                    ),
+                    evidence=change.new_lines(line, line),
+                    symbol=symbol,
+                )
+            continue
         # New code, code that had no annotation, or an annotation that already said Any
         # (a typing sweep: Dict[str, Any] -> dict[str, Any]) widens nothing.
         if old is None or _mentions_any(old):
             continue
         what = "the return type" if slot == "return" else f"`{slot}`"
-        line = annotation.lineno
         yield ANY_ANNOTATION.finding(
             path=change.path,
             lines=(line, line),
@@ -465,8 +483,49 @@ def any_annotations(
                 f"`{pyast.unparse(annotation)}`, which accepts anything unchecked"
             ),
             evidence=change.new_lines(line, line),
-            symbol=None if owner == "<module>" else pyast.symbol_of(owner),
+            symbol=symbol,
         )
+
+
+def _absorbed(
+    owner: str,
+    slot: str,
+    fn: pyast.FunctionNode,
+    before: Mapping[tuple[str, str], ast.expr | None],
+) -> list[str]:
+    """Named parameters the old version of `owner` had that its new `**kwargs` took over:
+    gone from the signature, with `kwargs` read key by key (`kwargs["cls"]`, `.get`,
+    `.pop`, `in`) rather than passed on whole (`f(**kwargs)`), where an unknown keyword
+    would still fail."""
+    had = [p for (o, p), _ in before.items() if o == owner and p != "return"]
+    if not had:
+        return []
+    args = fn.args
+    now = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    gone = [p for p in had if not p.startswith("*") and p not in now]
+    name = slot.removeprefix("**")
+    return gone if gone and _read_key_by_key(fn, name) else []
+
+
+def _read_key_by_key(fn: pyast.FunctionNode, name: str) -> bool:
+    allowed: set[int] = set()
+    uses: list[ast.Name] = []
+    for node in pyast.walk_within(fn):
+        if isinstance(node, ast.Name) and node.id == name:
+            uses.append(node)
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)) or (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.attr in ("get", "pop", "setdefault")
+        ):
+            allowed.add(id(node.value))
+        elif (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.In | ast.NotIn)
+        ):
+            allowed.update(id(c) for c in node.comparators)
+    return bool(uses) and all(id(use) in allowed for use in uses)
 
 
 def _lines(node: ast.AST) -> tuple[int, int]:

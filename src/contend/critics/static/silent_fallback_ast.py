@@ -8,6 +8,7 @@ the change introduced; this module only says what a piece of code is.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from contend.critics.static import pyast
@@ -190,6 +191,52 @@ def swallows(handler: ast.ExceptHandler, *, broad: bool) -> str | None:
         targets = ", ".join(pyast.unparse(t) for s in rest for t in _targets(s))
         return f"{prefix}sets {targets} to a default"
     return None
+
+
+# Exceptions that end an iteration or a generator: catching them is control flow.
+_ITERATION_END = frozenset({"StopIteration", "StopAsyncIteration", "GeneratorExit"})
+_FAILURE_WORDS = re.compile(
+    r"fail|error|unavailable|unknown|invalid|unprintable|unrepresentable|not available", re.I
+)
+_NOT_EXPLANATIONS = re.compile(r"#\s*(type:|noqa|pragma|pyright:|mypy:|nosec|contend:)")
+
+
+def is_iteration_end(handler: ast.ExceptHandler) -> bool:
+    names = type_names(handler.type)
+    return bool(names) and all(n in _ITERATION_END for n in names)
+
+
+def reports_failure(handler: ast.ExceptHandler) -> bool:
+    """The fallback value says that something failed (`return "<str() failed>"`): the
+    failure is shown to whoever reads the value, not hidden."""
+    for stmt in handler.body:
+        value = stmt.value if isinstance(stmt, ast.Return | ast.Assign) else None
+        if (
+            isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+            and (
+                _FAILURE_WORDS.search(value.value)
+                or (value.value.startswith("<") and value.value.endswith(">"))
+            )
+        ):
+            return True
+    return False
+
+
+def explained(text: str, handler: ast.ExceptHandler) -> bool:
+    """Does a comment on the `except` line or inside the handler say why (not a tool's
+    directive such as `# type: ignore` or `# noqa`)?"""
+    start, end = pyast.span(handler)
+    for line in text.split("\n")[start - 1 : end]:
+        at = line.find("#")
+        if at < 0:
+            continue
+        before = line[:at]
+        if before.count('"') % 2 or before.count("'") % 2:
+            continue  # the `#` is inside a string
+        if not _NOT_EXPLANATIONS.match(line[at:]) and len(line[at + 1 :].strip()) > 3:
+            return True
+    return False
 
 
 def falls_back(handler: ast.ExceptHandler) -> str | None:

@@ -689,6 +689,7 @@ class _Context:
     files: list[_File]
     _removed: frozenset[str] | None = None
     _coverage: cov.Coverage | None = None
+    _behaviour: cov.Removed | None = None
 
     @property
     def removed(self) -> frozenset[str]:
@@ -696,6 +697,18 @@ class _Context:
             trees = [(_tree(c.old_text), _tree(c.new_text)) for c in self.changes]
             self._removed = cov.removed_names(trees)
         return self._removed
+
+    @property
+    def behaviour(self) -> cov.Removed:
+        """What the change removed from the code under test (its non-test files)."""
+        if self._behaviour is None:
+            sources = [
+                (_tree(c.old_text), _tree(c.new_text))
+                for c in self.changes
+                if not _is_test_change(c)
+            ]
+            self._behaviour = cov.removed_behaviour(sources)
+        return self._behaviour
 
     @property
     def coverage(self) -> cov.Coverage:
@@ -717,7 +730,7 @@ class _Context:
         old = ref.file.old
         assert old is not None  # deleted refs come from old sides
         fn = ref.old.node
-        if cov.references(fn, self.removed):
+        if cov.references(fn, self.removed) or cov.tests_removed_behaviour(fn, self.behaviour):
             return True
         return self.coverage.covers_test(old.demand(ref.old))
 

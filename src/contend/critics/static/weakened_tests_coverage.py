@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -466,3 +467,85 @@ def removed_names(changes: Iterable[tuple[ast.Module | None, ast.Module | None]]
         if new is not None:
             after.update(pyast.defined_names(new))
     return frozenset(before - after)
+
+
+# --------------------------------------------------------------------------- removed behaviour
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{2,}$")
+_DEPRECATIONS = frozenset({"DeprecationWarning", "PendingDeprecationWarning", "FutureWarning"})
+# Strings so common in code that their disappearance says nothing about one test.
+_COMMON = frozenset({"name", "value", "type", "data", "self", "args", "kwargs", "utf-8", "key"})
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    """What the change took out of the code under test (its non-test files): functions and
+    classes, identifier-like string constants (`"__title__"`, the `"inst"` of
+    `changes.pop("inst")`), and how many deprecation warnings it stopped emitting."""
+
+    names: frozenset[str]
+    strings: frozenset[str]
+    deprecations: int
+
+
+def removed_behaviour(
+    sources: Iterable[tuple[ast.Module | None, ast.Module | None]],
+) -> Removed:
+    before: set[str] = set()
+    after: set[str] = set()
+    old_strings: set[str] = set()
+    new_strings: set[str] = set()
+    warned = 0
+    for old, new in sources:
+        for tree, names, strings, sign in (
+            (old, before, old_strings, 1),
+            (new, after, new_strings, -1),
+        ):
+            if tree is None:
+                continue
+            names.update(pyast.defined_names(tree))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    if _IDENTIFIER.match(node.value):
+                        strings.add(node.value)
+                elif isinstance(node, ast.Name) and node.id in _DEPRECATIONS:
+                    warned += sign
+    return Removed(
+        frozenset(before - after),
+        frozenset(old_strings - new_strings - _COMMON),
+        max(warned, 0),
+    )
+
+
+def tests_removed_behaviour(function: pyast.FunctionNode, removed: Removed) -> bool:
+    """Did this test exercise what the change removed: a function or class now gone, an
+    attribute, keyword or string the code no longer knows, or a deprecation warning the
+    code no longer emits (the deprecated behaviour was removed, per its policy)?"""
+    if references(function, removed.names):
+        return True
+    for node in walk(function.body):
+        token: str | None = None
+        if isinstance(node, ast.Attribute) and not (
+            isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+        ):
+            token = node.attr
+        elif isinstance(node, ast.keyword):
+            token = node.arg
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            token = node.value
+        if token is not None and token in removed.strings:
+            return True
+    return removed.deprecations > 0 and _expects_deprecation(function)
+
+
+def _expects_deprecation(function: pyast.FunctionNode) -> bool:
+    for node in walk(function.body):
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name.split(".")[-1] == "deprecated_call":
+                return True
+            if name.split(".")[-1] in ("warns", "assertWarns", "assertWarnsRegex"):
+                args = [*node.args, *(k.value for k in node.keywords)]
+                if any(dotted(a) in _DEPRECATIONS for a in args[:1]):
+                    return True
+    return False
