@@ -602,3 +602,37 @@ def test_test_of_a_deprecation_the_change_ends_goes_with_it() -> None:
         _change(PATH, tests_old, tests_new),
     ]
     assert _check(*changes) == []
+
+
+def test_test_ported_from_a_newly_deprecated_function_to_its_replacement() -> None:
+    source_old = "def parse_header(value):\n    return Auth.from_header(value)\n"
+    source_new = (
+        "import warnings\n\n\ndef parse_header(value):\n"
+        "    warnings.warn('use Auth.from_header', DeprecationWarning)\n"
+        "    return Auth.from_header(value)\n"
+    )
+    tests_old = "def test_parse():\n    assert http.parse_header(None) is None\n"
+    tests_new = "def test_parse():\n    assert Auth.from_header(None) is None\n"
+    changes = [
+        _change("src/pkg/http.py", source_old, source_new),
+        _change(PATH, tests_old, tests_new),
+    ]
+    assert _check(*changes) == []
+
+
+def test_removed_check_of_a_newly_deprecated_option_is_minor() -> None:
+    source_old = "def make(cls=None):\n    return cls\n"
+    source_new = (
+        "import warnings\n\n\ndef make(**kwargs):\n    if 'cls' in kwargs:\n"
+        "        warnings.warn(\"The 'cls' parameter is deprecated.\", DeprecationWarning)\n"
+        "    return kwargs.get('cls')\n"
+    )
+    tests_old = "def test_make():\n    p = make(cls=dict)\n    assert p.cls is dict\n    assert p\n"
+    tests_new = "def test_make():\n    p = make()\n    assert p\n"
+    changes = [
+        _change("src/pkg/parser.py", source_old, source_new),
+        _change(PATH, tests_old, tests_new),
+    ]
+    [finding] = _check(*changes)
+    assert (finding.rule, finding.severity) == ("assertion-removed", Severity.MINOR)
+    assert "deprecates `cls`" in finding.claim

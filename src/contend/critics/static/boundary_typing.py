@@ -384,14 +384,17 @@ def _unmatched_guards(
     ]
     for guard, units in pending:
         missing = [u for u in units if not _claim_rewritten(pool, u, _raised(guard))]
-        if missing and marks.hits(removed, *pyast.span(guard.node)) and _is_strict(guard):
+        if missing and marks.hits(removed, *pyast.span(guard.node)) and _is_strict(guard, params):
             yield guard, missing
 
 
-def _is_strict(guard: _Guard) -> bool:
-    """A guard this topic owns: raising TypeError/ValueError, or asserting isinstance."""
+def _is_strict(guard: _Guard, params: Iterable[str] = ()) -> bool:
+    """A guard this topic owns: raising TypeError/ValueError, or asserting isinstance of a
+    parameter (an `assert isinstance(self.x, T)` on the object's own state narrows a type
+    for the checker; it does not validate input)."""
     if isinstance(guard.node, ast.Assert):
-        return _has_isinstance(guard.node.test)
+        names = {n.id for n in ast.walk(guard.node.test) if isinstance(n, ast.Name)}
+        return _has_isinstance(guard.node.test) and bool(names & set(params))
     if isinstance(guard.node, ast.Raise):
         return _is_validation_error(_raised_name(guard.node))
     return any(

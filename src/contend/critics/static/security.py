@@ -16,10 +16,11 @@ Rule ids are `bandit-<test id>` (e.g. `bandit-B602`). Severity mapping:
     major     any other bandit MEDIUM or HIGH finding (weak hash used for security, ...)
     minor     bandit LOW (e.g. shell=True with a literal command)
     A finding bandit rates LOW or MEDIUM confidence is minor (a blocking finding must be
-    one bandit itself is sure of), and so are its audit advisories (`_AUDIT_TESTS`: urlopen
-    schemes, XML parsers, /tmp paths, binding all interfaces, requests without a timeout).
-    In test files, which run against local fixtures and never ship, LOW-confidence and
-    LOW-severity findings are not reported and the rest are minor.
+    one bandit itself is sure of). Bandit's audit advisories (`_AUDIT_TESTS`: urlopen
+    schemes, XML parsers, /tmp paths, binding all interfaces, requests without a timeout)
+    point at no flaw and are not reported; nor is anything in test files, which run
+    against fixtures the test itself made and never ship (a pickle round trip, a request
+    to the test server): on real history such hits were never right.
 
 Tests that are noise on a diff or owned by another topic are excluded (`_EXCLUDED_TESTS`).
 Bandit's B613 (bidirectional control characters) reads every character of a file, so it is
@@ -155,18 +156,11 @@ class _BanditIssue:
     end_line: int
 
 
-def severity_of(
-    test_id: str, bandit_severity: str, confidence: str, *, in_tests: bool = False
-) -> Severity:
+def severity_of(test_id: str, bandit_severity: str, confidence: str) -> Severity:
     """Our severity for one bandit finding; the mapping is in the module docstring."""
-    if bandit_severity == "LOW" or confidence != "HIGH" or test_id in _AUDIT_TESTS or in_tests:
+    if bandit_severity == "LOW" or confidence != "HIGH" or test_id in _AUDIT_TESTS:
         return Severity.MINOR
     return Severity.CRITICAL if test_id in _CRITICAL_TESTS else Severity.MAJOR
-
-
-def reported(bandit_severity: str, confidence: str, *, in_tests: bool) -> bool:
-    """In test files, what bandit itself doubts (LOW confidence or severity) is not raised."""
-    return not in_tests or (bandit_severity != "LOW" and confidence != "LOW")
 
 
 _CONFIDENCE = {"HIGH": Confidence.HIGH, "MEDIUM": Confidence.MEDIUM, "LOW": Confidence.LOW}
@@ -207,9 +201,15 @@ class SecurityCritic:
         if not targets:
             return []
         results: list[Finding | Skipped] = []
+        for change in targets:
+            results.extend(_bidi_findings(change))
+        # Test files are not given to bandit at all (see the module docstring).
+        scanned = [c for c in targets if not is_test_path(c.path)]
+        if not scanned:
+            return results
         with tempfile.TemporaryDirectory(prefix="contend-bandit-") as tmp:
             by_fname: dict[str, FileChange] = {}
-            for change in targets:
+            for change in scanned:
                 dest = _destination(Path(tmp), change.path)
                 if dest is None:
                     results.append(
@@ -234,13 +234,10 @@ class SecurityCritic:
             results.append(Skipped(change.path, _SKIP_REASONS.get(reason, reason), self.topic))
         for issue in issues:
             change = _lookup(by_fname, issue.fname)
-            in_tests = is_test_path(change.path)
-            if change.touches(issue.start_line, issue.end_line) and reported(
-                issue.severity, issue.confidence, in_tests=in_tests
+            if change.touches(issue.start_line, issue.end_line) and issue.test_id not in (
+                _AUDIT_TESTS
             ):
-                results.append(_finding(change, issue, in_tests=in_tests))
-        for change in targets:
-            results.extend(_bidi_findings(change))
+                results.append(_finding(change, issue))
         return results
 
 
@@ -313,18 +310,17 @@ def _lookup(by_fname: dict[str, FileChange], fname: str) -> FileChange:
     return change
 
 
-def _finding(change: FileChange, issue: _BanditIssue, *, in_tests: bool) -> Finding:
+def _finding(change: FileChange, issue: _BanditIssue) -> Finding:
     rule = dataclasses.replace(BANDIT, rule=f"bandit-{issue.test_id}")
-    where = " (in a test file)" if in_tests else ""
     return rule.finding(
         path=change.path,
         lines=(issue.start_line, issue.end_line),
         claim=(
             f"{issue.text} (bandit {issue.test_id} {issue.test_name}, "
-            f"severity {issue.severity}, confidence {issue.confidence}){where}"
+            f"severity {issue.severity}, confidence {issue.confidence})"
         ),
         evidence="\n".join(_git_lines(change.new_text, issue.start_line, issue.end_line)),
-        severity=severity_of(issue.test_id, issue.severity, issue.confidence, in_tests=in_tests),
+        severity=severity_of(issue.test_id, issue.severity, issue.confidence),
         confidence=_CONFIDENCE.get(issue.confidence, Confidence.LOW),
         symbol=_symbol(change, issue.start_line),
         ways_out=(f"fix it: {_docs_url(issue.test_id)}", _WAIVE),

@@ -67,6 +67,7 @@ from contend.critics.static import weakened_tests_coverage as cov
 from contend.critics.static import weakened_tests_markers as mk
 from contend.critics.static import weakened_tests_rules as r
 from contend.critics.static.base import (
+    Confidence,
     FileChange,
     Finding,
     Language,
@@ -74,6 +75,7 @@ from contend.critics.static.base import (
     Topic,
     is_test_path,
 )
+from contend.protocol.model import Severity
 
 RULE_REMOVED = "assertion-removed"
 RULE_TO_ZERO = "assertions-reduced-to-zero"
@@ -422,8 +424,14 @@ class _Reporter:
         node: ast.AST | None,
         claim: str,
         old_evidence: str | None,
+        *,
+        deprecated: str | None = None,
     ) -> Finding:
+        """A finding of `rule`; about a check of something the change deprecates, minor:
+        the behaviour is on its way out, and projects differ on testing it meanwhile."""
         start, end = pyast.span(node) if node else self.whole
+        if deprecated is not None:
+            claim += f" (the change deprecates `{deprecated}`)"
         return _INFO[rule].finding(
             path=self.file.change.path,
             lines=(start, end),
@@ -431,6 +439,8 @@ class _Reporter:
             evidence=self.file.change.new_lines(start, end),
             old_evidence=old_evidence,
             symbol=self.symbol,
+            severity=Severity.MINOR if deprecated is not None else None,
+            confidence=Confidence.MEDIUM if deprecated is not None else None,
         )
 
 
@@ -478,7 +488,7 @@ def _compare_checks(
         # Still checked in another shape: as a case of a parametrized version, through a
         # local inlined or extracted, ported from a removed helper.
         needs = old_side.requirements(old_fn)
-        coverage = cov.Coverage(removed=context.removed)
+        coverage = cov.Coverage(removed=context.removed | context.behaviour.deprecated)
         coverage.add(new_side.profile(new_fn))
         index = {id(check): i for i, check in enumerate(old_checks)}
         # A check the new version still makes as written was matched one for one above:
@@ -487,22 +497,24 @@ def _compare_checks(
         leftover_old = [
             c for c in leftover_old if c.key in plain or not _covered(coverage, needs, index[id(c)])
         ]
+    deprecated = context.behaviour.deprecated if leftover_old else frozenset()
     for gone in leftover_old:
         candidates = [(cmp.affinity(gone, check), -i) for i, check in enumerate(leftover_new)]
         best, first = max(candidates, default=(0, 0))  # ties: the earliest new check
         old_text = _old_text(old_side, gone.node)
+        on_the_way_out = cov.mentions(gone.node, deprecated)
         if best == 0:
             if gone.counts:
                 kind = "test" if _is_test(new_fn.qualname) else "function"
                 claim = f"the assertion `{r.short(gone.node)}` was removed; the {kind} still exists"
-                yield report.at(RULE_REMOVED, None, claim, old_text)
+                yield report.at(RULE_REMOVED, None, claim, old_text, deprecated=on_the_way_out)
             continue
         replacement = leftover_new.pop(-first)
         weaker = cmp.weakening(gone, replacement)
         if weaker is not None:
             rule, what = weaker
             claim = f"`{r.short(gone.node)}` became `{r.short(replacement.node)}` ({what})"
-            yield report.at(rule, replacement.node, claim, old_text)
+            yield report.at(rule, replacement.node, claim, old_text, deprecated=on_the_way_out)
 
 
 def _covered(coverage: cov.Coverage, needs: list[cov.Requirement | None], index: int) -> bool:
@@ -582,6 +594,8 @@ def _new_skips(
     runtime condition there is a guard the test was written with, not a test switched off."""
     before = _skip_keys(old_fn)
     for marker in _skips_of(new_fn, unconditional_only=old_fn is None):
+        if old_fn is None and mk.is_conditional(marker):
+            continue
         key = r.canon(marker)
         if before[key]:
             before[key] -= 1
@@ -730,7 +744,7 @@ class _Context:
         old = ref.file.old
         assert old is not None  # deleted refs come from old sides
         fn = ref.old.node
-        if cov.references(fn, self.removed) or cov.tests_removed_behaviour(fn, self.behaviour):
+        if cov.tests_removed_behaviour(fn, self.behaviour):
             return True
         return self.coverage.covers_test(old.demand(ref.old))
 
@@ -757,13 +771,14 @@ def _deletions(deleted: list[_Ref], context: _Context) -> Iterator[Finding]:
         if gone:
             by_class.setdefault((id(ref.file), owner), []).append(ref)
         else:
-            yield _deleted_test(ref)
+            yield _deleted_test(ref, context)
     for (_, owner), refs in by_class.items():
         yield _deleted_class(owner, refs)
 
 
-def _deleted_test(ref: _Ref) -> Finding:
+def _deleted_test(ref: _Ref, context: _Context) -> Finding:
     fn = ref.old
+    deprecated = cov.mentions(fn.node, context.behaviour.deprecated)
     code = ref.file.change.old_lines(fn.start_line, fn.end_line)
     if ref.file.new is None:
         line = 1
@@ -778,7 +793,11 @@ def _deleted_test(ref: _Ref) -> Finding:
             "checked (no renamed, moved, merged or parametrized version found)"
         )
     what = f"deleted test `{ref.qualname}` (old lines {fn.start_line}-{fn.end_line})"
-    return _deletion(ref.file, RULE_TEST_DELETED, line, claim, what, code, ref.qualname)
+    if deprecated is not None:
+        claim += f" (the change deprecates `{deprecated}`)"
+    return _deletion(
+        ref.file, RULE_TEST_DELETED, line, claim, what, code, ref.qualname, deprecated is not None
+    )
 
 
 def _deleted_class(owner: str, refs: list[_Ref]) -> Finding:
@@ -805,7 +824,14 @@ def _deleted_class(owner: str, refs: list[_Ref]) -> Finding:
 
 
 def _deletion(
-    file: _File, rule: str, line: int, claim: str, what: str, code: str, symbol: str
+    file: _File,
+    rule: str,
+    line: int,
+    claim: str,
+    what: str,
+    code: str,
+    symbol: str,
+    deprecated: bool = False,
 ) -> Finding:
     """The deleted code is shown once, as the old side; the new side has only the note."""
     return _INFO[rule].finding(
@@ -815,6 +841,8 @@ def _deletion(
         evidence=what,
         old_evidence=code,
         symbol=pyast.symbol_of(symbol),
+        severity=Severity.MINOR if deprecated else None,
+        confidence=Confidence.MEDIUM if deprecated else None,
     )
 
 

@@ -65,7 +65,8 @@ def affinity(old: Check, new: Check) -> int:
         return 1 + 2 * len((old.exceptions or frozenset()) & (new.exceptions or frozenset()))
     shared = 3 * len(old.tokens & new.tokens) + len(old.consts & new.consts)
     if shared == 0:
-        return 0
+        # A call of the same asserting helper with other arguments is that check edited.
+        return 1 if old.op == new.op and old.op.startswith(("helper:", "call:")) else 0
     return shared + (1 if old.op == new.op else 0)
 
 
@@ -94,12 +95,22 @@ def weakening(old: Check, new: Check) -> tuple[str, str] | None:
         )
     if old.rank is None or new.rank is None or new.rank >= old.rank:
         return None
+    if old.op == "truthy" and new.op == "not_none" and _is_object_subject(old):
+        # `assert conn.sock` -> `assert conn.sock is not None` (often for the type checker):
+        # on an attribute or a name holding an object, the two differ only for a falsy
+        # object, which is not what such a test meant to allow or reject.
+        return None
     what = f"{_KIND.get(old.op, old.op)} became {_KIND.get(new.op, new.op)}"
     if new.op == "in" and new.members:
         extra = [m for m in new.members if m not in old.consts]
         if extra:
             what += " that also accepts " + ", ".join(extra)
     return RULE_WEAKENED, what
+
+
+def _is_object_subject(check: Check) -> bool:
+    subject = check.operand_nodes[0] if check.operand_nodes else None
+    return isinstance(subject, ast.Attribute | ast.Name)
 
 
 def _raises_weakening(old: Check, new: Check) -> tuple[str, str] | None:

@@ -486,6 +486,9 @@ class Removed:
     names: frozenset[str]
     strings: frozenset[str]
     deprecations: int
+    # What the change deprecates: functions that start warning, and the names a new
+    # deprecation message quotes ("The 'cls' parameter is deprecated").
+    deprecated: frozenset[str] = frozenset()
 
 
 def removed_behaviour(
@@ -510,11 +513,73 @@ def removed_behaviour(
                         strings.add(node.value)
                 elif isinstance(node, ast.Name) and node.id in _DEPRECATIONS:
                     warned += sign
+    deprecated: set[str] = set()
+    for old, new in sources:
+        deprecated.update(_newly_deprecated(old, new))
     return Removed(
         frozenset(before - after),
         frozenset(old_strings - new_strings - _COMMON),
         max(warned, 0),
+        frozenset(deprecated - _COMMON),
     )
+
+
+_QUOTED = re.compile(r"[`'\"]([A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?[`'\"]")
+
+
+def _newly_deprecated(old: ast.Module | None, new: ast.Module | None) -> Iterator[str]:
+    if new is None:
+        return
+    before = _deprecation_texts(old) if old is not None else set()
+    for text in _deprecation_texts(new) - before:
+        for quoted in _QUOTED.findall(text):
+            yield quoted.rsplit(".", 1)[-1]
+    old_funcs = pyast.functions(old) if old is not None else {}
+    for qualname, fn in pyast.functions(new).items():
+        if _warns_deprecation(fn.node) and not (
+            qualname in old_funcs and _warns_deprecation(old_funcs[qualname].node)
+        ):
+            yield fn.node.name
+
+
+def _deprecation_texts(tree: ast.Module) -> set[str]:
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and "deprecat" in node.value.lower()
+    }
+
+
+def _warns_deprecation(fn: pyast.FunctionNode) -> bool:
+    """The function emits a deprecation warning or documents itself as deprecated."""
+    doc = ast.get_docstring(fn) or ""
+    if ".. deprecated::" in doc:
+        return True
+    return any(
+        isinstance(node, ast.Name) and node.id in _DEPRECATIONS for node in pyast.walk_within(fn)
+    )
+
+
+def mentions(node: ast.AST, tokens: frozenset[str]) -> str | None:
+    """The first of `tokens` this code uses as an attribute, a keyword, a called or plain
+    name, or a string."""
+    if not tokens:
+        return None
+    for inner in ast.walk(node):
+        token: str | None = None
+        if isinstance(inner, ast.Attribute):
+            token = inner.attr
+        elif isinstance(inner, ast.keyword):
+            token = inner.arg
+        elif isinstance(inner, ast.Name):
+            token = inner.id
+        elif isinstance(inner, ast.Constant) and isinstance(inner.value, str):
+            token = inner.value
+        if token is not None and token in tokens:
+            return token
+    return None
 
 
 def tests_removed_behaviour(function: pyast.FunctionNode, removed: Removed) -> bool:

@@ -61,7 +61,10 @@ _ENVIRONMENT_SOURCES = frozenset(
         "test.support",
     }
 )
-_FLAG_NAME = re.compile(r"^_*(?:HAVE|HAS|have|has|IS|is|requires?|REQUIRES?|SKIP_IF_NO|NO)_\w+")
+_FLAG_NAME = re.compile(
+    r"^_*(?:(?:HAVE|HAS|have|has|IS|is|ON|on|requires?|REQUIRES?|SKIP_IF_NO|NO)_\w+"
+    r"|PY\d*|PYPY|CPYTHON|JYTHON|IRONPYTHON|WIN(?:DOWS|32)?|MACOS|OSX|DARWIN|LINUX|POSIX)$"
+)
 _ENVIRONMENT_VARIABLES = frozenset({"os.environ", "os.getenv", "environ", "getenv"})
 _VERSIONS = [(3, minor, 0, "final", 0) for minor in range(6, 20)]
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
@@ -117,6 +120,16 @@ def _environment_only(marker: ast.expr) -> bool:
     verdict = judge_condition(marker.args[0])
     never = "false" if kind != "skipUnless" else "true"
     return verdict in ("environment", never)
+
+
+def is_conditional(marker: ast.AST) -> bool:
+    """A skipif / skipIf / skipUnless / xfail marker given a condition."""
+    if not isinstance(marker, ast.Call):
+        return False
+    kind = (dotted(marker.func) or "").split(".")[-1]
+    if kind in _CONDITIONAL:
+        return bool(marker.args)
+    return kind == "xfail" and bool(marker.args) and not isinstance(marker.args[0], ast.Constant)
 
 
 def _is_environment(condition: ast.expr) -> bool:
