@@ -636,3 +636,24 @@ def test_removed_check_of_a_newly_deprecated_option_is_minor() -> None:
     [finding] = _check(*changes)
     assert (finding.rule, finding.severity) == ("assertion-removed", Severity.MINOR)
     assert "deprecates `cls`" in finding.claim
+
+
+def test_test_of_a_member_its_module_dropped_goes_with_it() -> None:
+    # `_Refresher` is gone from progress.py; live.py keeps a class of the same name.
+    progress_old = "class _Refresher:\n    pass\n\n\nclass Progress:\n    pass\n"
+    progress_new = "from .live import Live\n\n\nclass Progress:\n    pass\n"
+    live = "class _Refresher:\n    pass\n\n\nclass Live:\n    pass\n"
+    tests_old = (
+        "from rich.progress import Progress, _Refresher\n\n\n"
+        "def test_refresher():\n    assert _Refresher().alive\n\n\n"
+        "def test_progress():\n    assert Progress()\n"
+    )
+    tests_new = (
+        "from rich.progress import Progress\n\n\ndef test_progress():\n    assert Progress()\n"
+    )
+    changes = [
+        change_from_texts("rich/progress.py", progress_old, progress_new),
+        change_from_texts("rich/live.py", live, live + "\n"),
+        change_from_texts(PATH, tests_old, tests_new),
+    ]
+    assert _check(*changes) == []

@@ -717,7 +717,7 @@ class _Context:
         """What the change removed from the code under test (its non-test files)."""
         if self._behaviour is None:
             sources = [
-                (_tree(c.old_text), _tree(c.new_text))
+                (c.old_path or c.path, _tree(c.old_text), _tree(c.new_text))
                 for c in self.changes
                 if not _is_test_change(c)
             ]
@@ -744,7 +744,7 @@ class _Context:
         old = ref.file.old
         assert old is not None  # deleted refs come from old sides
         fn = ref.old.node
-        if cov.tests_removed_behaviour(fn, self.behaviour):
+        if cov.tests_removed_behaviour(fn, self.behaviour, old.tree):
             return True
         return self.coverage.covers_test(old.demand(ref.old))
 

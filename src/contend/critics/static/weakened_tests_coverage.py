@@ -486,20 +486,31 @@ class Removed:
     names: frozenset[str]
     strings: frozenset[str]
     deprecations: int
+    # (module, name): what a module stopped defining or re-exporting, though another
+    # module may still define the same name.
+    members: frozenset[tuple[str, str]] = frozenset()
     # What the change deprecates: functions that start warning, and the names a new
     # deprecation message quotes ("The 'cls' parameter is deprecated").
     deprecated: frozenset[str] = frozenset()
 
 
 def removed_behaviour(
-    sources: Iterable[tuple[ast.Module | None, ast.Module | None]],
+    sources: Iterable[tuple[str, ast.Module | None, ast.Module | None]],
 ) -> Removed:
+    """What the changed files of the code under test (path, old tree, new tree) lost."""
+    sources = list(sources)
     before: set[str] = set()
     after: set[str] = set()
     old_strings: set[str] = set()
     new_strings: set[str] = set()
+    members: set[tuple[str, str]] = set()
     warned = 0
-    for old, new in sources:
+    for path, old, new in sources:
+        if old is not None:
+            kept = _module_members(new) if new is not None else frozenset()
+            module = module_stem(path)
+            members.update((module, name) for name in _module_members(old) - kept)
+    for _, old, new in sources:
         for tree, names, strings, sign in (
             (old, before, old_strings, 1),
             (new, after, new_strings, -1),
@@ -514,14 +525,37 @@ def removed_behaviour(
                 elif isinstance(node, ast.Name) and node.id in _DEPRECATIONS:
                     warned += sign
     deprecated: set[str] = set()
-    for old, new in sources:
+    for _, old, new in sources:
         deprecated.update(_newly_deprecated(old, new))
     return Removed(
         frozenset(before - after),
         frozenset(old_strings - new_strings - _COMMON),
         max(warned, 0),
+        frozenset(members),
         frozenset(deprecated - _COMMON),
     )
+
+
+def module_stem(path: str) -> str:
+    """The name a module is imported by: `pkg/progress.py` -> `progress`, `pkg/__init__.py`
+    -> `pkg`."""
+    parts = path.replace("\\", "/").removesuffix(".py").split("/")
+    return parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
+
+
+def _module_members(tree: ast.Module) -> frozenset[str]:
+    """Names a module defines or re-exports at its top level."""
+    names: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*")
+        elif isinstance(stmt, ast.Assign):
+            names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            names.add(stmt.target.id)
+    return frozenset(names)
 
 
 _QUOTED = re.compile(r"[`'\"]([A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?[`'\"]")
@@ -582,11 +616,14 @@ def mentions(node: ast.AST, tokens: frozenset[str]) -> str | None:
     return None
 
 
-def tests_removed_behaviour(function: pyast.FunctionNode, removed: Removed) -> bool:
-    """Did this test exercise what the change removed: a function or class now gone, an
-    attribute, keyword or string the code no longer knows, or a deprecation warning the
-    code no longer emits (the deprecated behaviour was removed, per its policy)?"""
-    if references(function, removed.names):
+def tests_removed_behaviour(
+    function: pyast.FunctionNode, removed: Removed, module: ast.Module | None = None
+) -> bool:
+    """Did this test exercise what the change removed: a function or class now gone (or
+    gone from the module the test takes it from), an attribute, keyword or string the code
+    no longer knows, or a deprecation warning the code no longer emits (the deprecated
+    behaviour was removed, per its policy)?"""
+    if references(function, removed.names) or _uses_members(function, removed, module):
         return True
     for node in walk(function.body):
         token: str | None = None
@@ -601,6 +638,33 @@ def tests_removed_behaviour(function: pyast.FunctionNode, removed: Removed) -> b
         if token is not None and token in removed.strings:
             return True
     return removed.deprecations > 0 and _expects_deprecation(function)
+
+
+def _uses_members(
+    function: pyast.FunctionNode, removed: Removed, module: ast.Module | None
+) -> bool:
+    """`progress._RefreshThread`, or `_RefreshThread` imported from `...progress` (at the
+    top of the test file or in the test), where `progress` no longer defines it."""
+    if not removed.members:
+        return False
+    imported: dict[str, str] = {}
+    inside = [n for n in walk(function.body) if isinstance(n, ast.ImportFrom)]
+    for stmt in [*(module.body if module is not None else []), *inside]:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module:
+            source = stmt.module.split(".")[-1]
+            imported.update((a.asname or a.name, source) for a in stmt.names)
+            if stmt in inside and any((source, a.name) in removed.members for a in stmt.names):
+                return True
+    for node in walk(function.body):
+        owner: str | None = None
+        name = ""
+        if isinstance(node, ast.Attribute):
+            owner, name = dotted(node.value), node.attr
+        elif isinstance(node, ast.Name):
+            owner, name = imported.get(node.id), node.id
+        if owner and (owner.split(".")[-1], name) in removed.members:
+            return True
+    return False
 
 
 def _expects_deprecation(function: pyast.FunctionNode) -> bool:
