@@ -757,3 +757,27 @@ def test_get_inside_the_try_whose_handler_it_makes_dead_is_still_a_finding() -> 
     """
     new = old.replace("found = cache[item]", "found = cache.get(item)")
     assert rules(check(old, new)) == [("index-to-default", 3)]
+
+
+def test_bare_return_of_a_generator_is_the_end_of_iteration_not_a_default() -> None:
+    old = (
+        "def windows(seq, n):\n    if n < 0:\n        raise ValueError('n')\n"
+        "    if n == 0:\n        raise ValueError('zero')\n    yield from seq\n"
+    )
+    new = (
+        "def windows(seq, n):\n    if n < 0:\n        raise ValueError('n')\n"
+        "    if n == 0:\n        yield ()\n        return\n    yield from seq\n"
+    )
+    assert check(old, new) == []
+
+
+def test_entry_point_that_logs_the_error_and_exits_non_zero_is_not_silent() -> None:
+    old = "def run(args):\n    result = main(args)\n    raise SystemExit(result)\n"
+    new = (
+        "def run(args):\n    try:\n        result = main(args)\n"
+        "    except Exception as exc:\n        logging.error('%s| %s', type(exc).__name__, exc)\n"
+        "        result = -2\n    raise SystemExit(result)\n"
+    )
+    assert check(old, new) == []
+    quiet = new.replace("logging.error", "logging.debug")
+    assert rules(check(old, quiet)) == [("swallowing-handler", 4)]

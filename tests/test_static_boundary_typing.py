@@ -892,3 +892,20 @@ def test_named_parameter_absorbed_into_kwargs_any_read_key_by_key_is_raised() ->
         '        if "cls" in kwargs:\n            options["cls"] = kwargs["cls"]\n', ""
     ).replace("Parser(**options)", "Parser(**options, **kwargs)")
     assert _run(old, forwarded) == []
+
+
+def test_any_replacing_a_free_type_variable_is_not_raised() -> None:
+    old = """
+    import typing
+
+    _T = typing.TypeVar("_T")
+
+    def dump(obj: typing.Union[_T, typing.Iterable[_T]]) -> _T:
+        return obj
+    """
+    new = old.replace("obj: typing.Union[_T, typing.Iterable[_T]]", "obj: typing.Any")
+    assert _run(old, new) == []
+    bound = old.replace('TypeVar("_T")', 'TypeVar("_T", bound=int)')
+    assert _rules(_run(bound, new.replace('TypeVar("_T")', 'TypeVar("_T", bound=int)'))) == [
+        ("any-annotation-added", 5)
+    ]

@@ -657,3 +657,134 @@ def test_test_of_a_member_its_module_dropped_goes_with_it() -> None:
         change_from_texts(PATH, tests_old, tests_new),
     ]
     assert _check(*changes) == []
+
+
+# --------------------------------------------------------------------------- moot checks
+
+
+def test_checks_of_a_result_type_the_change_removed_are_moot() -> None:
+    source_old = (
+        "from collections import namedtuple\n\n"
+        "LoadResult = namedtuple('LoadResult', ['data', 'errors'])\n\n\n"
+        "def load(raw):\n    return LoadResult(raw, {})\n"
+    )
+    source_new = "def load(raw):\n    return raw\n"
+    tests_old = (
+        "def test_load():\n    data, errors = load(1)\n    assert data == 1\n"
+        "    assert not errors\n"
+    )
+    tests_new = "def test_load():\n    data = load(1)\n    assert data == 1\n"
+    changes = [
+        _change("src/pkg/schema.py", source_old, source_new),
+        _change(PATH, tests_old, tests_new),
+    ]
+    assert _check(*changes) == []
+    # Without the API change, dropping `assert not errors` is a removed assertion.
+    [finding] = _check(_change(PATH, tests_old, tests_new))
+    assert finding.rule == "assertion-removed"
+
+
+def test_value_checks_replaced_by_the_rejection_the_change_introduced_are_moot() -> None:
+    old = """
+    def test_invalid_only(user):
+        schema = UserSchema(only=("_invalid", "name"))
+        assert schema.dump(user) == {"name": "Monty"}
+    """
+    new = """
+    import pytest
+
+
+    def test_invalid_only(user):
+        with pytest.raises(KeyError, match="_invalid"):
+            UserSchema(only=("_invalid", "name")).dump(user)
+    """
+    assert _run(old, new) == []
+
+
+def test_assert_false_replaced_by_a_raise_is_no_removal() -> None:
+    old = """
+    def test_timeout(proc):
+        try:
+            proc.wait(1)
+        except TimeoutError:
+            assert False, "timed out"
+        assert proc.code == 0
+    """
+    new = """
+    def test_timeout(proc):
+        try:
+            proc.wait(1)
+        except TimeoutError:
+            proc.kill()
+            raise
+        assert proc.code == 0
+    """
+    assert _run(old, new) == []
+
+
+def test_renamed_test_whose_name_grew_is_paired_not_deleted() -> None:
+    old = """
+    def test_meta_field_not_on_obj(user):
+        assert BadSchema().dump(user) == {"name": "Monty"}
+    """
+    new = """
+    import pytest
+
+
+    def test_meta_field_not_on_obj_raises_key_error(user):
+        with pytest.raises(KeyError):
+            BadSchema()
+    """
+    assert _run(old, new) == []
+
+
+def test_reused_local_names_renamed_keep_their_checks() -> None:
+    old = """
+    def test_peek():
+        p = peekable(range(2))
+        assert p
+        q = peekable(range(3))
+        assert q
+    """
+    new = """
+    def test_peek():
+        p = peekable(range(2))
+        assert p
+        p = peekable(range(3))
+        assert p
+    """
+    assert _run(old, new) == []
+
+
+def test_a_warning_unpacked_from_the_record_is_part_of_the_expectation() -> None:
+    old = """
+    import warnings
+
+
+    def test_legacy():
+        with warnings.catch_warnings(record=True) as caught:
+            legacy()
+        (warning,) = caught
+        assert warning.category == DeprecationWarning
+    """
+    new = """
+    import warnings
+
+
+    def test_legacy():
+        with warnings.catch_warnings(record=True) as caught:
+            legacy()
+        assert caught[0].category == DeprecationWarning
+    """
+    assert _run(old, new) == []
+
+
+def test_patching_the_dependency_of_a_same_named_unit_is_not_mocking_it() -> None:
+    old = "from pkg.pathlib import scandir\n\n\ndef test_scan(tmp_path):\n    assert scandir(tmp_path) == []\n"
+    new = (
+        "from unittest import mock\n\nfrom pkg.pathlib import scandir\n\n\n"
+        "def test_scan(tmp_path):\n"
+        '    with mock.patch("os.scandir", side_effect=OSError):\n'
+        "        assert scandir(tmp_path) == []\n"
+    )
+    assert _run(old, new) == []

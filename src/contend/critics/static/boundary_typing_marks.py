@@ -184,6 +184,8 @@ class Changed:
     trees: list[tuple[FileChange, ast.Module | None, ast.Module | None]]
     _counts: dict[tuple[str, bool], Counter[str]] = field(default_factory=dict)
     _old_sites: dict[tuple[str, str], ast.expr | None] | None = None
+    _absorbers: frozenset[str] | None = None
+    _typevars: frozenset[str] | None = None
 
     def counts(self, what: str, *, new: bool) -> Counter[str]:
         """How many casts (`what` = "cast") there are on one side of all changed files."""
@@ -221,6 +223,40 @@ class Changed:
                     found.update(comment for _, _, _, comment in ignore_comments(text, tree))
             self._counts[key] = found
         return self._counts[key]
+
+    @property
+    def free_typevars(self) -> frozenset[str]:
+        """Names the old sides bind to an unbounded, unconstrained `TypeVar("T")`."""
+        if self._typevars is None:
+            found: set[str] = set()
+            for _, old, _new in self.trees:
+                for stmt in old.body if old is not None else ():
+                    if (
+                        isinstance(stmt, ast.Assign)
+                        and isinstance(stmt.value, ast.Call)
+                        and _callee(stmt.value) == "TypeVar"
+                        and len(stmt.value.args) <= 1
+                        and not any(k.arg == "bound" for k in stmt.value.keywords)
+                    ):
+                        found.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+            self._typevars = frozenset(found)
+        return self._typevars
+
+    @property
+    def absorbers(self) -> frozenset[str]:
+        """Functions of the new sides that take `**kwargs` and read it key by key: passing
+        `**kwargs` on to one of them loses unknown keywords just the same."""
+        if self._absorbers is None:
+            found: set[str] = set()
+            for _, _old, new in self.trees:
+                if new is None:
+                    continue
+                for fn in pyast.functions(new).values():
+                    kwarg = fn.node.args.kwarg
+                    if kwarg is not None and _read_key_by_key(fn.node, kwarg.arg, frozenset()):
+                        found.add(fn.node.name)
+            self._absorbers = frozenset(found)
+        return self._absorbers
 
     def old_ignores(self) -> dict[str, list[frozenset[str] | None]]:
         """Ignore comments of the old sides by the text of their line without the comment:
@@ -455,7 +491,7 @@ def any_annotations(
         line = annotation.lineno
         symbol = None if owner == "<module>" else pyast.symbol_of(owner)
         if (owner, slot) not in before and slot.startswith("**") and owner in funcs:
-            absorbed = _absorbed(owner, slot, funcs[owner].node, before)
+            absorbed = _absorbed(owner, slot, funcs[owner].node, before, context.absorbers)
             if absorbed:
                 named = ", ".join(f"`{p}`" for p in absorbed)
                 yield ANY_ANNOTATION.finding(
@@ -471,8 +507,9 @@ def any_annotations(
                 )
             continue
         # New code, code that had no annotation, or an annotation that already said Any
-        # (a typing sweep: Dict[str, Any] -> dict[str, Any]) widens nothing.
-        if old is None or _mentions_any(old):
+        # (a typing sweep: Dict[str, Any] -> dict[str, Any]) or only free type variables
+        # (`Union[_T, Iterable[_T]]` accepts anything already) widens nothing.
+        if old is None or _mentions_any(old) or _only_free(old, context.free_typevars):
             continue
         what = "the return type" if slot == "return" else f"`{slot}`"
         yield ANY_ANNOTATION.finding(
@@ -487,11 +524,37 @@ def any_annotations(
         )
 
 
+_TYPING_FORMS = frozenset(
+    {"Union", "Optional", "Iterable", "Sequence", "List", "list", "Collection", "Iterator"}
+)
+
+
+def _only_free(annotation: ast.expr, typevars: frozenset[str]) -> bool:
+    """The annotation names nothing but free type variables (inside unions, optionals and
+    containers of them)."""
+    names = [
+        dotted_name(n) for n in ast.walk(annotation) if isinstance(n, ast.Name | ast.Attribute)
+    ]
+    leaves = {n.split(".")[-1] for n in names if n}
+    return bool(leaves & typevars) and leaves <= typevars | _TYPING_FORMS | {"typing", "t"}
+
+
+def dotted_name(node: ast.AST) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
 def _absorbed(
     owner: str,
     slot: str,
     fn: pyast.FunctionNode,
     before: Mapping[tuple[str, str], ast.expr | None],
+    absorbers: frozenset[str],
 ) -> list[str]:
     """Named parameters the old version of `owner` had that its new `**kwargs` took over:
     gone from the signature, with `kwargs` read key by key (`kwargs["cls"]`, `.get`,
@@ -504,15 +567,19 @@ def _absorbed(
     now = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     gone = [p for p in had if not p.startswith("*") and p not in now]
     name = slot.removeprefix("**")
-    return gone if gone and _read_key_by_key(fn, name) else []
+    return gone if gone and _read_key_by_key(fn, name, absorbers) else []
 
 
-def _read_key_by_key(fn: pyast.FunctionNode, name: str) -> bool:
+def _read_key_by_key(fn: pyast.FunctionNode, name: str, absorbers: frozenset[str]) -> bool:
+    """`name` is only read key by key, or passed on whole to a function that is (one of
+    `absorbers`)."""
     allowed: set[int] = set()
     uses: list[ast.Name] = []
     for node in pyast.walk_within(fn):
         if isinstance(node, ast.Name) and node.id == name:
             uses.append(node)
+        elif isinstance(node, ast.Call) and _callee(node) in absorbers:
+            allowed.update(id(k.value) for k in node.keywords if k.arg is None)
         elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)) or (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)

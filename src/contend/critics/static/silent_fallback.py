@@ -314,6 +314,9 @@ class _FileCheck:
         new_start = pyast.span(scope.node)[0]
         old_start = pyast.span(old.node)[0]
         returns = sorted(sa.returns(scope.node), key=lambda n: pyast.span(n)[0])
+        if sa.is_generator(scope.node):
+            # In a generator `return` ends the iteration; it hands the caller no value.
+            returns = [r for r in returns if r.value is not None and not _is_none(r.value)]
         for ret in returns:
             if not self._touched(ret):
                 old_returns[pyast.dump(ret)] -= 1  # an unchanged return accounts for its copy
@@ -380,7 +383,11 @@ class _FileCheck:
                         continue  # a handler the code already had, around moved or new code
                     if not sa.is_broad(handler.type):
                         continue  # a named error, handled by code written with its handler
-                if sa.is_iteration_end(handler) or sa.reports_failure(handler):
+                if (
+                    sa.is_iteration_end(handler)
+                    or sa.reports_failure(handler)
+                    or sa.exits_with_error(handler)
+                ):
                     continue
                 lookups = sa.handler_guards_lookups(try_node, handler)
                 if lookups:
@@ -631,6 +638,10 @@ def _work(body: Sequence[ast.stmt], *, skip_tries: bool = False) -> Iterator[ast
         if isinstance(stmt, ast.Return) and sa.is_default(stmt.value, None):
             continue
         yield stmt
+
+
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
 
 
 def _scopes(tree: ast.Module | None) -> dict[str, _Scope]:

@@ -223,6 +223,46 @@ def reports_failure(handler: ast.ExceptHandler) -> bool:
     return False
 
 
+_ERROR_LOGS = frozenset({"error", "exception", "critical", "fatal", "print_exc", "print_exception"})
+
+
+def exits_with_error(handler: ast.ExceptHandler) -> bool:
+    """An entry point's last resort: the exception is logged at error level (with the
+    exception itself) and the handler sets or returns a non-zero exit status, or exits:
+    the failure is reported to the user and to whoever reads the status."""
+    logged = any(
+        is_logging(stmt)
+        and isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and call_name(stmt.value) in _ERROR_LOGS
+        and (
+            handler.name is None
+            or uses_name([stmt.value], handler.name)
+            or call_name(stmt.value) in ("exception", "print_exc")
+        )
+        for stmt in handler.body
+    )
+    if not logged:
+        return False
+    for stmt in handler.body:
+        value = stmt.value if isinstance(stmt, ast.Return | ast.Assign) else None
+        if isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant):
+            value = value.operand
+        if isinstance(value, ast.Constant) and isinstance(value.value, int) and value.value:
+            return True
+        if (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and call_name(stmt.value) == "exit"
+        ):
+            return True
+    return False
+
+
+def is_generator(scope: ast.AST) -> bool:
+    return any(isinstance(n, ast.Yield | ast.YieldFrom) for n in pyast.walk_within(scope))
+
+
 def explained(text: str, handler: ast.ExceptHandler) -> bool:
     """Does a comment on the `except` line or inside the handler say why (not a tool's
     directive such as `# type: ignore` or `# noqa`)?"""

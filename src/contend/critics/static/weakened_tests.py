@@ -65,6 +65,7 @@ from contend.critics.static import weakened_tests_catalogue as wc
 from contend.critics.static import weakened_tests_compare as cmp
 from contend.critics.static import weakened_tests_coverage as cov
 from contend.critics.static import weakened_tests_markers as mk
+from contend.critics.static import weakened_tests_moot as moot
 from contend.critics.static import weakened_tests_rules as r
 from contend.critics.static.base import (
     Confidence,
@@ -336,6 +337,7 @@ def _pair(files: list[_File]) -> tuple[list[tuple[_Ref, _Ref]], list[_Ref], list
         lambda o, n: similarity(o, n) if o.file is n.file else 0.0,
         lambda o, n: same_checks(o, n) if o.file is n.file else 0.0,
         same_checks,
+        lambda o, n: float(o.file is n.file and _renamed(_bare(o), _bare(n))),
     ]
     for score in stages:
         for old_ref in list(old_left):
@@ -345,6 +347,15 @@ def _pair(files: list[_File]) -> tuple[list[tuple[_Ref, _Ref]], list[_Ref], list
                 pairs.append((old_ref, new_left.pop(-first)))
                 old_left.remove(old_ref)
     return pairs, old_left, new_left
+
+
+def _renamed(old: str, new: str) -> bool:
+    """`test_x` -> `test_x_raises_key_error`, `test_dump_returns_a_result` ->
+    `test_dump_returns_a_dict`: most of the old name kept as the start of the new one."""
+    shared = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), None)
+    if shared is None:
+        shared = min(len(old), len(new))
+    return shared >= max(10, int(0.6 * len(old)))
 
 
 def _bare(ref: _Ref) -> str:
@@ -458,7 +469,8 @@ def _compare_checks(
     (old_fn, old_side), (new_fn, new_side) = old, new
     old_checks = r.checks_in(old_fn.node.body, old_side.is_helper)
     new_checks = r.checks_in(new_fn.node.body, new_side.is_helper)
-    old_count = sum(c.counts for c in old_checks)
+    mooted = _moot(old_fn, new_fn, old_checks, new_checks, context)
+    old_count = sum(c.counts for c in old_checks if id(c) not in mooted)
     if old_count and not any(c.counts for c in new_checks):
         listed = "; ".join(dict.fromkeys(r.short(c.node, 80) for c in old_checks if c.counts))
         yield report.at(
@@ -484,6 +496,14 @@ def _compare_checks(
             (old_fn, old_side, old_checks, leftover_old),
             (new_fn, new_side, new_checks, leftover_new),
         )
+    if leftover_old and leftover_new:
+        leftover_old, leftover_new = _match_by_keys(
+            cov.reaching_keys(old_fn.node, old_side.is_helper),
+            cov.reaching_keys(new_fn.node, new_side.is_helper),
+            (old_checks, leftover_old),
+            (new_checks, leftover_new),
+        )
+    leftover_old = [c for c in leftover_old if id(c) not in mooted]
     if leftover_old:
         # Still checked in another shape: as a case of a parametrized version, through a
         # local inlined or extracted, ported from a removed helper.
@@ -517,12 +537,54 @@ def _compare_checks(
             yield report.at(rule, replacement.node, claim, old_text, deprecated=on_the_way_out)
 
 
+def _moot(
+    old_fn: pyast.Function,
+    new_fn: pyast.Function,
+    old_checks: list[r.Check],
+    new_checks: list[r.Check],
+    context: _Context,
+) -> set[int]:
+    """Ids of old checks the change made moot (see weakened_tests_moot)."""
+    found = {id(c) for c in old_checks if moot.gone_with_the_api(c, context.behaviour)}
+    rejected = moot.now_rejected(old_fn.node, new_fn.node, old_checks, new_checks)
+    if rejected is not None:
+        found.update(
+            id(c) for c in old_checks if c.family == "value" and pyast.span(c.node)[0] >= rejected
+        )
+    raised = moot.raises_added(old_fn.node, new_fn.node)
+    fails = [c for c in old_checks if c.op == "fail" and id(c) not in found]
+    found.update(id(c) for c in fails[:raised])
+    return found
+
+
 def _covered(coverage: cov.Coverage, needs: list[cov.Requirement | None], index: int) -> bool:
     need = needs[index]
     return need is None or coverage.covers(need)
 
 
 _Checks = tuple[pyast.Function, _Side, list[r.Check], list[r.Check]]
+
+
+def _match_by_keys(
+    old_keys: list[str],
+    new_keys: list[str],
+    old: tuple[list[r.Check], list[r.Check]],
+    new: tuple[list[r.Check], list[r.Check]],
+) -> tuple[list[r.Check], list[r.Check]]:
+    """Leftover checks that match by other keys (aligned with all checks of their side)."""
+    keys = {id(c): k for c, k in zip(old[0], old_keys, strict=True)}
+    keys.update((id(c), k) for c, k in zip(new[0], new_keys, strict=True))
+    pool: dict[str, list[r.Check]] = {}
+    for check in new[1]:
+        pool.setdefault(keys[id(check)], []).append(check)
+    still_old = []
+    for check in old[1]:
+        same = pool.get(keys[id(check)])
+        if same:
+            same.pop(0)
+        else:
+            still_old.append(check)
+    return still_old, [c for group in pool.values() for c in group]
 
 
 def _match_renamed(old: _Checks, new: _Checks) -> tuple[list[r.Check], list[r.Check]]:
@@ -650,9 +712,15 @@ def _new_unit_mocks(
     before = {p.target for p in mk.patches(old_fn.node)} if old_fn else set()
     called = mk.called_names(new_ref.new.node)
     module = _module_under_test(new_ref.file.change.path)
+    tree = new_ref.file.new.tree if new_ref.file.new else None
+    imported, modules = _imports(tree) if tree is not None else ({}, {})
     for patch in mk.patches(new_ref.new.node):
         if patch.target in before or patch.name not in called:
             continue
+        source = imported.get(patch.name)
+        patched = _real_module(patch, modules)
+        if source is not None and patched is not None and source != patched:
+            continue  # patches `os.scandir`, calls the `scandir` of another module
         named = len(patch.name) >= 3 and _norm(patch.name) in _norm(new_ref.qualname)
         in_module = module is not None and patch.module.split(".")[-1] == module
         side = new_ref.file.new
@@ -675,6 +743,34 @@ def _new_unit_mocks(
                 f"the mock instead of the unit ({why})"
             )
             yield report.at(RULE_MOCKED_UNIT, patch.node, claim, None)
+
+
+def _imports(tree: ast.Module) -> tuple[dict[str, str], dict[str, str]]:
+    """(names imported `from m import name` -> last part of m, module aliases bound by
+    `import a.b as c` / `import os` -> last part of the module)."""
+    names: dict[str, str] = {}
+    modules: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module:
+            for alias in stmt.names:
+                names[alias.asname or alias.name] = stmt.module.split(".")[-1]
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                modules[bound] = alias.name.split(".")[-1] if alias.asname else bound
+    return names, modules
+
+
+def _real_module(patch: mk.Patch, modules: dict[str, str]) -> str | None:
+    """The last part of the module a patch replaces a function in, when it is known: a
+    string target names it; `patch.object(m, ...)` only when `m` is an imported module."""
+    if not patch.module:
+        return None
+    if isinstance(patch.node, ast.Call) and patch.node.args:
+        first = patch.node.args[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return patch.module.split(".")[-1]
+    return modules.get(patch.module.split(".")[0]) if "." not in patch.module else None
 
 
 def _norm(name: str) -> str:

@@ -36,6 +36,7 @@ from contend.critics.static.weakened_tests_rules import (
     canon,
     checks_in,
     dotted,
+    rekey,
     substituted_canon,
     substituted_checks,
     walk,
@@ -489,6 +490,10 @@ class Removed:
     # (module, name): what a module stopped defining or re-exporting, though another
     # module may still define the same name.
     members: frozenset[tuple[str, str]] = frozenset()
+    # The fields of the removed result types (a namedtuple's "data", "errors"; the
+    # attributes a removed class set): what a test read off the results the API no longer
+    # returns.
+    fields: frozenset[str] = frozenset()
     # What the change deprecates: functions that start warning, and the names a new
     # deprecation message quotes ("The 'cls' parameter is deprecated").
     deprecated: frozenset[str] = frozenset()
@@ -504,12 +509,15 @@ def removed_behaviour(
     old_strings: set[str] = set()
     new_strings: set[str] = set()
     members: set[tuple[str, str]] = set()
+    fields: set[str] = set()
     warned = 0
     for path, old, new in sources:
         if old is not None:
             kept = _module_members(new) if new is not None else frozenset()
             module = module_stem(path)
-            members.update((module, name) for name in _module_members(old) - kept)
+            gone = _module_members(old) - kept
+            members.update((module, name) for name in gone)
+            fields.update(_fields_of(old, gone))
     for _, old, new in sources:
         for tree, names, strings, sign in (
             (old, before, old_strings, 1),
@@ -532,8 +540,38 @@ def removed_behaviour(
         frozenset(old_strings - new_strings - _COMMON),
         max(warned, 0),
         frozenset(members),
+        frozenset(fields - _COMMON),
         frozenset(deprecated - _COMMON),
     )
+
+
+def _fields_of(tree: ast.Module, names: frozenset[str]) -> Iterator[str]:
+    """Field names of the removed namedtuples and the attributes of the removed classes."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            targets = {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+            callee = (dotted(stmt.value.func) or "").split(".")[-1]
+            if targets & names and callee == "namedtuple" and len(stmt.value.args) >= 2:
+                spec = stmt.value.args[1]
+                if isinstance(spec, ast.Constant) and isinstance(spec.value, str):
+                    yield from spec.value.replace(",", " ").split()
+                elif isinstance(spec, ast.List | ast.Tuple):
+                    yield from (
+                        e.value
+                        for e in spec.elts
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    )
+        elif isinstance(stmt, ast.ClassDef) and stmt.name in names:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                    yield node.target.id
+                elif (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.ctx, ast.Store)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "self"
+                ):
+                    yield node.attr
 
 
 def module_stem(path: str) -> str:
@@ -678,3 +716,29 @@ def _expects_deprecation(function: pyast.FunctionNode) -> bool:
                 if any(dotted(a) in _DEPRECATIONS for a in args[:1]):
                     return True
     return False
+
+
+def reaching_keys(function: pyast.FunctionNode, is_helper: IsHelper) -> list[str]:
+    """The keys of `checks_in(function.body)`, each with its names read as the value they
+    were last assigned before the check (`q = peekable(x); assert q` and `p =
+    peekable(x); assert p` are one check, however often the names are reused)."""
+    assigned: dict[str, list[tuple[int, ast.expr]]] = {}
+    for node in walk(function.body):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            assigned.setdefault(node.targets[0].id, []).append((node.lineno, node.value))
+    keys: list[str] = []
+    for check in checks_in(function.body, is_helper):
+        line = pyast.span(check.node)[0]
+        values: dict[str, str] = {}
+        for operand in check.operand_nodes:
+            for node in ast.walk(operand):
+                if isinstance(node, ast.Name) and node.id in assigned:
+                    before = [v for at, v in assigned[node.id] if at < line]
+                    if before:
+                        values[node.id] = canon(before[-1])
+        keys.append(rekey(check, values))
+    return keys

@@ -183,6 +183,7 @@ class Check:
     # The operand expressions, for matching a parametrized template against concrete checks.
     operand_nodes: tuple[ast.AST, ...] = ()
     extra: str = ""
+    symmetric: bool = False
 
     @property
     def counts(self) -> bool:
@@ -295,6 +296,7 @@ def _make(
         reflexive=len(texts) == 2 and texts[0] == texts[1],
         operand_nodes=tuple(operands),
         extra=extra,
+        symmetric=symmetric,
     )
 
 
@@ -452,6 +454,11 @@ def _exception_bindings(statements: list[ast.AST]) -> _Bound:
     for node in walk(statements):
         if isinstance(node, ast.ExceptHandler) and node.name:
             direct.add(node.name)
+        elif isinstance(node, ast.Assign) and records and _mentions(node.value, frozenset(records)):
+            # `(warning,) = caught`, `first = caught[0]`: a recorded warning too
+            records.update(
+                n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+            )
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 target, expr = item.optional_vars, item.context_expr
@@ -671,6 +678,16 @@ def substituted_checks(
         return checks_in(statements, is_helper)
     finally:
         _SUBSTITUTE.reset(token)
+
+
+def rekey(check: Check, values: Mapping[str, str]) -> str:
+    """The check's key with each name in `values` read as its canonical text."""
+    if not check.operand_nodes or not values:
+        return check.key
+    texts = [substituted_canon(o, values) for o in check.operand_nodes]
+    if check.symmetric:
+        texts.sort()
+    return f"{check.op}|{'|'.join(texts)}|{check.extra}"
 
 
 def substituted_canon(node: ast.AST, values: Mapping[str, str]) -> str:
