@@ -909,3 +909,31 @@ def test_any_replacing_a_free_type_variable_is_not_raised() -> None:
     assert _rules(_run(bound, new.replace('TypeVar("_T")', 'TypeVar("_T", bound=int)'))) == [
         ("any-annotation-added", 5)
     ]
+
+
+def test_raise_message_moved_into_a_variable_is_the_same_guard() -> None:
+    # ruff's EM101 sweep: `raise TypeError("...")` -> `msg = "..."; raise TypeError(msg)`
+    old = """
+    def make(attrs):
+        if isinstance(attrs, dict):
+            return attrs
+        elif isinstance(attrs, (list, tuple)):
+            return dict.fromkeys(attrs)
+        else:
+            raise TypeError("attrs must be a dict or a list")
+    """
+    new = old.replace(
+        '            raise TypeError("attrs must be a dict or a list")',
+        '            msg = "attrs must be a dict or a list"\n            raise TypeError(msg)',
+    )
+    assert _run(old, new) == []
+    fall = """
+    def to_text(value):
+        if isinstance(value, str):
+            return value
+        raise TypeError("no")
+    """
+    assert (
+        _run(fall, fall.replace('raise TypeError("no")', 'msg = "no"\n    raise TypeError(msg)'))
+        == []
+    )

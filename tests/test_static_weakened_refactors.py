@@ -780,7 +780,10 @@ def test_a_warning_unpacked_from_the_record_is_part_of_the_expectation() -> None
 
 
 def test_patching_the_dependency_of_a_same_named_unit_is_not_mocking_it() -> None:
-    old = "from pkg.pathlib import scandir\n\n\ndef test_scan(tmp_path):\n    assert scandir(tmp_path) == []\n"
+    old = (
+        "from pkg.pathlib import scandir\n\n\n"
+        "def test_scan(tmp_path):\n    assert scandir(tmp_path) == []\n"
+    )
     new = (
         "from unittest import mock\n\nfrom pkg.pathlib import scandir\n\n\n"
         "def test_scan(tmp_path):\n"

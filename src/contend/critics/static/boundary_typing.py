@@ -26,7 +26,6 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
-import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -230,20 +229,30 @@ def _guards(fn: pyast.FunctionNode) -> Iterator[_Guard]:
             yield _Guard(node, tuple(_strip_not(u) for u in units))
         elif isinstance(node, ast.Assert):
             yield _Guard(node, tuple(_strip_not(u) for u in _split(node.test, ast.And)))
-        if isinstance(node, ast.If) and len(node.orelse) == 1:
-            last = node.orelse[0]
-            if isinstance(last, ast.Raise) and last.exc is not None and _has_isinstance(node.test):
+        if isinstance(node, ast.If) and node.orelse:
+            last = node.orelse[-1]
+            # `else: raise TypeError(...)`, also as `msg = "..."; raise TypeError(msg)`
+            if (
+                isinstance(last, ast.Raise)
+                and last.exc is not None
+                and _has_isinstance(node.test)
+                and all(isinstance(s, ast.Assign) for s in node.orelse[:-1])
+            ):
                 yield _Guard(last, (last.exc,))
     for body in _blocks(fn):
-        for before, stmt in itertools.pairwise(body):
+        for index, stmt in enumerate(body):
+            if not isinstance(stmt, ast.Raise) or stmt.exc is None:
+                continue
+            before = index - 1
+            while before >= 0 and isinstance(body[before], ast.Assign):
+                before -= 1  # the message put in a variable first
+            previous = body[before] if before >= 0 else None
             if (
-                isinstance(stmt, ast.Raise)
-                and stmt.exc is not None
-                and isinstance(before, ast.If)
-                and _has_isinstance(before.test)
-                and before.body
-                and isinstance(before.body[-1], ast.Return | ast.Raise)
-                and not before.orelse
+                isinstance(previous, ast.If)
+                and _has_isinstance(previous.test)
+                and previous.body
+                and isinstance(previous.body[-1], ast.Return | ast.Raise)
+                and not previous.orelse
             ):
                 yield _Guard(stmt, (stmt.exc,))
 

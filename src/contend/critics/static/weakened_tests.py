@@ -874,7 +874,7 @@ def _deletions(deleted: list[_Ref], context: _Context) -> Iterator[Finding]:
 
 def _deleted_test(ref: _Ref, context: _Context) -> Finding:
     fn = ref.old
-    deprecated = cov.mentions(fn.node, context.behaviour.deprecated)
+    deprecated = cov.deprecated_use(fn.node, context.behaviour)
     code = ref.file.change.old_lines(fn.start_line, fn.end_line)
     if ref.file.new is None:
         line = 1

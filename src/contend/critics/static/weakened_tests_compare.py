@@ -65,9 +65,19 @@ def affinity(old: Check, new: Check) -> int:
         return 1 + 2 * len((old.exceptions or frozenset()) & (new.exceptions or frozenset()))
     shared = 3 * len(old.tokens & new.tokens) + len(old.consts & new.consts)
     if shared == 0:
-        # A call of the same asserting helper with other arguments is that check edited.
-        return 1 if old.op == new.op and old.op.startswith(("helper:", "call:")) else 0
+        # A call of the same asserting helper with other arguments is that check edited;
+        # so is the same comparison of two locals (`actual == expected`) with renamed ones.
+        if old.op == new.op and (old.op.startswith(("helper:", "call:")) or _locals_only(old, new)):
+            return 1
+        return 0
     return shared + (1 if old.op == new.op else 0)
+
+
+def _locals_only(old: Check, new: Check) -> bool:
+    return all(
+        c.operand_nodes and all(isinstance(o, ast.Name) for o in c.operand_nodes)
+        for c in (old, new)
+    )
 
 
 def weakening(old: Check, new: Check) -> tuple[str, str] | None:

@@ -497,6 +497,8 @@ class Removed:
     # What the change deprecates: functions that start warning, and the names a new
     # deprecation message quotes ("The 'cls' parameter is deprecated").
     deprecated: frozenset[str] = frozenset()
+    # Modules that emit more deprecation warnings after the change than before.
+    deprecating: frozenset[str] = frozenset()
 
 
 def removed_behaviour(
@@ -533,8 +535,11 @@ def removed_behaviour(
                 elif isinstance(node, ast.Name) and node.id in _DEPRECATIONS:
                     warned += sign
     deprecated: set[str] = set()
-    for _, old, new in sources:
+    deprecating: set[str] = set()
+    for path, old, new in sources:
         deprecated.update(_newly_deprecated(old, new))
+        if new is not None and _warning_count(new) > (_warning_count(old) if old else 0):
+            deprecating.add(module_stem(path))
     return Removed(
         frozenset(before - after),
         frozenset(old_strings - new_strings - _COMMON),
@@ -542,7 +547,32 @@ def removed_behaviour(
         frozenset(members),
         frozenset(fields - _COMMON),
         frozenset(deprecated - _COMMON),
+        frozenset(deprecating),
     )
+
+
+def _warning_count(tree: ast.Module) -> int:
+    return sum(isinstance(n, ast.Name) and n.id in _DEPRECATIONS for n in ast.walk(tree))
+
+
+def deprecated_use(function: pyast.FunctionNode, removed: Removed) -> str | None:
+    """What of the deprecated behaviour this test uses: a deprecated name, or a module the
+    change made warn (`import werkzeug` where werkzeug/__init__.py now warns)."""
+    found = mentions(function, removed.deprecated)
+    if found is not None or not removed.deprecating:
+        return found
+    for node in walk(function.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[-1] in removed.deprecating:
+                    return alias.name
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.split(".")[-1] in removed.deprecating
+        ):
+            return node.module
+    return None
 
 
 def _fields_of(tree: ast.Module, names: frozenset[str]) -> Iterator[str]:
@@ -735,10 +765,27 @@ def reaching_keys(function: pyast.FunctionNode, is_helper: IsHelper) -> list[str
         line = pyast.span(check.node)[0]
         values: dict[str, str] = {}
         for operand in check.operand_nodes:
-            for node in ast.walk(operand):
-                if isinstance(node, ast.Name) and node.id in assigned:
-                    before = [v for at, v in assigned[node.id] if at < line]
-                    if before:
-                        values[node.id] = canon(before[-1])
+            values.update(_reaching(operand, line, assigned, 0))
         keys.append(rekey(check, values))
     return keys
+
+
+_REACHING_DEPTH = 4
+
+
+def _reaching(
+    node: ast.AST, line: int, assigned: Mapping[str, list[tuple[int, ast.expr]]], depth: int
+) -> dict[str, str]:
+    """The value each name in `node` was last assigned before `line`, itself with its
+    names read the same way (a few levels deep)."""
+    values: dict[str, str] = {}
+    if depth > _REACHING_DEPTH:
+        return values
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and inner.id in assigned and inner.id not in values:
+            before = [(at, v) for at, v in assigned[inner.id] if at < line]
+            if before:
+                at, value = before[-1]
+                deeper = _reaching(value, at, assigned, depth + 1)
+                values[inner.id] = substituted_canon(value, deeper)
+    return values

@@ -590,8 +590,8 @@ def _fold(statements: list[ast.AST], found: list[Check], bound: _Bound) -> list[
     for name in matched:
         owner = owners[name]
         replaced[id(owner)] = dataclasses.replace(replaced.get(id(owner), owner), has_match=True)
-    for record in bound.records:
-        expected = _warnings_expectation(record, found, dropped)
+    if bound.records:
+        expected = _warnings_expectation(bound.records, found, dropped)
         if expected is not None:
             added.append(expected)
     kept = [replaced.get(id(c), c) for c in found if id(c) not in dropped]
@@ -634,8 +634,11 @@ def _try_expectation(
     return _expectation("raises", frozenset(names), node, has_match, "try")
 
 
-def _warnings_expectation(record: str, found: list[Check], dropped: set[int]) -> Check | None:
-    about = [c for c in found if id(c) not in dropped and _mentions(c.node, frozenset({record}))]
+def _warnings_expectation(
+    records: frozenset[str], found: list[Check], dropped: set[int]
+) -> Check | None:
+    """Every check of the recorded warnings (and of names taken from them) as one."""
+    about = [c for c in found if id(c) not in dropped and _mentions(c.node, records)]
     if not about:
         return None
     categories: set[str] = set()
@@ -644,16 +647,23 @@ def _warnings_expectation(record: str, found: list[Check], dropped: set[int]) ->
             if isinstance(inner, ast.Call) and dotted(inner.func) == "issubclass":
                 if len(inner.args) == 2:
                     categories.update(exception_names(inner.args[1]))
-            elif (
-                isinstance(inner, ast.Compare)
-                and isinstance(inner.left, ast.Attribute)
-                and inner.left.attr == "category"
-            ):
+            elif isinstance(inner, ast.Compare) and _is_category(inner.left):
                 categories.update(n for c in inner.comparators for n in exception_names(c))
-    has_match = any(_about_message(c.node, record) for c in about)
+            elif (
+                isinstance(inner, ast.Call)
+                and len(inner.args) == 2
+                and (dotted(inner.func) or "").split(".")[-1] in ("assertEqual", "assertIs")
+                and _is_category(inner.args[0])
+            ):
+                categories.update(exception_names(inner.args[1]))
+    has_match = any(_about_message(c.node, r) for c in about for r in records)
     dropped.update(id(c) for c in about)
     node = min((c.node for c in about), key=pyast.span)
     return _expectation("warns", frozenset(categories or {"Warning"}), node, has_match, "record")
+
+
+def _is_category(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "category"
 
 
 def _inside(node: ast.AST, container: ast.AST) -> bool:
