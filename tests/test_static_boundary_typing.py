@@ -933,7 +933,5 @@ def test_raise_message_moved_into_a_variable_is_the_same_guard() -> None:
             return value
         raise TypeError("no")
     """
-    assert (
-        _run(fall, fall.replace('raise TypeError("no")', 'msg = "no"\n    raise TypeError(msg)'))
-        == []
-    )
+    moved = fall.replace('raise TypeError("no")', 'msg = "no"\n        raise TypeError(msg)')
+    assert _run(fall, moved) == []
