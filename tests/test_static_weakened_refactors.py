@@ -791,3 +791,29 @@ def test_patching_the_dependency_of_a_same_named_unit_is_not_mocking_it() -> Non
         "        assert scandir(tmp_path) == []\n"
     )
     assert _run(old, new) == []
+
+
+# --------------------------------------------------------------------------- evidence of rewrite
+
+
+def test_deleted_test_next_to_new_tests_is_minor_and_says_why() -> None:
+    old = "def test_combine():\n    assert combine(a, b) == c\n"
+    new = "def test_chain():\n    assert chain(a, b) == c\n    assert chain() is None\n"
+    [finding] = _run(old, new)
+    assert (finding.rule, finding.severity) == ("test-deleted", Severity.MINOR)
+    assert "may replace it" in finding.claim
+    # A deletion with nothing added is a deletion.
+    [finding] = _run(
+        old + "\n\ndef test_other():\n    assert f()\n", "def test_other():\n    assert f()\n"
+    )
+    assert (finding.rule, finding.severity) == ("test-deleted", Severity.MAJOR)
+
+
+def test_assertion_removed_from_a_rewritten_test_is_minor() -> None:
+    old = "def test_load():\n    data = load()\n    assert data.size == 3\n    assert data.ok\n"
+    new = "def test_load():\n    data = load()\n    assert data.ok\n    assert summary() == [1]\n"
+    [finding] = _run(old, new)
+    assert (finding.rule, finding.severity) == ("assertion-removed", Severity.MINOR)
+    trimmed = "def test_load():\n    data = load()\n    assert data.ok\n"
+    [finding] = _run(old, trimmed)
+    assert (finding.rule, finding.severity) == ("assertion-removed", Severity.MAJOR)

@@ -209,6 +209,7 @@ class WeakenedTestsCritic:
             yield from _compare(old_ref, new_ref, context)
         for new_ref in added:
             yield from _compare(None, new_ref, context)
+        context.rewritten = bool(added) or any(_gained_checks(o, n) for o, n in pairs)
         yield from _deletions(deleted, context)
         for file in files:
             yield from _scope_skips(file)
@@ -437,12 +438,16 @@ class _Reporter:
         old_evidence: str | None,
         *,
         deprecated: str | None = None,
+        rewritten: bool = False,
     ) -> Finding:
-        """A finding of `rule`; about a check of something the change deprecates, minor:
-        the behaviour is on its way out, and projects differ on testing it meanwhile."""
+        """A finding of `rule`. Minor, medium confidence, about a check of something the
+        change deprecates (the behaviour is on its way out, and projects differ on testing
+        it meanwhile), or removed from a test the change also gave new checks (a rewrite
+        whose equivalence the critic could not establish)."""
         start, end = pyast.span(node) if node else self.whole
         if deprecated is not None:
             claim += f" (the change deprecates `{deprecated}`)"
+        lower = deprecated is not None or rewritten
         return _INFO[rule].finding(
             path=self.file.change.path,
             lines=(start, end),
@@ -450,8 +455,8 @@ class _Reporter:
             evidence=self.file.change.new_lines(start, end),
             old_evidence=old_evidence,
             symbol=self.symbol,
-            severity=Severity.MINOR if deprecated is not None else None,
-            confidence=Confidence.MEDIUM if deprecated is not None else None,
+            severity=Severity.MINOR if lower else None,
+            confidence=Confidence.MEDIUM if lower else None,
         )
 
 
@@ -518,6 +523,8 @@ def _compare_checks(
             c for c in leftover_old if c.key in plain or not _covered(coverage, needs, index[id(c)])
         ]
     deprecated = context.behaviour.deprecated if leftover_old else frozenset()
+    # New checks left unmatched: the test was rewritten, not only trimmed.
+    rewritten = any(c.counts for c in leftover_new)
     for gone in leftover_old:
         candidates = [(cmp.affinity(gone, check), -i) for i, check in enumerate(leftover_new)]
         best, first = max(candidates, default=(0, 0))  # ties: the earliest new check
@@ -527,7 +534,19 @@ def _compare_checks(
             if gone.counts:
                 kind = "test" if _is_test(new_fn.qualname) else "function"
                 claim = f"the assertion `{r.short(gone.node)}` was removed; the {kind} still exists"
-                yield report.at(RULE_REMOVED, None, claim, old_text, deprecated=on_the_way_out)
+                if rewritten and on_the_way_out is None:
+                    claim += (
+                        " (it gained other checks, which may replace this one in a way the "
+                        "critic could not match)"
+                    )
+                yield report.at(
+                    RULE_REMOVED,
+                    None,
+                    claim,
+                    old_text,
+                    deprecated=on_the_way_out,
+                    rewritten=rewritten,
+                )
             continue
         replacement = leftover_new.pop(-first)
         weaker = cmp.weakening(gone, replacement)
@@ -800,6 +819,9 @@ class _Context:
     _removed: frozenset[str] | None = None
     _coverage: cov.Coverage | None = None
     _behaviour: cov.Removed | None = None
+    # The change also adds tests or checks: a deletion may be a rewrite whose equivalence
+    # the critic could not establish.
+    rewritten: bool = False
 
     @property
     def removed(self) -> frozenset[str]:
@@ -869,7 +891,25 @@ def _deletions(deleted: list[_Ref], context: _Context) -> Iterator[Finding]:
         else:
             yield _deleted_test(ref, context)
     for (_, owner), refs in by_class.items():
-        yield _deleted_class(owner, refs)
+        yield _deleted_class(owner, refs, context.rewritten)
+
+
+def _gained_checks(old_ref: _Ref, new_ref: _Ref) -> bool:
+    if _same(old_ref, new_ref) and _untouched(new_ref.file, old_ref):
+        return False
+    return _assert_count(new_ref.new.node) > _assert_count(old_ref.old.node)
+
+
+def _assert_count(fn: pyast.FunctionNode) -> int:
+    """A cheap count of assertion-like statements and calls."""
+    count = 0
+    for node in r.walk(fn.body):
+        if isinstance(node, ast.Assert):
+            count += 1
+        elif isinstance(node, ast.Call):
+            name = (r.dotted(node.func) or "").split(".")[-1]
+            count += name.startswith("assert") or name in ("raises", "warns")
+    return count
 
 
 def _deleted_test(ref: _Ref, context: _Context) -> Finding:
@@ -891,12 +931,16 @@ def _deleted_test(ref: _Ref, context: _Context) -> Finding:
     what = f"deleted test `{ref.qualname}` (old lines {fn.start_line}-{fn.end_line})"
     if deprecated is not None:
         claim += f" (the change deprecates `{deprecated}`)"
-    return _deletion(
-        ref.file, RULE_TEST_DELETED, line, claim, what, code, ref.qualname, deprecated is not None
-    )
+    elif context.rewritten:
+        claim += (
+            "; the change adds tests or checks elsewhere that may replace it, with checks "
+            "the critic could not match to its"
+        )
+    minor = deprecated is not None or context.rewritten
+    return _deletion(ref.file, RULE_TEST_DELETED, line, claim, what, code, ref.qualname, minor)
 
 
-def _deleted_class(owner: str, refs: list[_Ref]) -> Finding:
+def _deleted_class(owner: str, refs: list[_Ref], rewritten: bool) -> Finding:
     file = refs[0].file
     assert file.old is not None  # deleted refs come from old sides
     start = min(ref.old.start_line for ref in refs)
@@ -916,7 +960,9 @@ def _deleted_class(owner: str, refs: list[_Ref]) -> Finding:
     code = file.change.old_lines(first, last)
     what = f"deleted test class `{owner}` (old lines {first}-{last})"
     line = file.new_line_of(first)
-    return _deletion(file, RULE_CLASS_DELETED, line, claim, what, code, owner)
+    if rewritten:
+        claim += "; the change adds tests or checks elsewhere that may replace them"
+    return _deletion(file, RULE_CLASS_DELETED, line, claim, what, code, owner, rewritten)
 
 
 def _deletion(
