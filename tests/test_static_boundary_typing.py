@@ -736,6 +736,10 @@ def test_ignore_on_a_wrong_call_inside_a_raises_block_is_not_raised() -> None:
             parse_amount(12)  # type: ignore[arg-type]
     """
     assert _run(old, new, path="tests/test_money.py") == []
+    # The raises block is what decides, also outside a test file (a self-check module).
+    assert _run(old, new, path="src/app/selfcheck.py") == []
+    outside = new.replace("    with pytest.raises(TypeError):\n    ", "")
+    assert _rules(_run(old, outside, path="src/app/selfcheck.py")) == [("type-ignore-added", 4)]
 
 
 def test_any_annotation_moved_verbatim_to_another_file_is_not_raised() -> None:

@@ -679,8 +679,10 @@ def test_checks_of_a_result_type_the_change_removed_are_moot() -> None:
         _change(PATH, tests_old, tests_new),
     ]
     assert _check(*changes) == []
-    # Without the API change, dropping `assert not errors` is a removed assertion.
-    [finding] = _check(_change(PATH, tests_old, tests_new))
+    # The test no longer unpacks the result at all: with the same asserts on another
+    # name, dropping `assert not errors` is a removed assertion.
+    kept = tests_new.replace("data = load(1)", "data, problems = load(1)")
+    [finding] = _check(_change(PATH, tests_old, kept))
     assert finding.rule == "assertion-removed"
 
 
@@ -817,3 +819,27 @@ def test_assertion_removed_from_a_rewritten_test_is_minor() -> None:
     trimmed = "def test_load():\n    data = load()\n    assert data.ok\n"
     [finding] = _run(old, trimmed)
     assert (finding.rule, finding.severity) == ("assertion-removed", Severity.MAJOR)
+
+
+def test_checks_of_an_unpacked_result_part_the_api_no_longer_returns_are_moot() -> None:
+    old = """
+    def test_load(schema, raw):
+        data, errs = schema.load(raw.data)
+        assert not errs
+        assert list(data) == ["name"]
+
+
+    def test_dump(schema, blog):
+        _, errs = schema.dump(blog)
+        assert "user" not in errs
+    """
+    new = """
+    def test_load(schema, raw):
+        data = schema.load(raw)
+        assert list(data) == ["name"]
+
+
+    def test_dump(schema, blog):
+        schema.dump(blog)
+    """
+    assert _run(old, new) == []

@@ -2,10 +2,11 @@
 or validates raw primitives in core code. Minor, taste-level findings by design.
 
     type-ignore-added             a `# type: ignore` (or pyright / mypy / pyre form) added on a
-                                  line, for a type error: not one whose codes are all a lint's
-                                  (untyped call, missing stubs, unused ignore, private use, ...),
-                                  not a bare ignore narrowed to codes, not on a deliberately
-                                  wrong call inside a raises block
+                                  line of library code, for a type error: not in a test file,
+                                  not one whose codes are all a lint's (untyped call, missing
+                                  stubs, unused ignore, private use, ...), not a bare ignore
+                                  narrowed to codes, not on a deliberately wrong call inside a
+                                  raises block
     cast-to-any-added             `cast(Any, ...)` added
     any-annotation-added          a parameter, return or variable that had a precise annotation
                                   now says `Any` (Any on code that had no annotation, or kept
@@ -315,6 +316,8 @@ def _is_lint(codes: frozenset[str] | None) -> bool:
 
 def type_ignores(change: FileChange, new_tree: ast.Module, context: Changed) -> Iterator[Finding]:
     assert change.new_text is not None
+    if is_test_path(change.path):
+        return  # a test reaches into internals or calls wrongly on purpose: not a boundary
     added = [
         (line_text, codes, line, comment)
         for line_text, codes, line, comment in ignore_comments(

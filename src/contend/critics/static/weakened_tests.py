@@ -205,11 +205,11 @@ class WeakenedTestsCritic:
                 files.append(loaded)
         context = _Context([c for c in changes if c.language == "python"], files)
         pairs, deleted, added = _pair(files)
+        context.rewritten = bool(added) or any(_gained_checks(o, n) for o, n in pairs)
         for old_ref, new_ref in pairs:
             yield from _compare(old_ref, new_ref, context)
         for new_ref in added:
             yield from _compare(None, new_ref, context)
-        context.rewritten = bool(added) or any(_gained_checks(o, n) for o, n in pairs)
         yield from _deletions(deleted, context)
         for file in files:
             yield from _scope_skips(file)
@@ -402,7 +402,7 @@ def _compare(old_ref: _Ref | None, new_ref: _Ref, context: _Context) -> Iterator
         return
     if old_fn is not None and old_side is not None:
         yield from _compare_checks(report, (old_fn, old_side), (new_fn, new_side), context)
-        yield from _fewer_cases(report, old_fn, old_side, new_fn)
+        yield from _fewer_cases(report, old_fn, old_side, new_fn, context.rewritten)
     yield from _new_skips(report, old_fn, new_fn)
     yield from _new_swallows(report, old_fn, old_side, new_fn, new_side)
     if _is_test(new_ref.qualname):
@@ -564,7 +564,12 @@ def _moot(
     context: _Context,
 ) -> set[int]:
     """Ids of old checks the change made moot (see weakened_tests_moot)."""
-    found = {id(c) for c in old_checks if moot.gone_with_the_api(c, context.behaviour)}
+    dropped = moot.dropped_results(old_fn.node, new_fn.node)
+    found = {
+        id(c)
+        for c in old_checks
+        if moot.gone_with_the_api(c, context.behaviour) or cov.mentions(c.node, dropped)
+    }
     rejected = moot.now_rejected(old_fn.node, new_fn.node, old_checks, new_checks)
     if rejected is not None:
         found.update(
@@ -627,9 +632,14 @@ def _match_renamed(old: _Checks, new: _Checks) -> tuple[list[r.Check], list[r.Ch
 
 
 def _fewer_cases(
-    report: _Reporter, old_fn: pyast.Function, old_side: _Side, new_fn: pyast.Function
+    report: _Reporter,
+    old_fn: pyast.Function,
+    old_side: _Side,
+    new_fn: pyast.Function,
+    rewritten: bool,
 ) -> Iterator[Finding]:
-    """A parametrize list that lost cases (changing a case keeps the count: not reported)."""
+    """A parametrize list that lost cases (changing a case keeps the count: not reported).
+    Minor when the change also adds tests or checks: the cases may have moved there."""
     after = cmp.parametrized_cases(new_fn.node)
     for names, (old_decorator, old_cases) in cmp.parametrized_cases(old_fn.node).items():
         if names not in after:
@@ -642,7 +652,11 @@ def _fewer_cases(
         claim = f"parametrize lost {len(old_cases) - len(new_cases)} case(s): " + ", ".join(
             r.short(c, 60) for c in shown
         )
-        yield report.at(RULE_CASES, decorator, claim, _old_text(old_side, old_decorator))
+        if rewritten:
+            claim += " (the change adds tests or checks that may now cover them)"
+        yield report.at(
+            RULE_CASES, decorator, claim, _old_text(old_side, old_decorator), rewritten=rewritten
+        )
 
 
 def _case_texts(decorator: ast.expr) -> list[ast.expr]:

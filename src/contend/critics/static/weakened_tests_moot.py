@@ -5,7 +5,9 @@ not because the test got weaker. The test-weakening critic asks before it report
   change removed from the code under test — the API changed;
 - the new test now expects an exception from a call the old test made and checked the
   results of (the behaviour became a rejection: the values no longer exist);
-- it was a failure (`assert False`, `pytest.fail`) and the new test raises instead.
+- it was a failure (`assert False`, `pytest.fail`) and the new test raises instead;
+- it checked a part of a result the test unpacked (`data, errors = load()`) that the new
+  test takes whole (`data = load()`): the call returns one value now.
 
 Pure functions over the old and new test functions and `weakened_tests_coverage.Removed`.
 """
@@ -73,6 +75,52 @@ def _expectation_calls(fn: pyast.FunctionNode, blocks: list[Check]) -> Iterable[
                 yield from (n for n in ast.walk(stmt) if isinstance(n, ast.Call))
         elif isinstance(node, ast.Call) and id(node) in nodes:
             yield from (n for a in node.args[1:] for n in ast.walk(a) if isinstance(n, ast.Call))
+
+
+def dropped_results(old_fn: pyast.FunctionNode, new_fn: pyast.FunctionNode) -> frozenset[str]:
+    """Names the old test unpacked from a call of a function whose result the new test
+    takes whole (`data, errors = schema.dump(u)` -> `data = schema.dump(u)`): it returns
+    one value now, and what the old test checked of the other part no longer exists."""
+    old = _unpacked(old_fn)
+    if not old:
+        return frozenset()
+    arity: dict[str, int] = {}  # callee -> the most values a new binding takes from it
+    for node in walk(new_fn.body):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.value, ast.Call)
+        ):
+            target = node.targets[0]
+            taken = len(target.elts) if isinstance(target, ast.Tuple | ast.List) else 1
+            key = canon(node.value.func)
+            arity[key] = max(arity.get(key, 0), taken)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            arity.setdefault(canon(node.value.func), 0)  # the result not even kept
+    bound = {n.id for n in walk(new_fn.body) if isinstance(n, ast.Name)}
+    dropped: set[str] = set()
+    for call, (size, names) in old.items():
+        if call in arity and arity[call] < size:
+            dropped.update(names - bound)  # a name the new test still uses is still checked
+    return frozenset(dropped)
+
+
+def _unpacked(fn: pyast.FunctionNode) -> dict[str, tuple[int, set[str]]]:
+    """callee -> (how many values a tuple target took from it, the names bound)."""
+    found: dict[str, tuple[int, set[str]]] = {}
+    for node in walk(fn.body):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Tuple | ast.List)
+            and isinstance(node.value, ast.Call)
+        ):
+            elts = node.targets[0].elts
+            key = canon(node.value.func)
+            size, names = found.get(key, (0, set()))
+            names.update(e.id for e in elts if isinstance(e, ast.Name))
+            found[key] = (max(size, len(elts)), names)
+    return found
 
 
 def raises_added(old_fn: pyast.FunctionNode, new_fn: pyast.FunctionNode) -> int:
