@@ -759,14 +759,16 @@ def test_get_inside_the_try_whose_handler_it_makes_dead_is_still_a_finding() -> 
     assert rules(check(old, new)) == [("index-to-default", 3)]
 
 
-def test_bare_return_of_a_generator_is_the_end_of_iteration_not_a_default() -> None:
+def test_a_raise_split_in_two_with_an_early_return_between_is_not_a_default() -> None:
     old = (
-        "def windows(seq, n):\n    if n < 0:\n        raise ValueError('n')\n"
-        "    if n == 0:\n        raise ValueError('zero')\n    yield from seq\n"
+        "def windows(seq, n, step):\n    if n >= 0 < step:\n        return helper(seq, n)\n"
+        "    raise ValueError('n must be >= 0, step > 0')\n"
     )
     new = (
-        "def windows(seq, n):\n    if n < 0:\n        raise ValueError('n')\n"
-        "    if n == 0:\n        yield ()\n        return\n    yield from seq\n"
+        "def windows(seq, n, step):\n    if n < 0:\n        raise ValueError('n must be >= 0')\n"
+        "    if n == 0:\n        yield ()\n        return\n"
+        "    if step < 1:\n        raise ValueError('step must be >= 1')\n"
+        "    yield from helper(seq, n)\n"
     )
     assert check(old, new) == []
 
@@ -781,3 +783,12 @@ def test_entry_point_that_logs_the_error_and_exits_non_zero_is_not_silent() -> N
     assert check(old, new) == []
     quiet = new.replace("logging.error", "logging.debug")
     assert rules(check(old, quiet)) == [("swallowing-handler", 4)]
+
+
+def test_raise_turned_into_a_return_in_a_generator_is_still_a_fallback() -> None:
+    old = (
+        "def names(nodes):\n    for node in nodes:\n        if node.ok:\n            yield node\n"
+        "        else:\n            raise AssertionError('unknown node')\n"
+    )
+    new = old.replace("raise AssertionError('unknown node')", "return None")
+    assert rules(check(old, new)) == [("raise-to-default", 6)]

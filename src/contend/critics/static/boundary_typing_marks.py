@@ -527,19 +527,25 @@ def any_annotations(
         )
 
 
-_TYPING_FORMS = frozenset(
-    {"Union", "Optional", "Iterable", "Sequence", "List", "list", "Collection", "Iterator"}
-)
-
-
 def _only_free(annotation: ast.expr, typevars: frozenset[str]) -> bool:
-    """The annotation names nothing but free type variables (inside unions, optionals and
-    containers of them)."""
-    names = [
-        dotted_name(n) for n in ast.walk(annotation) if isinstance(n, ast.Name | ast.Attribute)
-    ]
-    leaves = {n.split(".")[-1] for n in names if n}
-    return bool(leaves & typevars) and leaves <= typevars | _TYPING_FORMS | {"typing", "t"}
+    """The annotation accepts anything already: a free type variable, or a union with one
+    as a member (`Union[_T, Iterable[_T]]`, `_T | None`). `Iterable[_T]` does not: it
+    still demands an iterable."""
+    stack = [annotation]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name | ast.Attribute):
+            if dotted_name(node).split(".")[-1] in typevars:
+                return True
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            stack.extend([node.left, node.right])
+        elif isinstance(node, ast.Subscript) and dotted_name(node.value).split(".")[-1] in (
+            "Union",
+            "Optional",
+        ):
+            inner = node.slice
+            stack.extend(inner.elts if isinstance(inner, ast.Tuple) else [inner])
+    return False
 
 
 def dotted_name(node: ast.AST) -> str:

@@ -296,12 +296,15 @@ class _FileCheck:
         if old is None or scope.qualname == MODULE_SCOPE:
             return
         old_raises = [n for n in pyast.walk_within(old.node) if isinstance(n, ast.Raise)]
+        # Raises are matched by what they raise, not their text: a message reworded, or one
+        # check split in two (`raise ValueError("a or b")` -> two raises of ValueError),
+        # raises as before.
         new_raise_count = Counter(
-            pyast.dump(n) for n in pyast.walk_within(scope.node) if isinstance(n, ast.Raise)
+            _raised(n) for n in pyast.walk_within(scope.node) if isinstance(n, ast.Raise)
         )
         gone: list[ast.Raise] = []
         for node in sorted(old_raises, key=lambda n: pyast.span(n)[0]):
-            key = pyast.dump(node)
+            key = _raised(node)
             if new_raise_count[key] > 0:
                 new_raise_count[key] -= 1
             else:
@@ -314,9 +317,6 @@ class _FileCheck:
         new_start = pyast.span(scope.node)[0]
         old_start = pyast.span(old.node)[0]
         returns = sorted(sa.returns(scope.node), key=lambda n: pyast.span(n)[0])
-        if sa.is_generator(scope.node):
-            # In a generator `return` ends the iteration; it hands the caller no value.
-            returns = [r for r in returns if r.value is not None and not _is_none(r.value)]
         for ret in returns:
             if not self._touched(ret):
                 old_returns[pyast.dump(ret)] -= 1  # an unchanged return accounts for its copy
@@ -616,11 +616,13 @@ def _widened_from(
 def _work(body: Sequence[ast.stmt], *, skip_tries: bool = False) -> Iterator[ast.stmt]:
     """The simple statements under `body` that do something: not `pass`, `continue`,
     `break`, a docstring or a return of a default, which every function shares (with
-    `skip_tries`, none of those inside a `try`)."""
+    `skip_tries`, none of those a `try` with handlers guards)."""
     stack = list(body)
     while stack:
         stmt = stack.pop()
-        if skip_tries and isinstance(stmt, ast.Try | ast.TryStar):
+        if skip_tries and isinstance(stmt, ast.Try | ast.TryStar) and stmt.handlers:
+            # the body ran guarded; what follows (else, finally) did not
+            stack.extend([*stmt.orelse, *stmt.finalbody])
             continue
         inner = [
             s
@@ -640,8 +642,12 @@ def _work(body: Sequence[ast.stmt], *, skip_tries: bool = False) -> Iterator[ast
         yield stmt
 
 
-def _is_none(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Constant) and expr.value is None
+def _raised(node: ast.Raise) -> str:
+    """What a raise statement raises: its exception class, `<reraise>` for a bare one."""
+    if node.exc is None:
+        return "<reraise>"
+    target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+    return pyast.unparse(target)
 
 
 def _scopes(tree: ast.Module | None) -> dict[str, _Scope]:

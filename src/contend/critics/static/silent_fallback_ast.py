@@ -259,10 +259,6 @@ def exits_with_error(handler: ast.ExceptHandler) -> bool:
     return False
 
 
-def is_generator(scope: ast.AST) -> bool:
-    return any(isinstance(n, ast.Yield | ast.YieldFrom) for n in pyast.walk_within(scope))
-
-
 def explained(text: str, handler: ast.ExceptHandler) -> bool:
     """Does a comment on the `except` line or inside the handler say why (not a tool's
     directive such as `# type: ignore` or `# noqa`)?"""
