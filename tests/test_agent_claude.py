@@ -232,10 +232,16 @@ def test_critic_ignores_the_worktrees_own_claude_settings(
     (worktree / ".claude" / "settings.json").write_text(
         json.dumps({"hooks": {"SessionStart": hook, "UserPromptSubmit": hook}})
     )
+    # Nor does claude read a .env from its working directory (a bun runtime could).
+    (worktree / ".env").write_text(
+        "ANTHROPIC_CUSTOM_HEADERS=X-Planted: yes\nANTHROPIC_MODEL=planted-model\n"
+    )
     server.script(ANTHROPIC, Turn([ToolUse("StructuredOutput", CRITIC_OUTPUT)]))
     reply = _run(_agent("critic", claude_bin, claude_env), _critic_request(worktree))
     assert reply.output == CRITIC_OUTPUT
     assert not marker.exists()
+    (sent,) = server.requests_to(ANTHROPIC)
+    assert "x-planted" not in sent.headers and sent.json["model"] != "planted-model"
 
 
 # -- proposer (claude-fork) ----------------------------------------------------------------

@@ -19,7 +19,7 @@ Trust boundary (DESIGN §9), for every role: the worktree holds the change under
 from configuring claude; the user's own settings apply. The tools offered (`--tools`)
 include neither Skill nor Agent, so the change's `.claude/skills` and `.claude/agents`
 cannot be invoked; CLAUDE.md is content, read as instructions about the code. claude does
-not load a `.env` from its working directory (checked in the tests).
+not load a `.env` from its working directory (a test plants one).
 
 Proposer (`claude-fork[:SESSION]`): `claude -p --resume SESSION --fork-session` with
 Read/Grep/Glob/Edit/Write and `--permission-mode acceptEdits`, so it can fix in its own
