@@ -21,12 +21,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from contend.agents import api_common as common
-from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Usage
 from contend.agents.repo_tools import RepoTools, ToolResult, anthropic_tools
 from contend.errors import UserError
 
 if TYPE_CHECKING:
-    from contend.config import Price, Settings
+    from contend.config import Price
 
 SUBMIT = "submit_answer"
 MAX_TOKENS = 8_192
@@ -255,7 +255,9 @@ def _usage(usage: Any) -> Usage | None:
     return Usage(tokens_in=tokens_in + cached, tokens_out=tokens_out)
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> AnthropicAgent:
+def create(arg: str | None, ctx: BackendContext) -> AnthropicAgent:
+    """`anthropic:MODEL`, for any role (as proposer it answers without editing)."""
+    settings = ctx.settings
     if not arg:
         raise UserError("the anthropic backend needs a model: --critic anthropic:MODEL")
     config = settings.providers.anthropic

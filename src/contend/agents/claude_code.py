@@ -52,18 +52,15 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from contend.agents.api_common import check_model_requests_allowed, lookup_price
-from contend.agents.base import AgentReply, AgentRequest, Role, Usage
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Usage
 from contend.agents.cli_agent import CliAgentConfig
 from contend.agents.gitpaths import author_checkout
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, Failure, ProtocolError, UserError
-
-if TYPE_CHECKING:
-    from contend.config import Settings
 
 READ_ONLY_TOOLS = ("Read", "Grep", "Glob")
 EDIT_TOOLS = ("Edit", "Write")
@@ -161,7 +158,7 @@ class ClaudeCodeAgent(CliAgentConfig):
         named = request.session or self.session
         if named is not None:
             return named
-        repo = author_checkout(request.worktree, request.repo, backend=self.backend)
+        repo = author_checkout(request.worktree, request.repo or self.repo, backend=self.backend)
         try:
             return newest_session(repo)
         except UserError as exc:
@@ -347,9 +344,6 @@ def _place_transcript(session: str, worktree: Path) -> Path | None:
     return target
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> ClaudeCodeAgent:
+def create(arg: str | None, ctx: BackendContext) -> ClaudeCodeAgent:
     """`claude[:MODEL]` for a critic or oracle; `claude-fork[:SESSION]` for the proposer."""
-    if role == "proposer":
-        # Without SESSION the newest one of the reviewed repository is looked up per call.
-        return ClaudeCodeAgent(role=role, settings=settings, session=arg)
-    return ClaudeCodeAgent(role=role, settings=settings, model=arg)
+    return ClaudeCodeAgent.for_spec(arg, ctx)

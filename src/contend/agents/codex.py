@@ -73,18 +73,15 @@ import re
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from contend.agents.api_common import check_model_requests_allowed, lookup_price
-from contend.agents.base import AgentReply, AgentRequest, Role, Usage
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Usage
 from contend.agents.cli_agent import CliAgentConfig
 from contend.agents.gitpaths import author_checkout, repo_paths
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, Failure, ProtocolError, UserError
-
-if TYPE_CHECKING:
-    from contend.config import Settings
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 _BASE_URL = re.compile(r'base_url\s*=\s*"([^"]+)"')
@@ -247,7 +244,7 @@ class CodexAgent(CliAgentConfig):
         named = request.session or self.session
         if named is not None:
             return named
-        repo = author_checkout(request.worktree, request.repo, backend=self.backend)
+        repo = author_checkout(request.worktree, request.repo or self.repo, backend=self.backend)
         try:
             return newest_session(repo)
         except UserError as exc:
@@ -417,9 +414,6 @@ def _thread_id(events: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> CodexAgent:
+def create(arg: str | None, ctx: BackendContext) -> CodexAgent:
     """`codex[:MODEL]` for a critic or oracle; `codex-fork[:SESSION]` for the proposer."""
-    if role == "proposer":
-        # Without SESSION the newest one of the reviewed repository is looked up per call.
-        return CodexAgent(role=role, settings=settings, session=arg)
-    return CodexAgent(role=role, settings=settings, model=arg)
+    return CodexAgent.for_spec(arg, ctx)

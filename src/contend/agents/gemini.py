@@ -43,7 +43,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contend.agents.api_common import check_model_requests_allowed, lookup_price
-from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.base import (
+    AgentReply,
+    AgentRequest,
+    BackendContext,
+    Capabilities,
+    Role,
+    Usage,
+)
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, ProtocolError, UserError
@@ -264,6 +271,6 @@ def _usage(doc: dict[str, Any]) -> Usage:
     return Usage(tokens_in=tokens_in, tokens_out=tokens_out)
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> GeminiAgent:
+def create(arg: str | None, ctx: BackendContext) -> GeminiAgent:
     """`gemini[:MODEL]` for a critic or oracle."""
-    return GeminiAgent(role=role, settings=settings, model=arg)
+    return GeminiAgent(role=ctx.role, settings=ctx.settings, model=arg)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from contend.agents import api_common as common
-from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Usage
 from contend.agents.families import family_of
 from contend.agents.repo_tools import RepoTools, ToolResult, openai_tools
 from contend.errors import UserError
@@ -316,23 +316,29 @@ def _key_from_env(flavor: str, env_name: str | None) -> str | None:
     return value
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> OpenAIAgent:
-    """Registry factory: arg is MODEL for "openai", "ollama:MODEL" / "openai-compatible:MODEL"
-    for the other two."""
-    flavor: Flavor = "openai"
-    model = arg or ""
-    for prefix in ("ollama", "openai-compatible"):
-        if model.startswith(prefix + ":"):
-            flavor = "ollama" if prefix == "ollama" else "openai-compatible"
-            model = model[len(prefix) + 1 :]
-            break
-    if model in ("", "None"):
+def create(arg: str | None, ctx: BackendContext) -> OpenAIAgent:
+    """`openai:MODEL`."""
+    return _create("openai", arg, ctx)
+
+
+def create_ollama(arg: str | None, ctx: BackendContext) -> OpenAIAgent:
+    """`ollama:MODEL`."""
+    return _create("ollama", arg, ctx)
+
+
+def create_compatible(arg: str | None, ctx: BackendContext) -> OpenAIAgent:
+    """`openai-compatible:MODEL`."""
+    return _create("openai-compatible", arg, ctx)
+
+
+def _create(flavor: Flavor, model: str | None, ctx: BackendContext) -> OpenAIAgent:
+    if not model:
         raise UserError(f"the {flavor} backend needs a model: --critic {flavor}:MODEL")
     import_sdk()  # fail at setup, naming the extra, not in the middle of a run
     return OpenAIAgent(
         flavor,
         model,
-        endpoint_for(flavor, settings),
-        max_file_bytes=settings.max_file_bytes,
-        prices=settings.prices,
+        endpoint_for(flavor, ctx.settings),
+        max_file_bytes=ctx.settings.max_file_bytes,
+        prices=ctx.settings.prices,
     )

@@ -17,14 +17,14 @@ from pathlib import Path, PurePosixPath
 
 from unidiff.patch import PatchSet
 
-from contend.critics.static.base import (
+from contend.change import (
+    CONFIG_FILES,
     ChangeStatus,
     FileChange,
     Skipped,
     is_test_path,
     language_of,
 )
-from contend.critics.static.review_config import CONFIG_FILES
 from contend.errors import UserError
 from contend.gitio.base import exclude_pathspec
 from contend.gitio.git import EMPTY_TREE, GitError, repo_root, resolve_commit, run_git

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from contend import __version__
+from contend.change import CONFIG_FILES, FileChange, Skipped
 from contend.config import Settings
-from contend.critics.static.base import FileChange, Skipped, Topic
-from contend.critics.static.review_config import CONFIG_FILES, configs_of
+from contend.critics.static.review_config import configs_of
 from contend.critics.static.runner import run_static
 from contend.errors import ConfigError, UserError
 from contend.gitio.diff import blocks_pass, collect_changes
@@ -61,6 +61,7 @@ from contend.review.recorder import Recorder
 from contend.review.state_dir import exclude_paths, locate_state_dir, open_state_dir
 from contend.review.static_round import plan_change_withdrawn, plan_static_round
 from contend.review.target import Target, resolve_target
+from contend.topics import Topic
 
 Listener = Callable[[dict[str, Any], RunState], None]
 DIFF_PROMPT_LIMIT = 400_000
@@ -129,6 +130,7 @@ def review(
     with review_lock(state_dir, command=req.command, wait_s=req.wait_s) as held:
         session = _Session(req, settings, target, state_dir, exclude, plan, listener)
         session.notes.extend(held.notes)
+        session.notes.extend(plan.notes)
         return session.run()
 
 
