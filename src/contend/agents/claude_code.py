@@ -57,7 +57,6 @@ from typing import Any
 from contend.agents.api_common import check_model_requests_allowed, lookup_price
 from contend.agents.base import AgentReply, AgentRequest, BackendContext, Usage
 from contend.agents.cli_agent import CliAgentConfig
-from contend.agents.gitpaths import author_checkout
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, Failure, ProtocolError, UserError
@@ -119,6 +118,7 @@ def find_transcript(session: str) -> Path:
 
 
 class ClaudeCodeAgent(CliAgentConfig):
+    newest_session = staticmethod(newest_session)
     name = "claude"
     family = "anthropic"
 
@@ -150,23 +150,9 @@ class ClaudeCodeAgent(CliAgentConfig):
             argv += ["--model", self._model_flag]
         return [*argv, *self.extra_args]
 
-    def _session(self, request: AgentRequest) -> str | None:
-        """The session a proposer forks: the one named, else the newest of the reviewed
-        repository (never of contend's current directory)."""
-        if self.role != "proposer":
-            return None
-        named = request.session or self.session
-        if named is not None:
-            return named
-        repo = author_checkout(request.worktree, request.repo or self.repo, backend=self.backend)
-        try:
-            return newest_session(repo)
-        except UserError as exc:
-            raise AgentError(str(exc), backend=self.backend) from exc
-
     async def run(self, request: AgentRequest) -> AgentReply:
         check_model_requests_allowed(self.endpoint(), backend=self.backend)
-        session = self._session(request)
+        session = self.session_to_fork(request)
         argv = self.argv(request, session)
         project = claude_home() / "projects" / project_dir_name(request.worktree)
         existed = _entries(project)

@@ -1,4 +1,5 @@
-"""What the agent-CLI backends (claude, codex, gemini) share: how they are configured."""
+"""What the agent-CLI backends (claude, codex, gemini) share: how they are configured, and
+which of the author's sessions a fork continues."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
-from contend.agents.base import BackendContext, Capabilities, Role
+from contend.agents.base import AgentRequest, BackendContext, Capabilities, Role
+from contend.agents.gitpaths import author_checkout
 from contend.config import Settings
+from contend.errors import AgentError, UserError
 
 
 class CliAgentConfig:
@@ -61,3 +64,22 @@ class CliAgentConfig:
         if ctx.role == "proposer":
             return cls(role=ctx.role, settings=ctx.settings, session=arg, repo=ctx.repo_root)
         return cls(role=ctx.role, settings=ctx.settings, model=arg, repo=ctx.repo_root)
+
+    @staticmethod
+    def newest_session(repo: Path) -> str:
+        """The newest session the CLI recorded for `repo`; UserError when there is none."""
+        raise NotImplementedError  # each CLI keeps its sessions its own way
+
+    def session_to_fork(self, request: AgentRequest) -> str | None:
+        """The session a proposer forks: the one named, else the newest of the reviewed
+        repository (never of contend's current directory); None for a critic or oracle."""
+        if self.role != "proposer":
+            return None
+        named = request.session or self.session
+        if named is not None:
+            return named
+        repo = author_checkout(request.worktree, request.repo or self.repo, backend=self.backend)
+        try:
+            return self.newest_session(repo)
+        except UserError as exc:
+            raise AgentError(str(exc), backend=self.backend) from exc
