@@ -23,13 +23,8 @@ import pytest
 
 from backend_helpers import context
 from contend.agents.base import AgentReply, AgentRequest, Role
-from contend.agents.claude_code import (
-    ClaudeCodeAgent,
-    claude_home,
-    create,
-    newest_session,
-    project_dir_name,
-)
+from contend.agents.claude_code import ClaudeCodeAgent, create
+from contend.agents.claude_sessions import claude_home, newest_session, project_dir_name
 from contend.agents.prompts import CRITIC_SYSTEM, PROPOSER_SYSTEM, critic_first_turn
 from contend.agents.schemas import CRITIC_SCHEMA, PROPOSER_SCHEMA
 from contend.config import Settings

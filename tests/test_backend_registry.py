@@ -20,7 +20,8 @@ import pytest
 
 from contend import backends
 from contend.agents.base import AgentRequest, BackendContext
-from contend.agents.claude_code import claude_home, create, project_dir_name
+from contend.agents.claude_code import create
+from contend.agents.claude_sessions import claude_home, project_dir_name
 from contend.agents.registry import resolve
 from contend.config import Settings, load_settings
 from contend.errors import ConfigError, UserError

@@ -23,9 +23,9 @@ not load a `.env` from its working directory (a test plants one).
 
 Proposer (`claude-fork[:SESSION]`): `claude -p --resume SESSION --fork-session` with
 Read/Grep/Glob/Edit/Write and `--permission-mode acceptEdits`, so it can fix in its own
-worktree. claude looks a session up only under the project directory of its cwd
-(~/.claude/projects/<cwd with every non-alphanumeric character as "-">), and the worktree
-is not the author's checkout, so the author's transcript is COPIED there for the run. The
+worktree. claude looks a session up only under the project directory of its cwd (its
+layout: agents/claude_sessions.py), and the worktree is not the author's checkout, so the
+author's transcript is COPIED there for the run. The
 author's own file is only ever read, and the fork gets a new session id. After the call
 everything the call added to the worktree's project directory — the copy, the fork's
 transcript (which holds the author's context), claude's per-project memory directory —
@@ -49,17 +49,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 from contend.agents.api_common import check_model_requests_allowed, lookup_price
 from contend.agents.base import AgentReply, AgentRequest, BackendContext, Usage
+from contend.agents.claude_sessions import find_transcript, newest_session, project_dir
 from contend.agents.cli_agent import CliAgentConfig
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
-from contend.errors import AgentError, Failure, ProtocolError, UserError
+from contend.errors import AgentError, Failure, ProtocolError
 
 READ_ONLY_TOOLS = ("Read", "Grep", "Glob")
 EDIT_TOOLS = ("Edit", "Write")
@@ -81,40 +81,6 @@ MAX_REPLY_CHARS = 1_000_000
 # claude's words (2.1) for a model server it could not connect to.
 _UNREACHABLE_MARKERS = ("Unable to connect", "Connection error", "ECONNREFUSED", "ENOTFOUND")
 _MALFORMED_MARKERS = ("malformed response",)  # "API returned an empty or malformed response"
-
-
-def claude_home() -> Path:
-    """Where claude keeps its state: $CLAUDE_CONFIG_DIR, else ~/.claude."""
-    configured = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(configured) if configured else Path.home() / ".claude"
-
-
-def project_dir_name(path: Path) -> str:
-    """claude's directory name for a project: every non-alphanumeric character becomes '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(path.resolve()))
-
-
-def newest_session(repo: Path) -> str:
-    """The id of the newest claude transcript recorded for `repo`."""
-    folder = claude_home() / "projects" / project_dir_name(repo)
-    transcripts = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
-    if not transcripts:
-        raise UserError(
-            f"claude-fork: no Claude Code session found for {repo} (looked in {folder}); "
-            "name one with claude-fork:SESSION"
-        )
-    return transcripts[-1].stem
-
-
-def find_transcript(session: str) -> Path:
-    """The transcript file of `session`, in whichever project directory holds it."""
-    found = sorted((claude_home() / "projects").glob(f"*/{session}.jsonl"))
-    if not found:
-        raise AgentError(
-            f"claude-fork: no transcript for session {session} under {claude_home()}/projects",
-            backend="claude-fork",
-        )
-    return found[0]
 
 
 class ClaudeCodeAgent(CliAgentConfig):
@@ -154,7 +120,7 @@ class ClaudeCodeAgent(CliAgentConfig):
         check_model_requests_allowed(self.endpoint(), backend=self.backend)
         session = self.session_to_fork(request)
         argv = self.argv(request, session)
-        project = claude_home() / "projects" / project_dir_name(request.worktree)
+        project = project_dir(request.worktree)
         existed = _entries(project)
         try:
             copied = _place_transcript(session, request.worktree) if session else None
@@ -316,7 +282,7 @@ def _place_transcript(session: str, worktree: Path) -> Path | None:
     transcript already lives there (a fork made in this worktree). An identical copy left
     by an interrupted run is overwritten; a different file of that name is an error."""
     source = find_transcript(session)
-    target_dir = claude_home() / "projects" / project_dir_name(worktree)
+    target_dir = project_dir(worktree)
     target = target_dir / source.name
     if source.resolve() == target.resolve():
         return None
