@@ -21,8 +21,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from contend.agents import api_common as common
-from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Usage
-from contend.agents.repo_tools import RepoTools, ToolResult, anthropic_tools
+from contend.agents.api_sdk import SdkAgent, SdkWire
+from contend.agents.base import AgentRequest, BackendContext, Capabilities, Usage
+from contend.agents.repo_tools import ToolResult, anthropic_tools
 from contend.errors import UserError
 
 if TYPE_CHECKING:
@@ -43,9 +44,10 @@ def import_sdk() -> Any:
     return anthropic
 
 
-class AnthropicAgent:
+class AnthropicAgent(SdkAgent):
     backend = "anthropic"
     family = "anthropic"
+    vendor = "Anthropic"
 
     def __init__(
         self,
@@ -69,42 +71,31 @@ class AnthropicAgent:
             structured_output=True, repo_tools=True, read_only_enforced=True, can_fix=False
         )
 
-    async def run(self, request: AgentRequest) -> AgentReply:
-        sdk = import_sdk()
-        try:
-            client = sdk.AsyncAnthropic(
-                api_key=self.api_key,
-                base_url=self.base_url,
-                default_headers=self.headers or None,
-                max_retries=0,
-                timeout=request.timeout_s,
-            )
-        except sdk.AnthropicError as exc:
-            raise UserError(f"anthropic: cannot set up the Anthropic client: {exc}") from exc
-        async with client:
-            base_url = str(client.base_url)
-            common.check_model_requests_allowed(base_url, backend=self.backend)
-            loop = common.Loop(
-                MessagesWire(sdk, client, self.model, self.limits.max_response_bytes),
-                request,
-                backend=self.backend,
-                model=self.model,
-                base_url=base_url,
-                tools=RepoTools(request.worktree, max_file_bytes=self.max_file_bytes),
-                limits=self.limits,
-                price=self.price,
-            )
-            return await loop.run()
+    def import_sdk(self) -> Any:
+        return import_sdk()
+
+    def new_client(self, sdk: Any, timeout_s: float) -> Any:
+        return sdk.AsyncAnthropic(
+            api_key=self.api_key,
+            base_url=self.base_url,
+            default_headers=self.headers or None,
+            max_retries=0,
+            timeout=timeout_s,
+        )
+
+    def setup_error(self, sdk: Any) -> type[Exception]:
+        error: type[Exception] = sdk.AnthropicError
+        return error
+
+    def wire(self, sdk: Any, client: Any) -> MessagesWire:
+        return MessagesWire(sdk, client, self.model, self.limits.max_response_bytes)
 
 
-class MessagesWire:
+class MessagesWire(SdkWire):
     """The Messages API wire format, sent through the anthropic SDK."""
 
-    def __init__(self, sdk: Any, client: Any, model: str, max_bytes: int) -> None:
-        self.sdk = sdk
-        self.client = client
-        self.model = model
-        self.max_bytes = max_bytes
+    def resource(self) -> Any:
+        return self.client.messages
 
     def first_body(self, request: AgentRequest) -> dict[str, Any]:
         submit = {
@@ -129,26 +120,8 @@ class MessagesWire:
         }
 
     async def send(self, body: dict[str, Any], timeout_s: float) -> common.RawResponse:
-        # The SDK's HTTP library: the SDK wraps its errors until the response starts, but a
-        # connection that drops while the body is read raises httpx2's own error.
-        import httpx2
-
-        sdk = self.sdk
         try:
-            async with self.client.messages.with_streaming_response.create(
-                **body, timeout=timeout_s
-            ) as response:
-                data, oversized = await common.read_capped(response.iter_bytes(), self.max_bytes)
-                return common.RawResponse(response.http_response.status_code, data, oversized)
-        except sdk.APIStatusError as exc:
-            raise common.HttpFailure(
-                f"HTTP {exc.status_code}: {exc.message}",
-                status=exc.status_code,
-                retry_after=common.retry_after_seconds(exc.response.headers),
-                body="" if exc.body is None else json.dumps(exc.body, default=str),
-            ) from exc
-        except sdk.APIConnectionError as exc:  # includes the SDK's own timeout
-            raise common.HttpFailure(f"connection failed: {exc}", status=None) from exc
+            return await super().send(body, timeout_s)
         except TypeError as exc:
             # The SDK resolves credentials lazily and reports none found as a TypeError.
             if "authentication" not in str(exc):
@@ -156,12 +129,6 @@ class MessagesWire:
             raise UserError(
                 "anthropic: no credentials: set ANTHROPIC_API_KEY, or name the variable that "
                 f"holds the key in [providers.anthropic] api_key_env ({exc})"
-            ) from exc
-        except httpx2.RequestError as exc:
-            raise common.HttpFailure(
-                f"connection failed while reading the response: {exc}",
-                status=None,
-                failure="malformed",
             ) from exc
 
     def parse(self, data: Any) -> common.ModelTurn:

@@ -53,7 +53,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from contend.agents.api_common import check_model_requests_allowed, lookup_price
+from contend.agents.api_common import (
+    RETRYABLE_STATUS,
+    check_model_requests_allowed,
+    lookup_price,
+)
 from contend.agents.base import AgentReply, AgentRequest, BackendContext, Usage
 from contend.agents.claude_sessions import find_transcript, newest_session, project_dir
 from contend.agents.cli_agent import CliAgentConfig
@@ -75,7 +79,6 @@ DENIED_FOR_CRITIC = (
     "EnterWorktree",
 )
 DEFAULT_ENDPOINT = "https://api.anthropic.com"
-RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 # A review reply this long is not a review; refusing it also keeps the ledger bounded.
 MAX_REPLY_CHARS = 1_000_000
 # claude's words (2.1) for a model server it could not connect to.

@@ -42,7 +42,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contend.agents.api_common import check_model_requests_allowed, lookup_price
+from contend.agents.api_common import (
+    RETRYABLE_STATUS,
+    check_model_requests_allowed,
+    lookup_price,
+)
 from contend.agents.base import (
     AgentReply,
     AgentRequest,
@@ -162,7 +166,7 @@ class GeminiAgent:
             raise AgentError(
                 f"gemini: {error.get('message', 'error')} (code {code})",
                 backend=self.backend,
-                retryable=code in (429, 500, 503),
+                retryable=status in RETRYABLE_STATUS,
                 failure="http_status" if status is not None else "crashed",
                 status=status,
             )

@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from contend.agents import api_common as common
-from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Usage
+from contend.agents.api_sdk import SdkAgent, SdkWire
+from contend.agents.base import AgentRequest, BackendContext, Capabilities, Usage
 from contend.agents.families import family_of
-from contend.agents.repo_tools import RepoTools, ToolResult, openai_tools
+from contend.agents.repo_tools import ToolResult, openai_tools
 from contend.errors import UserError
 
 if TYPE_CHECKING:
@@ -62,7 +63,9 @@ class Endpoint:
     headers: dict[str, str]
 
 
-class OpenAIAgent:
+class OpenAIAgent(SdkAgent):
+    vendor = "OpenAI"
+
     def __init__(
         self,
         flavor: Flavor,
@@ -92,43 +95,31 @@ class OpenAIAgent:
             needs_network=not local,
         )
 
-    async def run(self, request: AgentRequest) -> AgentReply:
-        sdk = import_sdk()
-        try:
-            client = sdk.AsyncOpenAI(
-                api_key=self.endpoint.api_key,
-                base_url=self.endpoint.base_url,
-                default_headers=self.endpoint.headers or None,
-                max_retries=0,
-                timeout=request.timeout_s,
-            )
-        except sdk.OpenAIError as exc:
-            raise UserError(f"{self.backend}: cannot set up the OpenAI client: {exc}") from exc
-        async with client:
-            base_url = str(client.base_url)
-            common.check_model_requests_allowed(base_url, backend=self.backend)
-            wire = ChatWire(sdk, client, self.model, self.limits.max_response_bytes)
-            loop = common.Loop(
-                wire,
-                request,
-                backend=self.backend,
-                model=self.model,
-                base_url=base_url,
-                tools=RepoTools(request.worktree, max_file_bytes=self.max_file_bytes),
-                limits=self.limits,
-                price=self.price,
-            )
-            return await loop.run()
+    def import_sdk(self) -> Any:
+        return import_sdk()
+
+    def new_client(self, sdk: Any, timeout_s: float) -> Any:
+        return sdk.AsyncOpenAI(
+            api_key=self.endpoint.api_key,
+            base_url=self.endpoint.base_url,
+            default_headers=self.endpoint.headers or None,
+            max_retries=0,
+            timeout=timeout_s,
+        )
+
+    def setup_error(self, sdk: Any) -> type[Exception]:
+        error: type[Exception] = sdk.OpenAIError
+        return error
+
+    def wire(self, sdk: Any, client: Any) -> ChatWire:
+        return ChatWire(sdk, client, self.model, self.limits.max_response_bytes)
 
 
-class ChatWire:
+class ChatWire(SdkWire):
     """The Chat Completions wire format, sent through the openai SDK."""
 
-    def __init__(self, sdk: Any, client: Any, model: str, max_bytes: int) -> None:
-        self.sdk = sdk
-        self.client = client
-        self.model = model
-        self.max_bytes = max_bytes
+    def resource(self) -> Any:
+        return self.client.chat.completions
 
     def first_body(self, request: AgentRequest) -> dict[str, Any]:
         system = "\n\n".join(
@@ -151,34 +142,6 @@ class ChatWire:
                 },
             },
         }
-
-    async def send(self, body: dict[str, Any], timeout_s: float) -> common.RawResponse:
-        # The SDK's HTTP library: the SDK wraps its errors until the response starts, but a
-        # connection that drops while the body is read raises httpx2's own error.
-        import httpx2
-
-        sdk = self.sdk
-        try:
-            async with self.client.chat.completions.with_streaming_response.create(
-                **body, timeout=timeout_s
-            ) as response:
-                data, oversized = await common.read_capped(response.iter_bytes(), self.max_bytes)
-                return common.RawResponse(response.http_response.status_code, data, oversized)
-        except sdk.APIStatusError as exc:
-            raise common.HttpFailure(
-                f"HTTP {exc.status_code}: {exc.message}",
-                status=exc.status_code,
-                retry_after=common.retry_after_seconds(exc.response.headers),
-                body=_body_text(exc.body),
-            ) from exc
-        except sdk.APIConnectionError as exc:  # includes the SDK's own timeout
-            raise common.HttpFailure(f"connection failed: {exc}", status=None) from exc
-        except httpx2.RequestError as exc:
-            raise common.HttpFailure(
-                f"connection failed while reading the response: {exc}",
-                status=None,
-                failure="malformed",
-            ) from exc
 
     def parse(self, data: Any) -> common.ModelTurn:
         return parse_chat_completion(data)
@@ -272,12 +235,6 @@ def _usage(usage: Any) -> Usage | None:
 
 def _arguments_text(arguments: str | dict[str, Any]) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments)
-
-
-def _body_text(body: object) -> str:
-    if body is None:
-        return ""
-    return body if isinstance(body, str) else json.dumps(body, default=str)
 
 
 def endpoint_for(flavor: Flavor, settings: Settings) -> Endpoint:

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from contend.agents.api_common import RETRYABLE_STATUS
 from contend.agents.base import (
     AgentReply,
     AgentRequest,
@@ -135,7 +136,7 @@ def _scripted_failure(error: str, backend: str) -> AgentError:
         return AgentError(
             message,
             backend=backend,
-            retryable=status in (429, 500, 502, 503, 529),
+            retryable=status in RETRYABLE_STATUS,
             failure="http_status",
             status=status,
         )

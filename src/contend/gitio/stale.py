@@ -15,7 +15,13 @@ import subprocess
 from pathlib import Path
 
 from contend.errors import UserError
-from contend.gitio.git import GitError, git_text, repo_root, resolve_commit, run_git
+from contend.gitio.git import (
+    GitError,
+    git_common_dir,
+    repo_root,
+    resolve_commit,
+    run_git,
+)
 from contend.gitio.snapshot import contend_env, run_git_result, store_ref, worktree_tree
 
 
@@ -179,9 +185,7 @@ def _clean_unregistered(root: Path, run: str, path: Path, where: str) -> str:
 
 
 def _directory_tree(root: Path, path: Path) -> str:
-    common = Path(
-        git_text(root, ["rev-parse", "--path-format=absolute", "--git-common-dir"]).strip()
-    )
+    common = git_common_dir(root)
     index = path.parent / f".{path.name}.contend-rescue-index"
     env = {**contend_env(index), "GIT_DIR": str(common), "GIT_WORK_TREE": str(path)}
     try:

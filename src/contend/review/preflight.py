@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from contend.backends import Role, parse_spec
 from contend.config import Settings
 from contend.errors import UserError
-from contend.gitio.git import git_text
+from contend.gitio.git import git_path
 from contend.review.outputs import check_out_dir
 from contend.review.spec import Spec, load_spec
 from contend.review.target import Target
@@ -139,9 +139,7 @@ def check_git_writable(repo_root: Path) -> None:
     """The snapshot and the worktrees write into git's directory (a temporary index, objects,
     worktree records); a read-only one is refused now, not halfway through a run."""
     for name in ("index", "objects"):
-        where = Path(
-            git_text(repo_root, ["rev-parse", "--path-format=absolute", "--git-path", name]).strip()
-        )
+        where = git_path(repo_root, name)
         folder = where if name == "objects" else where.parent
         try:
             handle, probe = tempfile.mkstemp(prefix=".contend-probe-", dir=folder)
