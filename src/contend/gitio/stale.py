@@ -22,6 +22,7 @@ from contend.gitio.git import (
     resolve_commit,
     run_git,
 )
+from contend.gitio.runrefs import rescue_ref
 from contend.gitio.snapshot import contend_env, run_git_result, store_ref, worktree_tree
 
 
@@ -198,7 +199,7 @@ def _directory_tree(root: Path, path: Path) -> str:
 
 
 def _rescue(root: Path, run: str, name: str, commit: str, what: str) -> str:
-    base = f"refs/contend/rescue/{run}/{name}"
+    base = rescue_ref(run, name)
     ref, n = base, 1
     while run_git_result(root, ["rev-parse", "-q", "--verify", ref]).returncode == 0:
         n += 1
