@@ -203,15 +203,8 @@ def test_a_plugin_backend_runs_a_real_review_through_the_entry_point(tmp_path: P
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(site)}
     command = [str(CONTEND), "review", str(repo), "--critic", "lintbot", "--out", str(out)]
-    done = subprocess.run(
-        [*command, "--format", "json"],
-        cwd=elsewhere,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    run = {"cwd": elsewhere, "env": env, "capture_output": True, "text": True, "timeout": 120}
+    done = subprocess.run([*command, "--format", "json"], check=False, **run)
     assert done.returncode == 1, done.stderr
     report = json.loads((out / "report.json").read_text())
     assert report["verdict"] == "fail"
@@ -295,43 +288,36 @@ def test_a_fork_built_from_a_context_looks_in_the_reviewed_repository(tmp_path: 
 
 
 def test_a_package_that_takes_a_built_in_name_is_an_error_when_that_name_is_used(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    installed: Path,
 ) -> None:
-    site = tmp_path / "site"
-    write_lintbot(site)
     write_package(
-        site, "contend-impostor", "contend_impostor", {"__init__.py": ""}, {"claude": "x:y"}
+        installed, "contend-impostor", "contend_impostor", {"__init__.py": ""}, {"claude": "x:y"}
     )
-    monkeypatch.syspath_prepend(str(site))
     backends.refresh()
-    try:
-        with pytest.raises(UserError, match=r"'claude' is contend's own.*contend-impostor"):
-            backends.parse_spec("claude", "critic")
-        assert backends.parse_spec("lintbot", "critic")[1].name == "lintbot"
-    finally:
-        monkeypatch.undo()
-        backends.refresh()
+    with pytest.raises(UserError, match=r"'claude' is contend's own.*contend-impostor"):
+        backends.parse_spec("claude", "critic")
+    assert backends.parse_spec("lintbot", "critic")[1].name == "lintbot"
 
 
-def test_a_broken_declaration_names_the_package(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    site = tmp_path / "site"
-    write_lintbot(site)
+def test_two_packages_with_one_name_are_an_error_when_that_name_is_used(installed: Path) -> None:
     write_package(
-        site,
+        installed, "contend-twin", "contend_twin", {"__init__.py": ""}, {"lintbot": "x:y"}
+    )
+    backends.refresh()
+    with pytest.raises(UserError, match=r"more than one installed package \(contend-lintbot, c"):
+        backends.parse_spec("lintbot", "critic")
+
+
+def test_a_broken_declaration_names_the_package(installed: Path) -> None:
+    write_package(
+        installed,
         "contend-broken",
         "contend_broken",
         {"__init__.py": "VALUE = 'not a backend'\n"},
         {"brokenbot": "contend_broken:VALUE", "missingbot": "contend_missing_module:X"},
     )
-    monkeypatch.syspath_prepend(str(site))
     backends.refresh()
-    try:
-        with pytest.raises(UserError, match=r"'brokenbot' of contend-broken .* is a str, not"):
-            backends.lookup("brokenbot")
-        with pytest.raises(UserError, match=r"'missingbot' of contend-broken .* could not be"):
-            backends.lookup("missingbot")
-    finally:
-        monkeypatch.undo()
-        backends.refresh()
+    with pytest.raises(UserError, match=r"'brokenbot' of contend-broken .* is a str, not"):
+        backends.lookup("brokenbot")
+    with pytest.raises(UserError, match=r"'missingbot' of contend-broken .* could not be"):
+        backends.lookup("missingbot")

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from contend.agents import api_common as common
-from contend.agents.api_sdk import SdkAgent, SdkWire
+from contend.agents.api_sdk import Endpoint, SdkAgent, SdkWire
 from contend.agents.base import AgentRequest, BackendContext, Capabilities, Usage
 from contend.agents.repo_tools import ToolResult, anthropic_tools
 from contend.errors import UserError
@@ -44,58 +44,10 @@ def import_sdk() -> Any:
     return anthropic
 
 
-class AnthropicAgent(SdkAgent):
-    backend = "anthropic"
-    family = "anthropic"
-    vendor = "Anthropic"
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        headers: dict[str, str] | None = None,
-        max_file_bytes: int = 1_000_000,
-        prices: Mapping[str, Price] | None = None,
-        limits: common.Limits | None = None,
-    ) -> None:
-        self.model = model
-        self.base_url = base_url
-        self.api_key = api_key
-        self.headers = headers or {}
-        self.max_file_bytes = max_file_bytes
-        self.limits = limits or common.Limits()
-        self.price = common.lookup_price(model, prices or {}, "anthropic")
-        self.capabilities = Capabilities(
-            structured_output=True, repo_tools=True, read_only_enforced=True, can_fix=False
-        )
-
-    def import_sdk(self) -> Any:
-        return import_sdk()
-
-    def new_client(self, sdk: Any, timeout_s: float) -> Any:
-        return sdk.AsyncAnthropic(
-            api_key=self.api_key,
-            base_url=self.base_url,
-            default_headers=self.headers or None,
-            max_retries=0,
-            timeout=timeout_s,
-        )
-
-    def setup_error(self, sdk: Any) -> type[Exception]:
-        error: type[Exception] = sdk.AnthropicError
-        return error
-
-    def wire(self, sdk: Any, client: Any) -> MessagesWire:
-        return MessagesWire(sdk, client, self.model, self.limits.max_response_bytes)
-
-
 class MessagesWire(SdkWire):
     """The Messages API wire format, sent through the anthropic SDK."""
 
-    def resource(self) -> Any:
-        return self.client.messages
+    resource = ("messages",)
 
     def first_body(self, request: AgentRequest) -> dict[str, Any]:
         submit = {
@@ -170,6 +122,37 @@ class MessagesWire(SdkWire):
 
     def degrade(self, body: dict[str, Any], failure: common.HttpFailure) -> str | None:
         return None  # nothing optional is sent: a 400 is a real error
+
+
+class AnthropicAgent(SdkAgent):
+    backend = "anthropic"
+    family = "anthropic"
+    import_sdk = staticmethod(import_sdk)
+    wire = MessagesWire
+    vendor, client_class, base_error = "Anthropic", "AsyncAnthropic", "AnthropicError"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        headers: dict[str, str] | None = None,
+        max_file_bytes: int = 1_000_000,
+        prices: Mapping[str, Price] | None = None,
+        limits: common.Limits | None = None,
+    ) -> None:
+        super().__init__(
+            model,
+            Endpoint(base_url=base_url, api_key=api_key, headers=headers or {}),
+            provider="anthropic",
+            max_file_bytes=max_file_bytes,
+            prices=prices,
+            limits=limits,
+        )
+        self.capabilities = Capabilities(
+            structured_output=True, repo_tools=True, read_only_enforced=True, can_fix=False
+        )
 
 
 def parse_message(data: Any) -> common.ModelTurn:

@@ -14,7 +14,10 @@ object: nothing here imports a vendor SDK by name.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from contend.agents import api_common as common
@@ -23,12 +26,16 @@ from contend.agents.repo_tools import RepoTools
 from contend.errors import UserError
 
 if TYPE_CHECKING:
-    from contend.agents.prices import ModelPrice
+    from contend.agents.prices import ModelPrice, Provider
+    from contend.config import Price
 
 
 class SdkWire:
     """Sends one request body through an SDK resource (`client.chat.completions`,
     `client.messages`) and reads the answer under a byte cap."""
+
+    # Where, on the SDK's client, `with_streaming_response.create(**body)` sends a request.
+    resource: tuple[str, ...]
 
     def __init__(self, sdk: Any, client: Any, model: str, max_bytes: int) -> None:
         self.sdk = sdk
@@ -36,18 +43,15 @@ class SdkWire:
         self.model = model
         self.max_bytes = max_bytes
 
-    def resource(self) -> Any:
-        """The SDK object whose `with_streaming_response.create(**body)` sends a request."""
-        raise NotImplementedError
-
     async def send(self, body: dict[str, Any], timeout_s: float) -> common.RawResponse:
         # The SDK's HTTP library: the SDK wraps its errors until the response starts, but a
         # connection that drops while the body is read raises httpx2's own error.
         import httpx2
 
         sdk = self.sdk
+        endpoint = functools.reduce(getattr, self.resource, self.client)
         try:
-            async with self.resource().with_streaming_response.create(
+            async with endpoint.with_streaming_response.create(
                 **body, timeout=timeout_s
             ) as response:
                 data, oversized = await common.read_capped(response.iter_bytes(), self.max_bytes)
@@ -69,36 +73,67 @@ class SdkWire:
             ) from exc
 
 
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Where and how to connect; `api_key`/`base_url` None mean "the SDK's own env"."""
+
+    base_url: str | None
+    api_key: str | None
+    headers: dict[str, str]
+
+
 class SdkAgent:
     """An API-model agent whose conversation runs through a vendor SDK. Subclasses set
-    `backend`, `model`, `family`, `capabilities`, and say how to build the client."""
+    `backend`, `model`, `family`, `capabilities`, `endpoint`, and name the SDK's import, its
+    client and base error, and their Wire."""
 
     backend: str
     model: str
     vendor: str  # as the SDK's name reads in messages: "OpenAI", "Anthropic"
+    client_class: str  # the SDK's async client: "AsyncOpenAI"
+    base_error: str  # the SDK's base error, raised when no client can be built: "OpenAIError"
+    endpoint: Endpoint
     max_file_bytes: int
     limits: common.Limits
     price: ModelPrice | None
 
-    def import_sdk(self) -> Any:
-        raise NotImplementedError
+    # The adapter's wire format: (sdk, client, model, max_bytes) -> Wire.
+    wire: Callable[[Any, Any, str, int], common.Wire]
 
-    def new_client(self, sdk: Any, timeout_s: float) -> Any:
-        """The SDK's async client, its own retries off (the Loop retries)."""
-        raise NotImplementedError
+    def __init__(
+        self,
+        model: str,
+        endpoint: Endpoint,
+        *,
+        provider: Provider | None,
+        max_file_bytes: int,
+        prices: Mapping[str, Price] | None,
+        limits: common.Limits | None,
+    ) -> None:
+        self.model = model
+        self.endpoint = endpoint
+        self.max_file_bytes = max_file_bytes
+        self.limits = limits or common.Limits()
+        # A configured price wins; else the built-in one of a first-party `provider`.
+        self.price = common.lookup_price(model, prices or {}, provider)
 
-    def setup_error(self, sdk: Any) -> type[Exception]:
-        """The SDK's base error, raised when the client cannot be built (no credentials)."""
-        raise NotImplementedError
-
-    def wire(self, sdk: Any, client: Any) -> common.Wire:
+    @staticmethod
+    def import_sdk() -> Any:
+        """The vendor SDK module; UserError naming the extra to install when missing."""
         raise NotImplementedError
 
     async def run(self, request: AgentRequest) -> AgentReply:
         sdk = self.import_sdk()
         try:
-            client = self.new_client(sdk, request.timeout_s)
-        except self.setup_error(sdk) as exc:
+            # The SDK's own retries are off: retries belong to the Loop.
+            client = getattr(sdk, self.client_class)(
+                api_key=self.endpoint.api_key,
+                base_url=self.endpoint.base_url,
+                default_headers=self.endpoint.headers or None,
+                max_retries=0,
+                timeout=request.timeout_s,
+            )
+        except getattr(sdk, self.base_error) as exc:
             raise UserError(
                 f"{self.backend}: cannot set up the {self.vendor} client: {exc}"
             ) from exc
@@ -106,7 +141,7 @@ class SdkAgent:
             base_url = str(client.base_url)
             common.check_model_requests_allowed(base_url, backend=self.backend)
             loop = common.Loop(
-                self.wire(sdk, client),
+                self.wire(sdk, client, self.model, self.limits.max_response_bytes),
                 request,
                 backend=self.backend,
                 model=self.model,

@@ -47,14 +47,7 @@ from contend.agents.api_common import (
     check_model_requests_allowed,
     lookup_price,
 )
-from contend.agents.base import (
-    AgentReply,
-    AgentRequest,
-    BackendContext,
-    Capabilities,
-    Role,
-    Usage,
-)
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Role, Usage
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, ProtocolError, UserError

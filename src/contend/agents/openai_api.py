@@ -26,11 +26,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from contend.agents import api_common as common
-from contend.agents.api_sdk import SdkAgent, SdkWire
+from contend.agents.api_sdk import Endpoint, SdkAgent, SdkWire
 from contend.agents.base import AgentRequest, BackendContext, Capabilities, Usage
 from contend.agents.families import family_of
 from contend.agents.repo_tools import ToolResult, openai_tools
@@ -54,72 +53,10 @@ def import_sdk() -> Any:
     return openai
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """Where and how to connect; `api_key`/`base_url` None mean "the SDK's own env"."""
-
-    base_url: str | None
-    api_key: str | None
-    headers: dict[str, str]
-
-
-class OpenAIAgent(SdkAgent):
-    vendor = "OpenAI"
-
-    def __init__(
-        self,
-        flavor: Flavor,
-        model: str,
-        endpoint: Endpoint,
-        *,
-        max_file_bytes: int = 1_000_000,
-        prices: Mapping[str, Price] | None = None,
-        limits: common.Limits | None = None,
-    ) -> None:
-        self.backend: str = flavor
-        self.flavor = flavor
-        self.model = model
-        self.family = "openai" if flavor == "openai" else family_of(model)
-        self.endpoint = endpoint
-        self.max_file_bytes = max_file_bytes
-        self.limits = limits or common.Limits()
-        self.price = common.lookup_price(
-            model, prices or {}, "openai" if flavor == "openai" else None
-        )
-        local = endpoint.base_url is not None and common.is_loopback(endpoint.base_url)
-        self.capabilities = Capabilities(
-            structured_output=True,
-            repo_tools=True,
-            read_only_enforced=True,  # it is only ever offered read-only tools
-            can_fix=False,
-            needs_network=not local,
-        )
-
-    def import_sdk(self) -> Any:
-        return import_sdk()
-
-    def new_client(self, sdk: Any, timeout_s: float) -> Any:
-        return sdk.AsyncOpenAI(
-            api_key=self.endpoint.api_key,
-            base_url=self.endpoint.base_url,
-            default_headers=self.endpoint.headers or None,
-            max_retries=0,
-            timeout=timeout_s,
-        )
-
-    def setup_error(self, sdk: Any) -> type[Exception]:
-        error: type[Exception] = sdk.OpenAIError
-        return error
-
-    def wire(self, sdk: Any, client: Any) -> ChatWire:
-        return ChatWire(sdk, client, self.model, self.limits.max_response_bytes)
-
-
 class ChatWire(SdkWire):
     """The Chat Completions wire format, sent through the openai SDK."""
 
-    def resource(self) -> Any:
-        return self.client.chat.completions
+    resource = ("chat", "completions")
 
     def first_body(self, request: AgentRequest) -> dict[str, Any]:
         system = "\n\n".join(
@@ -173,6 +110,42 @@ class ChatWire(SdkWire):
         return (
             f"HTTP 400 with response_format json_schema set ({failure}); asked again without "
             "it, the schema in the instructions only, the answer still validated"
+        )
+
+
+class OpenAIAgent(SdkAgent):
+    import_sdk = staticmethod(import_sdk)
+    wire = ChatWire
+    vendor, client_class, base_error = "OpenAI", "AsyncOpenAI", "OpenAIError"
+
+    def __init__(
+        self,
+        flavor: Flavor,
+        model: str,
+        endpoint: Endpoint,
+        *,
+        max_file_bytes: int = 1_000_000,
+        prices: Mapping[str, Price] | None = None,
+        limits: common.Limits | None = None,
+    ) -> None:
+        super().__init__(
+            model,
+            endpoint,
+            provider="openai" if flavor == "openai" else None,
+            max_file_bytes=max_file_bytes,
+            prices=prices,
+            limits=limits,
+        )
+        self.backend: str = flavor
+        self.flavor = flavor
+        self.family = "openai" if flavor == "openai" else family_of(model)
+        local = endpoint.base_url is not None and common.is_loopback(endpoint.base_url)
+        self.capabilities = Capabilities(
+            structured_output=True,
+            repo_tools=True,
+            read_only_enforced=True,  # it is only ever offered read-only tools
+            can_fix=False,
+            needs_network=not local,
         )
 
 

@@ -30,14 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from contend.agents.api_common import RETRYABLE_STATUS
-from contend.agents.base import (
-    AgentReply,
-    AgentRequest,
-    BackendContext,
-    Capabilities,
-    Role,
-    Usage,
-)
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Role, Usage
 from contend.agents.schemas import validate
 from contend.errors import AgentError, AgentTimeout, ProtocolError, UserError
 
