@@ -321,3 +321,29 @@ def test_a_broken_declaration_names_the_package(installed: Path) -> None:
         backends.lookup("brokenbot")
     with pytest.raises(UserError, match=r"'missingbot' of contend-broken .* could not be"):
         backends.lookup("missingbot")
+
+
+# --- the docs hold what the registry holds ------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "backends.md"
+
+
+def test_the_roles_table_in_the_docs_is_the_registrys() -> None:
+    rows = [
+        line.split("|")[1:3]
+        for line in DOCS.read_text(encoding="utf-8")
+        .split("## Roles and arguments")[1]
+        .split("\n\n")[1]
+        .splitlines()[2:]
+    ]
+    documented = {
+        name.strip(" `"): frozenset(r.strip() for r in roles.split(","))
+        for names, roles in rows
+        for name in names.split(",")
+    }
+    declared = {
+        name: backend.roles
+        for name in backends.BUILTIN_NAMES
+        if (backend := backends.lookup(name)) is not None
+    }
+    assert documented == declared

@@ -88,7 +88,7 @@ class AgentSpec:
         return self.backend if self.arg is None else f"{self.backend}:{self.arg}"
 
 
-_BUILTIN_NAMES = {
+BUILTIN_NAMES = {
     "static": "STATIC",
     "claude": "CLAUDE",
     "claude-fork": "CLAUDE_FORK",
@@ -105,7 +105,7 @@ _BUILTIN_NAMES = {
 }
 BUILTIN: tuple[EntryPoint, ...] = tuple(
     EntryPoint(name, f"contend.builtin_backends:{attr}", GROUP)
-    for name, attr in _BUILTIN_NAMES.items()
+    for name, attr in BUILTIN_NAMES.items()
 )
 BUILTIN_SOURCE = "contend"
 
@@ -206,7 +206,7 @@ def _discovered() -> tuple[dict[str, EntryPoint], dict[str, str]]:
     clashes: dict[str, str] = {}
     for name, eps in by_name.items():
         sources = ", ".join(sorted(_source(ep) for ep in eps))
-        if name in _BUILTIN_NAMES:
+        if name in BUILTIN_NAMES:
             clashes[name] = (
                 f"backend {name!r} is contend's own, and the installed package(s) {sources} "
                 f"declare it too (entry-point group {GROUP}): uninstall them or rename "
