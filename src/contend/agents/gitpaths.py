@@ -33,7 +33,7 @@ def repo_paths(path: Path, *, backend: str) -> RepoPaths | None:
         common = git_common_dir(path)
         listing = git_text(path, ["worktree", "list", "--porcelain"])
     except ContendError as exc:  # git refused or failed: the agent cannot be set up
-        raise AgentError(f"{backend}: {exc}", backend=backend) from exc
+        raise AgentError(f"{backend}: cannot run git in {path}: {exc}", backend=backend) from exc
     entries = [
         line[len("worktree ") :] for line in listing.splitlines() if line.startswith("worktree ")
     ]
