@@ -176,7 +176,7 @@ def lookup(name: str) -> Backend | None:
 def choices(role: Role) -> list[str]:
     """Every backend name usable as `role`, sorted (installed packages' included)."""
     found = [b for b in _builtins().values() if role in b.roles]
-    found += [_load(ep, _source(ep)) for name, ep in _installed().items() if name not in _clashes()]
+    found += [_load(ep, _source(ep)) for ep in _installed().values()]
     return sorted({b.name for b in found if role in b.roles})
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from contend.errors import UserError
 from contend.gitio.git import (
     GitError,
+    find_repo_root,
     git_common_dir,
     repo_root,
     resolve_commit,
@@ -44,8 +45,8 @@ def cleanup_stale(state_dir: Path, *, keep: set[str], repo: Path | None = None) 
         repos = {repo_root(repo)}
     else:
         repos = {root for _, children in stale for c in children if (root := _pointed_repo(c))}
-    if not repos and _inside_repo(state_dir):
-        repos = {repo_root(state_dir)}
+    if not repos and state_dir.exists() and (holder := find_repo_root(state_dir)) is not None:
+        repos = {holder}
     for run_dir, children in stale:
         for child in children:
             root = _owner(child, repos)
@@ -83,10 +84,6 @@ def _pointed_repo(child: Path) -> Path | None:
     if common.name != ".git" or not common.is_dir():
         return None
     return repo_root(common.parent)
-
-
-def _inside_repo(path: Path) -> bool:
-    return path.exists() and run_git_result(path, ["rev-parse", "--show-toplevel"]).returncode == 0
 
 
 def _rescue_missing(root: Path, runs: Path, keep: set[str]) -> list[str]:
