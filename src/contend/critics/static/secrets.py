@@ -497,6 +497,13 @@ def find_secrets(text: str) -> list[SecretSpan]:
                             break
                         end += len(follow) + 1
                 spans.append(SecretSpan(start, end, hit.rule, text[start:end]))
+        if _HINT.search(line.lower()):
+            # An assignment inside another's value (`{'X': "DB_PASSWORD=…"}`): the line
+            # scan does not overlap matches, so each value is read once more.
+            for match in _ASSIGNMENT.finditer(line):
+                base = offset + match.start("secret")
+                for hit in _generic_hits(match.group("secret"), "other"):
+                    spans.append(SecretSpan(base + hit.start, base + hit.end, hit.rule, hit.secret))
         offset += len(line) + 1
     return spans
 
