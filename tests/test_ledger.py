@@ -127,9 +127,10 @@ def test_torn_last_line_is_reported_and_accepted(tmp_path: Path) -> None:
     path = tmp_path / "ledger.jsonl"
     build(path, checkpoint=False)
     append_partial_entry(path)
-    result = verify(path)
+    result = verify(path, keep_entries=True)
     assert result.ok and result.count == 10 and result.torn_line == 11
     assert "torn" in result.message
+    assert len(result.entries) == 10 and result.good_bytes < path.stat().st_size
 
 
 def test_resume_discards_the_torn_line_and_continues_the_chain(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -29,8 +30,8 @@ RUN = "20261130-120000-abc123"
 
 def build(run_dir: Path, n: int = 10, *, keyed: bool = True) -> Path:
     path = run_dir / "ledger.jsonl"
-    kwargs = {} if keyed else {"key": None}
-    with Ledger(path, RUN, **kwargs) as ledger:  # type: ignore[arg-type]
+    kwargs: dict[str, Any] = {} if keyed else {"key": None}
+    with Ledger(path, RUN, **kwargs) as ledger:
         ledger.append("run_started", {"run_id": RUN})
         for i in range(1, n - 1):
             ledger.append("agent_call", {"thread": "t", "i": i})
@@ -250,9 +251,10 @@ def test_another_users_key_does_not_verify(
 ) -> None:
     path = build(tmp_path)
     monkeypatch.setenv("CONTEND_KEY_FILE", str(tmp_path / "other.key"))
-    load_key(create=True)
+    other = load_key(create=True)
     err = assert_tampered(path, 1, capsys)
     assert "another ledger key" in err
+    assert other is not None and f"the key here is {other.kid}" in err
 
 
 def test_the_key_is_created_on_first_write_private_and_under_xdg_config(

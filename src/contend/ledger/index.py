@@ -52,9 +52,16 @@ CREATE TABLE IF NOT EXISTS runs (
     fingerprint TEXT NOT NULL
 );
 """
-_COLUMNS = (
-    "run_id, started, key, sessions, verdict, exit_code, attacks, unresolved, families,"
-    " tokens, cost, integrity, problem, chain"
+# The row's columns in RunRow order; spelled out in each query (no SQL is built by formatting).
+_INSERT = (
+    "INSERT OR REPLACE INTO runs (run_id, started, key, sessions, verdict, exit_code, attacks,"
+    " unresolved, families, tokens, cost, integrity, problem, chain, fingerprint)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_SELECT_RECENT = (
+    "SELECT run_id, started, key, sessions, verdict, exit_code, attacks, unresolved, families,"
+    " tokens, cost, integrity, problem, chain FROM runs"
+    " ORDER BY integrity = 'intact', started DESC, run_id DESC LIMIT ?"
 )
 
 
@@ -135,16 +142,15 @@ def refresh(state_dir: Path, *, rebuild: bool = False) -> Refresh:
             present.add(run_id)
             ledger = run_dir / LEDGER_FILE
             fingerprint = _fingerprint(ledger, run_id, anchors)
-            cached = known.get(run_id)
-            if cached is not None and cached[0] == fingerprint:
+            if run_id in known and known[run_id][0] == fingerprint:
+                _, integrity, problem = known[run_id]
                 result.indexed += 1
-                if cached[1] != INTACT:
-                    result.problems.append(f"{run_id}: {cached[2]}")
+                if integrity != INTACT:
+                    result.problems.append(f"{run_id}: {problem}")
                 continue
             row = _read_run(run_id, ledger, key, anchors)
             db.execute(
-                f"INSERT OR REPLACE INTO runs ({_COLUMNS}, fingerprint)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _INSERT,
                 (
                     row.run_id,
                     row.started,
@@ -247,11 +253,7 @@ def _tail_hash(ledger: Path, size: int) -> str:
 def recent(state_dir: Path, limit: int = 10) -> list[RunRow]:
     """Runs that are not intact first (they are alarms), then the newest by first event."""
     with _connect(state_dir) as db:
-        rows = db.execute(
-            f"SELECT {_COLUMNS} FROM runs"
-            " ORDER BY integrity = 'intact', started DESC, run_id DESC LIMIT ?",
-            (limit,),
-        ).fetchall()
+        rows = db.execute(_SELECT_RECENT, (limit,)).fetchall()
     return [RunRow(*row) for row in rows]
 
 

@@ -89,6 +89,7 @@ def _create(path: Path) -> None:
     try:
         # O_EXCL: two writers racing to create the key must not each keep a different one.
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    # contend: allow silent-fallback -- another writer created the key first; we read theirs
     except FileExistsError:
         return
     try:

@@ -49,6 +49,7 @@ def _decode(chunk: bytes) -> dict[str, Any] | None:
         return None
     try:
         data = orjson.loads(text)
+    # contend: allow silent-fallback -- a slot torn by a crash; the reader takes the other one
     except orjson.JSONDecodeError:
         return None
     if not isinstance(data, dict):
@@ -64,6 +65,7 @@ def read_newest(path: Path) -> tuple[dict[str, Any] | None, int]:
     LedgerCorrupt when the file has content but no whole record."""
     try:
         raw = path.read_bytes()
+    # contend: allow silent-fallback -- no file is "no record"; callers decide what that means
     except FileNotFoundError:
         return None, -1
     except OSError as exc:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,7 @@ class _Scan:
     unkeyed: int
     bad_index: int | None = None
     problem: str = ""
+    mac_mismatch: bool = False
 
 
 class _Verifier:
@@ -120,7 +122,7 @@ class _Verifier:
             index = scan.bad_index
             if index == 0 and _EVENT_MARK not in lines[0]:
                 return self._not_a_ledger(f"line 1 {scan.problem}")
-            return self._bad(index + 1, scan.problem, entries, lines)
+            return self._bad(index + 1, scan.problem + self._key_hint(scan), entries, lines)
         count = len(entries)
         torn_line = None
         if tail:
@@ -161,6 +163,18 @@ class _Verifier:
         if not keep_entries:
             result.entries = []
         return result
+
+    def _key_hint(self, scan: _Scan) -> str:
+        """On a MAC mismatch: whether ledger.head names another key than the verifier's."""
+        if not scan.mac_mismatch or self.key is None:
+            return ""
+        try:
+            head = read_head(self.path)
+        except LedgerCorrupt:
+            return ""  # the mismatch is reported either way; the hint is only a hint
+        if head is None or head.kid is None or head.kid == self.key.kid:
+            return ""
+        return f"; {HEAD_FILE} names key id {head.kid}, the key here is {self.key.kid}"
 
     # --- what the chain alone says -----------------------------------------------------
 
@@ -261,7 +275,11 @@ class _Verifier:
         return self.anchors.path(run) if self.anchors is not None else "(none)"
 
     def _check_anchor(
-        self, result: VerifyResult, anchor: Anchor, head: Head | None, cut: Any
+        self,
+        result: VerifyResult,
+        anchor: Anchor,
+        head: Head | None,
+        cut: Callable[[str, int], str],
     ) -> tuple[int, str] | None:
         entries = result.entries
         count = result.count
@@ -381,6 +399,7 @@ def _scan(lines: list[bytes], key: LedgerKey | None) -> _Scan:
                     "MAC mismatch: the line was edited or forged (or written with another "
                     f"ledger key than {key.path if key else ''})"
                 )
+                scan.mac_mismatch = True
                 return _fail(scan, index, problem, keyed, unkeyed, run)
             keyed += 1
         elif alg == HASH_ALG:
@@ -412,7 +431,7 @@ def _scan(lines: list[bytes], key: LedgerKey | None) -> _Scan:
     return scan
 
 
-def _fail(scan: _Scan, index: int, problem: str, keyed: int, unkeyed: int, run: Any) -> _Scan:
+def _fail(scan: _Scan, index: int, problem: str, keyed: int, unkeyed: int, run: object) -> _Scan:
     scan.bad_index = index
     scan.problem = problem
     scan.keyed = keyed
