@@ -353,3 +353,12 @@ def test_a_ledger_created_and_never_written_starts_fresh(tmp_path: Path) -> None
     with Ledger.open(path, RUN) as ledger:
         assert ledger.append("run_started", {})["seq"] == 0
     assert verify(path).strict_ok
+
+
+def test_a_deleted_ledger_is_not_restarted_under_its_run_id(tmp_path: Path) -> None:
+    path = build(tmp_path)
+    path.unlink()
+    (tmp_path / HEAD_FILE).unlink()
+    with pytest.raises(LedgerCorrupt, match="the ledger was deleted"):
+        Ledger.open(path, RUN)
+    assert not path.exists()

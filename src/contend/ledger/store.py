@@ -218,6 +218,16 @@ class Ledger:
 
         resolved_key = resolve_key(key, create=True)
         resolved_anchors = resolve_anchors(anchors)
+        if resolved_anchors is not None and not path.exists():
+            anchor = resolved_anchors.read(run_id)
+            if anchor is not None:
+                raise LedgerCorrupt(
+                    f"{path} is missing, but the anchor {resolved_anchors.path(run_id)} "
+                    f"records entry {anchor.seq + 1} of run {run_id}: the ledger was deleted "
+                    "— contend will not continue this run (`contend review --new` starts a "
+                    "fresh one)",
+                    path=str(path),
+                )
         if not path.exists() or _never_written(path, run_id, resolved_anchors):
             return cls(path, run_id, key=resolved_key, anchors=resolved_anchors, **kwargs)
         result = verify(path, key=resolved_key, anchors=resolved_anchors)
