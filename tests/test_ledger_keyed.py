@@ -324,9 +324,14 @@ def test_an_earlier_copy_is_not_called_tampered_but_strict_cannot_compare_it(
     (out / HEAD_FILE).write_bytes((path.parent / HEAD_FILE).read_bytes())
     with Ledger.open(path, RUN) as ledger:
         ledger.append("attack_transition", {"attack": "A1", "action": "waive", "by": "human"})
-    result = verify(out / "ledger.jsonl")
+    result = verify(out / "ledger.jsonl", may_be_copy=True)
     assert result.ok and not result.strict_ok
     assert any("an earlier copy" in what for what in result.unchecked)
+    assert main(["ledger", "verify", str(out)]) == 0  # a directory outside the runs
+    assert "an earlier copy" in capsys.readouterr().out
+    # Where the file must be the run's own (the writer, status, a run named by id), a
+    # ledger shorter than its anchor is cut, wherever it now lives.
+    assert not verify(out / "ledger.jsonl").ok
     # The run's own ledger cut back to the copy's length is tampering.
     path.write_bytes((out / "ledger.jsonl").read_bytes())
     (path.parent / HEAD_FILE).write_bytes((out / HEAD_FILE).read_bytes())
@@ -362,3 +367,15 @@ def test_a_deleted_ledger_is_not_restarted_under_its_run_id(tmp_path: Path) -> N
     with pytest.raises(LedgerCorrupt, match="the ledger was deleted"):
         Ledger.open(path, RUN)
     assert not path.exists()
+
+
+def test_moving_the_run_directory_does_not_launder_a_cut(tmp_path: Path) -> None:
+    path = build(tmp_path / "runs" / RUN)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-3]))
+    (path.parent / HEAD_FILE).unlink()
+    moved = tmp_path / "elsewhere"
+    (tmp_path / "runs" / RUN).rename(moved)
+    (tmp_path / "runs" / RUN).symlink_to(moved)
+    with pytest.raises(LedgerCorrupt, match="truncated"):
+        Ledger.open(path, RUN)

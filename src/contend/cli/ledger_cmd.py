@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from contend.ledger.runs import resolve_ledger
+from contend.ledger.runs import resolve_ledger, runs_dir
 from contend.ledger.verify import verify
 
 
@@ -43,8 +43,11 @@ def verify_cmd(run: str, strict: bool) -> int:
     key; lines cut from the end together with ledger.head only against the run's anchor.
     With --strict anything left unchecked is a failure (exit 1).
     """
-    path = resolve_ledger(run, _state_dir())
-    result = verify(path)
+    state_dir = _state_dir()
+    path = resolve_ledger(run, state_dir)
+    # A file outside this repository's runs may be an earlier `--out` copy of a run.
+    own = state_dir is not None and path.resolve().is_relative_to(runs_dir(state_dir).resolve())
+    result = verify(path, may_be_copy=not own)
     if not result.ok:
         click.echo(result.message, err=True)
         return 1

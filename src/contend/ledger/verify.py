@@ -84,12 +84,20 @@ def verify(
     keep_entries: bool = False,
     key: KeyArg = USER,
     anchors: AnchorsArg = USER,
+    may_be_copy: bool = False,
 ) -> VerifyResult:
-    """Verify `path` with the user's key and anchors (never creating either) by default."""
+    """Verify `path` with the user's key and anchors (never creating either) by default.
+
+    `may_be_copy`: the file may be a copy of the run's ledger taken earlier (an `--out`
+    copy handed over by path), so a file at another path than the anchored one that is
+    shorter than its anchor is "not compared" rather than cut. Never for the run's own
+    ledger: the writer, `status` and a run named by id verify without it, so moving or
+    symlinking the run directory cannot turn a cut ledger into a "copy".
+    """
     resolved_key = resolve_key(key, create=False)
     resolved_anchors = resolve_anchors(anchors)
     with gc_paused():
-        return _Verifier(path, resolved_key, resolved_anchors).run(keep_entries)
+        return _Verifier(path, resolved_key, resolved_anchors, may_be_copy).run(keep_entries)
 
 
 @dataclass(slots=True)
@@ -104,10 +112,13 @@ class _Scan:
 
 
 class _Verifier:
-    def __init__(self, path: Path, key: LedgerKey | None, anchors: Anchors | None) -> None:
+    def __init__(
+        self, path: Path, key: LedgerKey | None, anchors: Anchors | None, may_be_copy: bool
+    ) -> None:
         self.path = path
         self.key = key
         self.anchors = anchors
+        self.may_be_copy = may_be_copy
 
     def run(self, keep_entries: bool) -> VerifyResult:
         raw = self.path.read_bytes()
@@ -284,7 +295,7 @@ class _Verifier:
         entries = result.entries
         count = result.count
         where = self._anchor_path(result)
-        same_file = anchor.ledger == str(self.path.resolve())
+        same_file = not self.may_be_copy or anchor.ledger == str(self.path.resolve())
         if entries and anchor.genesis != entries[0]["hash"]:
             return 1, (
                 f"is not the first entry anchored for run {anchor.run} ({where}): the "
