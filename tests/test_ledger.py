@@ -17,8 +17,10 @@ from contend.ledger.store import HEAD_FILE, Ledger
 from contend.ledger.verify import verify
 
 
-def build(path: Path, n: int = 10, *, checkpoint: bool = True, keyed: bool = True) -> None:
-    with Ledger(path, "run-1", **({} if keyed else {"key": None, "anchors": None})) as ledger:
+def build(
+    path: Path, n: int = 10, *, checkpoint: bool = True, keyed: bool = True, run: str = "run-1"
+) -> None:
+    with Ledger(path, run, **({} if keyed else {"key": None, "anchors": None})) as ledger:
         for i in range(n):
             ledger.append("agent_call", {"thread": "t", "i": i, "text": f"event {i} ü"})
         if checkpoint:
@@ -171,13 +173,19 @@ def test_verify_by_run_id_in_the_state_dir(
     state = tmp_path / "state"
     run_dir = state / "runs" / "20261130-000000-abcdef"
     run_dir.mkdir(parents=True)
-    build(run_dir / "ledger.jsonl")
+    build(run_dir / "ledger.jsonl", run=run_dir.name)
     monkeypatch.setenv("CONTEND_STATE_DIR", str(state))
     assert main(["ledger", "verify", "20261130-000000-abcdef"]) == 0
     assert main(["ledger", "verify", str(run_dir)]) == 0
     assert main(["ledger", "verify", "no-such-run"]) == 2
     err = capsys.readouterr().err
     assert "no run 'no-such-run'" in err and "Traceback" not in err
+    # A run's directory names the run its ledger must belong to.
+    other = state / "runs" / "20261130-000000-fedcba"
+    other.mkdir()
+    (other / "ledger.jsonl").write_bytes((run_dir / "ledger.jsonl").read_bytes())
+    assert main(["ledger", "verify", other.name]) == 1
+    assert "line 1: belongs to run '20261130-000000-abcdef'" in capsys.readouterr().err
 
 
 def test_garbage_file_is_corrupt_not_a_crash(

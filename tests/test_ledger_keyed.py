@@ -379,3 +379,18 @@ def test_moving_the_run_directory_does_not_launder_a_cut(tmp_path: Path) -> None
     (tmp_path / "runs" / RUN).symlink_to(moved)
     with pytest.raises(LedgerCorrupt, match="truncated"):
         Ledger.open(path, RUN)
+
+
+def test_a_ledger_rewritten_under_another_run_id_does_not_escape_its_anchor(
+    tmp_path: Path,
+) -> None:
+    path = build(tmp_path / RUN)
+    entries = entries_of(path)
+    for entry in entries:
+        entry["run"] = "20261130-120000-ffffff"
+    entries[-1]["data"] = {"verdict": "pass", "exit_code": 0}
+    write_chain(path, entries, "sha256", head=True)
+    result = verify(path, run=RUN)
+    assert not result.ok and result.first_bad_line == 1 and "belongs to run" in result.message
+    with pytest.raises(LedgerCorrupt, match="line 1"):
+        Ledger.open(path, RUN)

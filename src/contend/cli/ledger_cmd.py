@@ -47,7 +47,7 @@ def verify_cmd(run: str, strict: bool) -> int:
     path = resolve_ledger(run, state_dir)
     # A file outside this repository's runs may be an earlier `--out` copy of a run.
     own = state_dir is not None and path.resolve().is_relative_to(runs_dir(state_dir).resolve())
-    result = verify(path, may_be_copy=not own)
+    result = verify(path, may_be_copy=not own, run=path.parent.name if own else None)
     if not result.ok:
         click.echo(result.message, err=True)
         return 1

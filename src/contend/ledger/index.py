@@ -180,7 +180,7 @@ def refresh(state_dir: Path, *, rebuild: bool = False) -> Refresh:
 
 
 def _read_run(run_id: str, ledger: Path, key: LedgerKey | None, anchors: Anchors | None) -> RunRow:
-    checked = verify(ledger, keep_entries=True, key=key, anchors=anchors)
+    checked = verify(ledger, keep_entries=True, key=key, anchors=anchors, run=run_id)
     started = str(checked.entries[0].get("ts", "")) if checked.entries else ""
     if not checked.ok:
         return _not_intact(run_id, started, TAMPERED, checked.message)

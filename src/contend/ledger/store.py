@@ -230,7 +230,7 @@ class Ledger:
                 )
         if not path.exists() or _never_written(path, run_id, resolved_anchors):
             return cls(path, run_id, key=resolved_key, anchors=resolved_anchors, **kwargs)
-        result = verify(path, key=resolved_key, anchors=resolved_anchors)
+        result = verify(path, key=resolved_key, anchors=resolved_anchors, run=run_id)
         if not result.ok:
             raise LedgerCorrupt(
                 f"{result.message} — contend will not continue this run "
@@ -238,10 +238,6 @@ class Ledger:
                 "a fresh one)",
                 path=str(path),
                 line=result.first_bad_line,
-            )
-        if result.run is not None and result.run != run_id:
-            raise LedgerCorrupt(
-                f"{path} is the ledger of run {result.run}, not of {run_id}", path=str(path)
             )
         discarded = 0
         if result.torn_line is not None:

@@ -85,6 +85,7 @@ def verify(
     key: KeyArg = USER,
     anchors: AnchorsArg = USER,
     may_be_copy: bool = False,
+    run: str | None = None,
 ) -> VerifyResult:
     """Verify `path` with the user's key and anchors (never creating either) by default.
 
@@ -93,11 +94,15 @@ def verify(
     shorter than its anchor is "not compared" rather than cut. Never for the run's own
     ledger: the writer, `status` and a run named by id verify without it, so moving or
     symlinking the run directory cannot turn a cut ledger into a "copy".
+
+    `run`: the run the ledger must belong to (its directory's name, or the run a writer
+    continues); its anchor is looked up under that id, so a ledger re-written under
+    another run id does not escape its anchor.
     """
     resolved_key = resolve_key(key, create=False)
     resolved_anchors = resolve_anchors(anchors)
     with gc_paused():
-        return _Verifier(path, resolved_key, resolved_anchors, may_be_copy).run(keep_entries)
+        return _Verifier(path, resolved_key, resolved_anchors, may_be_copy, run).run(keep_entries)
 
 
 @dataclass(slots=True)
@@ -113,8 +118,14 @@ class _Scan:
 
 class _Verifier:
     def __init__(
-        self, path: Path, key: LedgerKey | None, anchors: Anchors | None, may_be_copy: bool
+        self,
+        path: Path,
+        key: LedgerKey | None,
+        anchors: Anchors | None,
+        may_be_copy: bool,
+        run: str | None,
     ) -> None:
+        self.expected_run = run
         self.path = path
         self.key = key
         self.anchors = anchors
@@ -134,6 +145,9 @@ class _Verifier:
             if index == 0 and _EVENT_MARK not in lines[0]:
                 return self._not_a_ledger(f"line 1 {scan.problem}")
             return self._bad(index + 1, scan.problem + self._key_hint(scan), entries, lines)
+        if self.expected_run is not None and entries and scan.run != self.expected_run:
+            wrong_run = f"belongs to run {scan.run!r}, not {self.expected_run!r} (re-written)"
+            return self._bad(1, wrong_run, [], lines)
         count = len(entries)
         torn_line = None
         if tail:
@@ -269,7 +283,7 @@ class _Verifier:
         return None
 
     def _anchor(self, result: VerifyResult) -> Anchor | None:
-        run = result.run or self.path.parent.name
+        run = self.expected_run or result.run or self.path.parent.name
         if self.anchors is None:
             result.unchecked.append("no anchor directory: the head was not compared to an anchor")
             return None
@@ -282,7 +296,7 @@ class _Verifier:
         return anchor
 
     def _anchor_path(self, result: VerifyResult) -> Path | str:
-        run = result.run or self.path.parent.name
+        run = self.expected_run or result.run or self.path.parent.name
         return self.anchors.path(run) if self.anchors is not None else "(none)"
 
     def _check_anchor(
