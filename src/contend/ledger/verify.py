@@ -195,8 +195,9 @@ class _Verifier:
             return ""
         try:
             head = read_head(self.path)
+        # contend: allow silent-fallback -- only a hint; the MAC mismatch is reported anyway
         except LedgerCorrupt:
-            return ""  # the mismatch is reported either way; the hint is only a hint
+            return ""
         if head is None or head.kid is None or head.kid == self.key.kid:
             return ""
         return f"; {HEAD_FILE} names key id {head.kid}, the key here is {self.key.kid}"
