@@ -37,9 +37,10 @@ def status(path: Path, limit: int, rebuild: bool, as_json: bool) -> int:
     with a verdict, and the command exits 1.
     """
     from contend.ledger.index import INTACT, recent, refresh, verdict_counts
+    from contend.review.state_dir import open_state_dir
 
     root = repo_root(path)
-    state_dir = load_settings(root).state_path(root)
+    state_dir = open_state_dir(root, load_settings(root))
     refreshed = refresh(state_dir, rebuild=rebuild)
     rows = recent(state_dir, limit)
     counts = verdict_counts(state_dir)
