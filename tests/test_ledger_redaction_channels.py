@@ -19,35 +19,30 @@ import pytest
 
 from contend.cli.main import main
 from review_helpers import git
-from secret_samples import all_lines, raw_pieces, samples
+from secret_samples import Sample, all_lines, raw_pieces, samples
 
 MARK = "…[redacted "
 
 
-def client_module() -> str:
-    """A token on a `verify=False` line, one call per format (the security critic)."""
-    out = ["import requests\n"]
-    for i, sample in enumerate(samples()):
-        headers = f"{{'X': {json.dumps(sample.line)}}}"
-        out.append(
-            f"\n\ndef call_{i}(url):\n"
-            f"    return requests.get(url, verify=False, headers={headers})\n"
-        )
-    return "".join(out)
+def client_module(sample: Sample) -> str:
+    """A token on a `verify=False` line (the security critic quotes it)."""
+    headers = f"{{'X': {json.dumps(sample.line)}}}"
+    return (
+        "import requests\n\n\n"
+        "def call(url):\n"
+        f"    return requests.get(url, verify=False, headers={headers})\n"
+    )
 
 
-def fallback_module() -> str:
-    """A key returned from an except handler, one per format (the silent-fallback critic)."""
-    out = []
-    for i, sample in enumerate(samples()):
-        out.append(
-            f"def key_{i}(load):\n"
-            "    try:\n"
-            "        return load()\n"
-            "    except Exception:\n"
-            f"        return {json.dumps(sample.line)}\n\n\n"
-        )
-    return "".join(out)
+def fallback_module(sample: Sample) -> str:
+    """A key returned from an except handler (the silent-fallback critic quotes it)."""
+    return (
+        "def key(load):\n"
+        "    try:\n"
+        "        return load()\n"
+        "    except Exception:\n"
+        f"        return {json.dumps(sample.line)}\n"
+    )
 
 
 @pytest.fixture
@@ -59,8 +54,10 @@ def leaky_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
     git(repo, "checkout", "-q", "-b", "feature")
-    (repo / "client.py").write_text(client_module())
-    (repo / "fallback.py").write_text(fallback_module())
+    # One file per format: findings of one rule in one file are grouped, quoting the first.
+    for i, sample in enumerate(samples()):
+        (repo / f"client_{i}.py").write_text(client_module(sample))
+        (repo / f"fallback_{i}.py").write_text(fallback_module(sample))
     (repo / ".env").write_text(all_lines())
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "Add the API client\n\nDeploy with:\n" + all_lines())
@@ -117,15 +114,18 @@ def test_no_planted_secret_leaves_through_any_channel(
     entries = ledger_entries(leaky_repo)
     raised = [e["data"] for e in entries if e["kind"] == "attack_raised"]
 
-    def quoted(topic: str, path: str) -> int:
-        return sum(
-            1
+    def quoted(topic: str, prefix: str) -> set[str]:
+        return {
+            a["location"]["path"]
             for a in raised
-            if a["topic"] == topic and a["location"]["path"] == path and MARK in a["evidence"]
-        )
+            if a["topic"] == topic
+            and a["location"]["path"].startswith(prefix)
+            and MARK in a["evidence"]
+        }
 
-    assert quoted("security", "client.py") >= len(samples()) - 1
-    assert quoted("silent-fallback", "fallback.py") >= len(samples()) - 1
+    every = {f"{i}.py" for i in range(len(samples()))}
+    assert {p.removeprefix("client_") for p in quoted("security", "client_")} == every
+    assert {p.removeprefix("fallback_") for p in quoted("silent-fallback", "fallback_")} == every
     specs = [e["data"] for e in entries if e["kind"] == "spec_loaded"]
     assert {s["source"] for s in specs} >= {"stdin"} and len(specs) == 4
     assert all(s["text"].count(MARK) >= len(samples()) for s in specs)
