@@ -25,9 +25,13 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from contend.config.files import user_config_path
 from contend.errors import LedgerKeyError
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
 
 KEY_ENV = "CONTEND_KEY_FILE"
 KEY_FILE = "ledger.key"
@@ -128,15 +132,22 @@ def sha256_hex(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-def hmac_sha256(secret: bytes) -> Digest:
-    """HMAC-SHA256 (RFC 2104) with the pads hashed once: per entry two state copies and
-    two updates, about half the cost of `hmac.digest`, which sets up the key every call."""
+def hmac_pads(secret: bytes) -> tuple[_Hash, _Hash]:
+    """The HMAC-SHA256 (RFC 2104) inner and outer hash states after the key's pads: an
+    entry's MAC is then two state copies and two updates (verify inlines them in its loop)."""
     block = 64
     if len(secret) > block:
         secret = hashlib.sha256(secret).digest()
     padded = secret.ljust(block, b"\0")
     inner = hashlib.sha256(bytes(b ^ 0x36 for b in padded))
     outer = hashlib.sha256(bytes(b ^ 0x5C for b in padded))
+    return inner, outer
+
+
+def hmac_sha256(secret: bytes) -> Digest:
+    """HMAC-SHA256 with the pads hashed once: about half the cost of `hmac.digest`, which
+    sets the key up on every call."""
+    inner, outer = hmac_pads(secret)
     inner_copy = inner.copy
     outer_copy = outer.copy
 

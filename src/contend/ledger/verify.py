@@ -36,7 +36,7 @@ import orjson
 from contend.errors import LedgerCorrupt
 from contend.gcpause import gc_paused
 from contend.ledger.anchor import Anchor, Anchors
-from contend.ledger.keys import HASH_ALG, HMAC_ALG, LedgerKey
+from contend.ledger.keys import HASH_ALG, HMAC_ALG, LedgerKey, hmac_pads
 from contend.ledger.store import (
     GENESIS,
     HASH_SUFFIX,
@@ -386,7 +386,10 @@ def _scan(lines: list[bytes], key: LedgerKey | None) -> _Scan:
     dumps = orjson.dumps
     sort = orjson.OPT_SORT_KEYS
     sha256 = hashlib.sha256
-    mac = key.digest() if key is not None else None
+    # HMAC-SHA256 inlined (keys.hmac_pads): a function call per line is a tenth of the loop.
+    inner, outer = hmac_pads(key.secret) if key is not None else (None, None)
+    inner_copy = inner.copy if inner is not None else None
+    outer_copy = outer.copy if outer is not None else None
     entries: list[Entry] = []
     prev = GENESIS
     run: str | None = None
@@ -404,17 +407,21 @@ def _scan(lines: list[bytes], key: LedgerKey | None) -> _Scan:
         if type(recorded) is not str:
             return _fail(scan, index, "is not a ledger entry (no hash)", keyed, unkeyed, run)
         alg = entry.get("alg")
-        if alg == HMAC_ALG and mac is not None:
+        if alg == HMAC_ALG and inner_copy is not None and outer_copy is not None:
             # Every byte before the hash member is under the MAC and the member has one
             # fixed form, so a valid MAC proves the key holder's writer wrote the line as
             # it is — and it writes only canonical lines: re-serialising would check nothing
             # more. (Where no MAC vouches for a line, the branch below re-serialises it.)
             cut = len(line) - _HASH_MEMBER
+            inner_state = inner_copy()
+            inner_state.update(line[:cut] + b"}")
+            outer_state = outer_copy()
+            outer_state.update(inner_state.digest())
             if (
                 line[cut : cut + 9] != HASH_SUFFIX
                 or line[cut + 9 : -2] != recorded.encode()
                 or not line.endswith(b'"}')
-                or mac(line[:cut] + b"}") != recorded
+                or outer_state.hexdigest() != recorded
             ):
                 # A plain comparison: the file is already in the reader's hands, so a timing
                 # side channel reveals nothing the reader could not compute.
