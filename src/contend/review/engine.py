@@ -38,7 +38,7 @@ from contend.review.lock import review_lock
 from contend.review.outputs import write_outputs
 from contend.review.recorder import Recorder
 from contend.review.spec import Spec, load_spec
-from contend.review.static_round import plan_static_round
+from contend.review.static_round import plan_change_withdrawn, plan_static_round
 from contend.review.target import Target, resolve_target
 
 Listener = Callable[[dict[str, Any], RunState], None]
@@ -229,10 +229,16 @@ class _Session:
             chars=len(spec.text or ""),
         )
         if not changes and not skipped:
-            return decide(rec.state, nothing_to_review=True)
+            if not rec.state.attacks:
+                return decide(rec.state, nothing_to_review=True)
+            # The change was withdrawn: its disputes are resolved as such, and the verdict
+            # follows from the dispute set, not from "nothing to review".
+            for event in plan_change_withdrawn(rec.state):
+                rec.emit(event)
+            return decide(rec.state, min_families=self.settings.min_families)
         changed_lines = sum(len(c.added_lines) + len(c.removed_lines) for c in changes)
         trivial = self.settings.trivial_diff_lines
-        if trivial and changed_lines < trivial and not skipped:
+        if trivial and changed_lines < trivial and not skipped and not rec.state.attacks:
             outcome = decide(rec.state, nothing_to_review=True)
             return Outcome(
                 outcome.verdict,
@@ -300,6 +306,7 @@ class _Session:
                 skipped_paths=skipped_paths,
                 model=model,
                 wall_s=wall / max(len(topics), 1),
+                changed_paths=[c.path for c in changes],
             ):
                 self.rec.emit(event)
 

@@ -41,7 +41,7 @@ async def run_gate(
     if timed_out:
         text += f"\n[contend: gate killed after {timeout_s:g}s]"
     return {
-        "name": cmd.split()[0] if cmd.split() else cmd,
+        "name": cmd,  # named by its whole command: its first word says too little
         "cmd": cmd,
         "ok": proc.returncode == 0 and not timed_out,
         "exit_code": proc.returncode,
