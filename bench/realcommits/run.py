@@ -358,6 +358,7 @@ def commit_record(r: CommitResult) -> dict[str, Any]:
         "verdict": r.verdict,
         "exit_code": r.exit_code,
         "seconds": round(r.seconds, 3),
+        "cpu_seconds": round(r.cpu_seconds, 3),
         "error": r.error,
         "resolved": r.resolved,
         "findings": [
