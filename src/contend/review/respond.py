@@ -30,6 +30,7 @@ from contend.review.active import active_run
 from contend.review.lock import review_lock
 from contend.review.outputs import write_outputs
 from contend.review.recorder import Recorder
+from contend.review.state_dir import open_state_dir
 from contend.review.target import resolve_target
 
 
@@ -55,7 +56,7 @@ def answer(
     if not text.strip():
         raise UserError(f"{action} needs a text: say why (it goes into the ledger verbatim)")
     target = resolve_target(path)
-    state_dir = settings.state_path(target.repo_root)
+    state_dir = open_state_dir(target.repo_root, settings)
     with review_lock(state_dir, command=f"contend {by} {action} {attack_id}", wait_s=wait_s):
         run_id = active_run(state_dir, target.continuation_key)
         if run_id is None:
