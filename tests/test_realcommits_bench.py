@@ -33,6 +33,7 @@ from rc_labels import (  # noqa: E402
     evidence_key,
     finding_key,
     parse_label,
+    place_label,
 )
 from rc_projects import Project  # noqa: E402
 from rc_report import ReportShapeError, findings_of  # noqa: E402
@@ -324,6 +325,10 @@ def test_a_group_pools_the_labels_of_members_at_one_spot() -> None:
     index = LabelIndex([_label(5, "FALSE", a), _label(5, "DEBATABLE", b)])
     group = index.match(sha, "r", [Loc("a.py", 5, 5), Loc("a.py", 5, 5)], "grouped evidence")
     assert dispute_label(group) == "DEBATABLE"
+    # Each place of the group counts as labelled (nothing to dump), alone it would not be.
+    assert [place_label(group, i) for i in range(2)] == ["DEBATABLE", "DEBATABLE"]
+    alone = index.match(sha, "r", [Loc("a.py", 5, 5)], "other evidence")
+    assert place_label(alone, 0) == dispute_label(alone) == "UNLABELLED"
 
 
 def test_findings_at_one_spot_are_told_apart_by_evidence() -> None:
