@@ -164,8 +164,9 @@ def test_server_failures_end_in_agent_errors(
     gemini_bin: str, gemini_env: dict[str, str], server: FakeModelServer, tmp_path: Path
 ) -> None:
     """Run concurrently (gemini is slow to start): a refused request fails at once; under
-    HTTP 429 gemini retries with backoff by itself, so a rate-limited run ends at the
-    deadline."""
+    HTTP 429 gemini retries with backoff by itself (5 s, then longer), so a rate-limited run
+    ends at the deadline. The deadline leaves a loaded 2-core machine time to start gemini
+    (about 4 s idle) before it must have sent its first request."""
     worktree = make_repo(tmp_path / "worktree")
     refused = HttpError(
         400, {"error": {"code": 400, "message": "bad request XYZ", "status": "INVALID_ARGUMENT"}}
@@ -181,7 +182,7 @@ def test_server_failures_end_in_agent_errors(
                     role="critic", settings=Settings(), binary=gemini_bin, env_add=gemini_env
                 ).run(_request(worktree, timeout_s=30)),
                 GeminiAgent(role="critic", settings=Settings(), binary=gemini_bin, env_add=env).run(
-                    _request(worktree, timeout_s=8)
+                    _request(worktree, timeout_s=20)
                 ),
             ]
             outcome = await asyncio.gather(*runs, return_exceptions=True)
