@@ -1,5 +1,6 @@
 """The one narrow interface every backend implements, and the data that crosses it.
 
+    factory(arg, BackendContext) -> Agent          (declared in contend.backends)
     Agent.run(AgentRequest) -> AgentReply
 
 A reply carries the parsed structured output (or None), the raw exchange exactly as sent
@@ -12,9 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-Role = Literal["critic", "proposer", "oracle"]
+from contend.backends import Role as Role
+
+if TYPE_CHECKING:
+    from contend.config import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +34,17 @@ class Capabilities:
 
 
 @dataclass(frozen=True, slots=True)
+class BackendContext:
+    """What a backend's factory is given besides its argument: the reviewed repository's
+    root (a factory reads it from here, never from the current directory), the effective
+    settings, and the role the agent will play."""
+
+    repo_root: Path
+    settings: Settings
+    role: Role
+
+
+@dataclass(frozen=True, slots=True)
 class AgentRequest:
     role: Role
     thread: str
@@ -40,6 +55,10 @@ class AgentRequest:
     worktree: Path
     timeout_s: float
     session: str | None = None  # author session to fork (proposer) or to continue
+    # The reviewed repository's root, where the author works: a fork without a named
+    # session looks the author's newest session up there. None: the main work tree of
+    # `worktree`'s repository.
+    repo: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ A TURN is one of
     {"output": {...}}                    the structured output for that round
     {"output": {...}, "edits": {"path": "new content" | null}}   proposer fixes (null deletes)
     {"raw": "text"}                      unparsable or schema-breaking output, as is
-    {"error": "crash" | "timeout" | "http-429" | "http-500"}
+    {"error": "crash" | "timeout" | "unreachable" | "http-NNN"}   a failure of that kind
     {"sleep": seconds, ...}              extra latency before the turn
     {"interrupt_once": "MARKER", ...}    Ctrl-C during this call, the first time only
 The text "{thread}" in a turn's output and edits is replaced by the calling thread's name
@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.api_common import RETRYABLE_STATUS
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Role, Usage
 from contend.agents.schemas import validate
 from contend.errors import AgentError, AgentTimeout, ProtocolError, UserError
 
@@ -42,14 +43,20 @@ QUIET: dict[str, dict[str, Any]] = {
 class ScriptedAgent:
     backend = "scripted"
 
-    def __init__(self, script: dict[str, Any], *, source: str = "<script>") -> None:
+    def __init__(self, script: dict[str, Any], *, role: Role, source: str = "<script>") -> None:
         self.script = script
         self.source = source
         self.model = str(script.get("model", "script"))
         self.family = str(script.get("family", "scripted"))
         self.latency_s = float(script.get("latency_s", 0.0))
+        # It edits files only as the proposer (a proposer turn's "edits"); in any other
+        # role it never writes, which is its own guarantee of read-only access.
+        fixes = role == "proposer"
         self.capabilities = Capabilities(
-            structured_output=True, can_fix=True, read_only_enforced=False, needs_network=False
+            structured_output=True,
+            can_fix=fixes,
+            read_only_enforced=not fixes,
+            needs_network=False,
         )
 
     async def run(self, request: AgentRequest) -> AgentReply:
@@ -72,11 +79,7 @@ class ScriptedAgent:
         if error == "timeout":
             raise AgentTimeout("scripted timeout", backend=self.backend)
         if error is not None:
-            raise AgentError(
-                f"scripted failure: {error}",
-                backend=self.backend,
-                retryable=str(error) == "http-429",
-            )
+            raise _scripted_failure(str(error), self.backend)
         if request.role == "proposer":
             edits = {
                 path: None if text is None else str(text).replace("{thread}", request.thread)
@@ -118,6 +121,23 @@ class ScriptedAgent:
         return {"output": QUIET.get(role, {})}
 
 
+def _scripted_failure(error: str, backend: str) -> AgentError:
+    """The AgentError a script's {"error": ...} turn stands for."""
+    message = f"scripted failure: {error}"
+    if error.startswith("http-") and error[5:].isdigit():
+        status = int(error[5:])
+        return AgentError(
+            message,
+            backend=backend,
+            retryable=status in RETRYABLE_STATUS,
+            failure="http_status",
+            status=status,
+        )
+    if error == "unreachable":
+        return AgentError(message, backend=backend, retryable=True, failure="unreachable")
+    return AgentError(message, backend=backend)
+
+
 def _apply_edits(worktree: Path, edits: dict[str, str | None]) -> None:
     root = worktree.resolve()
     for rel, content in edits.items():
@@ -143,8 +163,10 @@ def load_script(path: Path) -> dict[str, Any]:
     return data
 
 
-def create(arg: str | None, settings: object, role: Role) -> ScriptedAgent:
+def create(arg: str | None, ctx: BackendContext) -> ScriptedAgent:
+    """`scripted:FILE`, for any role; FILE as the user wrote it (relative: to where they
+    stand, like any path on the command line)."""
     if not arg:
         raise UserError("scripted agent needs a script: scripted:PATH.json")
     path = Path(arg)
-    return ScriptedAgent(load_script(path), source=str(path))
+    return ScriptedAgent(load_script(path), role=ctx.role, source=str(path))
