@@ -368,6 +368,9 @@ def unlocked_mutations(
     locks: Locks,
     taken: set[int],
 ) -> Iterator[Finding]:
+    text = (change.new_text or "").lower()
+    if not any(word in text for word in ("lock", "mutex", "sem", "cond", "cv")):
+        return  # no lock anywhere in the file: no state it guards
     touched = [
         fn
         for fn in new_funcs.values()

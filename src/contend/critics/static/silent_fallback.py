@@ -171,15 +171,26 @@ class _ChangeSet:
         return self.handlers(new=False)
 
     def unguarded_old(self) -> frozenset[str]:
-        """Every simple statement the old sides ran outside any `try` (by its dump)."""
+        """Every simple statement the old sides ran outside any `try`, by its source text
+        with whitespace collapsed (cheaper than comparing trees, and as good to say
+        "this statement was there")."""
         if self._unguarded is None:
             found: set[str] = set()
             for change in self.changes:
-                tree = _parse(change.old_text) if change.old_text is not None else None
-                if tree is not None:
-                    found.update(pyast.dump(stmt) for stmt in _work(tree.body, skip_tries=True))
+                text = change.old_text
+                tree = _parse(text) if text is not None else None
+                if tree is not None and text is not None:
+                    lines = text.split("\n")
+                    found.update(
+                        _statement_text(lines, stmt) for stmt in _work(tree.body, skip_tries=True)
+                    )
             self._unguarded = frozenset(found)
         return self._unguarded
+
+
+def _statement_text(lines: list[str], stmt: ast.stmt) -> str:
+    start, end = pyast.span(stmt)
+    return " ".join(" ".join(lines[start - 1 : end]).split())
 
 
 def _parse(text: str) -> ast.Module | None:
@@ -216,6 +227,7 @@ class _FileCheck:
         self.change = change
         self.context = context
         self.new_text = new_text
+        self.new_lines = new_text.split("\n")
         self.old_text = change.old_text or ""
         self.new_tree = pyast.parse(new_text)
         self.old_tree = pyast.parse(change.old_text) if change.old_text is not None else None
@@ -403,7 +415,8 @@ class _FileCheck:
         """Does the try body hold work that ran unguarded before the change (in any changed
         file): the failures the handler now swallows used to surface?"""
         unguarded = self.context.unguarded_old()
-        return any(pyast.dump(stmt) in unguarded for stmt in _work(try_node.body))
+        lines = self.new_lines
+        return any(_statement_text(lines, stmt) in unguarded for stmt in _work(try_node.body))
 
     def _handler_finding(
         self,

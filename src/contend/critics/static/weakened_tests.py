@@ -474,7 +474,9 @@ def _compare_checks(
     (old_fn, old_side), (new_fn, new_side) = old, new
     old_checks = r.checks_in(old_fn.node.body, old_side.is_helper)
     new_checks = r.checks_in(new_fn.node.body, new_side.is_helper)
-    mooted = _moot(old_fn, new_fn, old_checks, new_checks, context)
+    mooted: set[int] = set()
+    if any(c.counts for c in old_checks) and not any(c.counts for c in new_checks):
+        mooted = _moot(old_fn, new_fn, old_checks, new_checks, context)
     old_count = sum(c.counts for c in old_checks if id(c) not in mooted)
     if old_count and not any(c.counts for c in new_checks):
         listed = "; ".join(dict.fromkeys(r.short(c.node, 80) for c in old_checks if c.counts))
@@ -508,7 +510,9 @@ def _compare_checks(
             (old_checks, leftover_old),
             (new_checks, leftover_new),
         )
-    leftover_old = [c for c in leftover_old if id(c) not in mooted]
+    if leftover_old:
+        mooted = mooted or _moot(old_fn, new_fn, old_checks, new_checks, context)
+        leftover_old = [c for c in leftover_old if id(c) not in mooted]
     if leftover_old:
         # Still checked in another shape: as a case of a parametrized version, through a
         # local inlined or extracted, ported from a removed helper.
@@ -849,11 +853,11 @@ class _Context:
         """What the change removed from the code under test (its non-test files)."""
         if self._behaviour is None:
             sources = [
-                (c.old_path or c.path, _tree(c.old_text), _tree(c.new_text))
+                (c.old_path or c.path, c.old_text, c.new_text)
                 for c in self.changes
                 if not _is_test_change(c)
             ]
-            self._behaviour = cov.removed_behaviour(sources)
+            self._behaviour = cov.removed_behaviour(sources, _tree)
         return self._behaviour
 
     @property

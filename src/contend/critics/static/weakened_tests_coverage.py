@@ -23,10 +23,11 @@ it reports one as removed or a test as deleted.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from contend.critics.static import pyast
@@ -501,45 +502,63 @@ class Removed:
     deprecating: frozenset[str] = frozenset()
 
 
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    """A module read as text (regular expressions, no tree walk: this runs on every changed
+    file): its quoted identifier-like strings, how often it names a deprecation warning
+    class, and its lines that say "deprecat"."""
+
+    strings: frozenset[str]
+    warnings: int
+    deprecation_texts: frozenset[str]
+
+
+_QUOTED_IDENTIFIER = re.compile(r"""(['"])([A-Za-z_][A-Za-z0-9_]{2,})\1""")
+_WARNING_CLASS = re.compile(r"\b(?:Pending)?DeprecationWarning\b|\bFutureWarning\b")
+
+
+@functools.lru_cache(maxsize=64)
+def _summary(text: str) -> _Summary:
+    return _Summary(
+        frozenset(m.group(2) for m in _QUOTED_IDENTIFIER.finditer(text)),
+        len(_WARNING_CLASS.findall(text)),
+        frozenset(line.strip() for line in text.split("\n") if "deprecat" in line.lower()),
+    )
+
+
 def removed_behaviour(
-    sources: Iterable[tuple[str, ast.Module | None, ast.Module | None]],
+    sources: Iterable[tuple[str, str | None, str | None]],
+    parse: Callable[[str | None], ast.Module | None],
 ) -> Removed:
-    """What the changed files of the code under test (path, old tree, new tree) lost."""
-    sources = list(sources)
+    """What the changed files of the code under test (path, old text, new text) lost."""
     before: set[str] = set()
     after: set[str] = set()
     old_strings: set[str] = set()
     new_strings: set[str] = set()
     members: set[tuple[str, str]] = set()
     fields: set[str] = set()
-    warned = 0
-    for path, old, new in sources:
-        if old is not None:
-            kept = _module_members(new) if new is not None else frozenset()
-            module = module_stem(path)
-            gone = _module_members(old) - kept
-            members.update((module, name) for name in gone)
-            fields.update(_fields_of(old, gone))
-    for _, old, new in sources:
-        for tree, names, strings, sign in (
-            (old, before, old_strings, 1),
-            (new, after, new_strings, -1),
-        ):
-            if tree is None:
-                continue
-            names.update(pyast.defined_names(tree))
-            for node in ast.walk(tree):
-                if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                    if _IDENTIFIER.match(node.value):
-                        strings.add(node.value)
-                elif isinstance(node, ast.Name) and node.id in _DEPRECATIONS:
-                    warned += sign
     deprecated: set[str] = set()
     deprecating: set[str] = set()
-    for path, old, new in sources:
-        deprecated.update(_newly_deprecated(old, new))
-        if new is not None and _warning_count(new) > (_warning_count(old) if old else 0):
-            deprecating.add(module_stem(path))
+    warned = 0
+    for path, old_text, new_text in sources:
+        old, new = parse(old_text), parse(new_text)
+        old_summary = _summary(old_text) if old_text is not None else None
+        new_summary = _summary(new_text) if new_text is not None else None
+        if old is not None and old_summary is not None:
+            kept = _module_members(new) if new is not None else frozenset()
+            gone = _module_members(old) - kept
+            members.update((module_stem(path), name) for name in gone)
+            fields.update(_fields_of(old, gone))
+            before.update(pyast.defined_names(old))
+            old_strings.update(old_summary.strings)
+            warned += old_summary.warnings
+        if new is not None and new_summary is not None:
+            after.update(pyast.defined_names(new))
+            new_strings.update(new_summary.strings)
+            warned -= new_summary.warnings
+            if new_summary.warnings > (old_summary.warnings if old_summary else 0):
+                deprecating.add(module_stem(path))
+                deprecated.update(_newly_deprecated(old, new, old_summary, new_summary))
     return Removed(
         frozenset(before - after),
         frozenset(old_strings - new_strings - _COMMON),
@@ -549,10 +568,6 @@ def removed_behaviour(
         frozenset(deprecated - _COMMON),
         frozenset(deprecating),
     )
-
-
-def _warning_count(tree: ast.Module) -> int:
-    return sum(isinstance(n, ast.Name) and n.id in _DEPRECATIONS for n in ast.walk(tree))
 
 
 def deprecated_use(function: pyast.FunctionNode, removed: Removed) -> str | None:
@@ -629,11 +644,16 @@ def _module_members(tree: ast.Module) -> frozenset[str]:
 _QUOTED = re.compile(r"[`'\"]([A-Za-z_][A-Za-z0-9_.]*)(?:\(\))?[`'\"]")
 
 
-def _newly_deprecated(old: ast.Module | None, new: ast.Module | None) -> Iterator[str]:
-    if new is None:
-        return
-    before = _deprecation_texts(old) if old is not None else set()
-    for text in _deprecation_texts(new) - before:
+def _newly_deprecated(
+    old: ast.Module | None,
+    new: ast.Module,
+    old_summary: _Summary | None,
+    new_summary: _Summary,
+) -> Iterator[str]:
+    """Names a module starts deprecating: quoted in a new deprecation message, or
+    functions that start warning (asked only of a module that warns more than before)."""
+    before = old_summary.deprecation_texts if old_summary is not None else frozenset()
+    for text in new_summary.deprecation_texts - before:
         for quoted in _QUOTED.findall(text):
             yield quoted.rsplit(".", 1)[-1]
     old_funcs = pyast.functions(old) if old is not None else {}
@@ -642,16 +662,6 @@ def _newly_deprecated(old: ast.Module | None, new: ast.Module | None) -> Iterato
             qualname in old_funcs and _warns_deprecation(old_funcs[qualname].node)
         ):
             yield fn.node.name
-
-
-def _deprecation_texts(tree: ast.Module) -> set[str]:
-    return {
-        node.value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and "deprecat" in node.value.lower()
-    }
 
 
 def _warns_deprecation(fn: pyast.FunctionNode) -> bool:
