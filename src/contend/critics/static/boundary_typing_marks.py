@@ -27,7 +27,7 @@ import ast
 import bisect
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -355,13 +355,27 @@ def type_ignores(change: FileChange, new_tree: ast.Module, context: Changed) -> 
 
 def _raises_blocks(tree: ast.Module) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.With | ast.AsyncWith) and any(
             isinstance(item.context_expr, ast.Call) and _callee(item.context_expr) in _RAISES_BLOCKS
             for item in node.items
         ):
             found.append(pyast.span(node))
     return found
+
+
+def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement under `tree`; expressions are not visited (a with is a statement)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt | ast.excepthandler | ast.match_case):
+                        stack.append(item)
+                        if isinstance(item, ast.stmt):
+                            yield item
 
 
 def _callee(call: ast.Call) -> str:
@@ -637,21 +651,35 @@ def _is_public(qualname: str) -> bool:
     return "<locals>" not in qualname and not any(p.startswith("_") for p in qualname.split("."))
 
 
-def _entry_points(funcs: Mapping[str, pyast.Function]) -> frozenset[str]:
-    """Public functions and methods, and the private helpers one of them calls directly
-    (`_check(x)`, `self._check(x)`): validation there is validation at the boundary."""
-    public = {q for q in funcs if _is_public(q)}
-    called: set[str] = set()
-    for qualname in public:
-        owner = qualname.rsplit(".", 1)[0] + "." if "." in qualname else ""
-        for node in pyast.walk_within(funcs[qualname].node):
-            if not isinstance(node, ast.Call):
-                continue
-            if isinstance(node.func, ast.Name):
-                called.add(node.func.id)
-            elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-                called.add(owner + node.func.attr)
-    return frozenset(public | {q for q in funcs if q in called})
+class _EntryPoints:
+    """Which functions of a module take their input from outside: public functions and
+    methods, and the private helpers one of them calls directly (`_check(x)`,
+    `self._check(x)`): validation there is validation at the boundary. Worked out per
+    asked name, on demand."""
+
+    def __init__(self, funcs: Mapping[str, pyast.Function]) -> None:
+        self._funcs = funcs
+        self._called: set[str] | None = None
+
+    def __contains__(self, qualname: object) -> bool:
+        if not isinstance(qualname, str):
+            return False
+        if _is_public(qualname):
+            return True
+        if self._called is None:
+            self._called = set()
+            for public in (q for q in self._funcs if _is_public(q)):
+                owner = public.rsplit(".", 1)[0] + "." if "." in public else ""
+                for node in pyast.walk_within(self._funcs[public].node):
+                    if not isinstance(node, ast.Call):
+                        continue
+                    if isinstance(node.func, ast.Name):
+                        self._called.add(node.func.id)
+                    elif isinstance(node.func, ast.Attribute) and isinstance(
+                        node.func.value, ast.Name
+                    ):
+                        self._called.add(owner + node.func.attr)
+        return qualname in self._called
 
 
 def _is_primitive_type(node: ast.expr) -> bool:
@@ -749,14 +777,14 @@ class _PrimitiveCheck:
 
 def _primitive_candidates(
     funcs: Mapping[str, pyast.Function],
-    skip: frozenset[str],
+    skip: Container[str],
     added: frozenset[int] | None = None,
 ) -> list[_PrimitiveCheck]:
     """One entry per checked atom, keyed by its shape, so merging or reordering checks that
     existed before introduces nothing. With `added`, only checks on those lines."""
     found: list[_PrimitiveCheck] = []
     for qualname, fn in funcs.items():
-        if qualname in skip or _is_boundary_function(fn.node):
+        if _is_boundary_function(fn.node):
             continue
         params = _params(fn.node)
         for node in pyast.walk_within(fn.node):
@@ -765,7 +793,7 @@ def _primitive_candidates(
             if added is not None and node.lineno not in added:
                 continue
             atoms = _primitive_check(node, params)
-            if atoms:
+            if atoms and qualname not in skip:  # asked last: the costly question
                 test = pyast.unparse(node.test)
                 found.extend(
                     _PrimitiveCheck(_shape(atom, params), node.lineno, qualname, test)
@@ -782,13 +810,13 @@ def primitive_checks(
     if is_boundary_path(change.path):
         return
     touched = {q: f for q, f in new_funcs.items() if change.touches(f.start_line, f.end_line)}
-    entries = _entry_points(new_funcs)
+    entries = _EntryPoints(new_funcs)
     candidates = _primitive_candidates(touched, entries, change.added_lines)
     if not candidates:
         return
     by_line = {c.line: c for c in candidates}
     new = Counter(c.key for c in _primitive_candidates(new_funcs, entries))
-    old = Counter(c.key for c in _primitive_candidates(old_funcs, _entry_points(old_funcs)))
+    old = Counter(c.key for c in _primitive_candidates(old_funcs, _EntryPoints(old_funcs)))
     budget = {key: new[key] - old[key] for key in new}
     reported: set[int] = set()
     for candidate in sorted(candidates, key=lambda c: c.line):

@@ -75,7 +75,7 @@ def lock_objects(tree: ast.Module | None) -> frozenset[str]:
     if tree is None:
         return frozenset()
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree):  # assignments are statements: no need to visit expressions
         value: ast.expr | None = None
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
@@ -85,6 +85,19 @@ def lock_objects(tree: ast.Module | None) -> frozenset[str]:
         if isinstance(value, ast.Call) and callee_name(value) in LOCK_TYPES:
             found.update(pyast.unparse(t) for t in targets)
     return frozenset(found)
+
+
+def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt | ast.excepthandler | ast.match_case):
+                        stack.append(item)
+                        if isinstance(item, ast.stmt):
+                            yield item
 
 
 def callee_name(call: ast.Call) -> str:
@@ -298,7 +311,8 @@ def _owners(
     funcs: dict[str, pyast.Function], tree: ast.Module
 ) -> dict[str, list[tuple[pyast.Function, frozenset[str]]]]:
     """Functions grouped by what they share: the methods of each class (sharing `self`),
-    and the module's functions (sharing its globals); each with the names it shares."""
+    and the module's functions (sharing its globals); each with the names it may share
+    (for a module function, less the names it binds itself: see `_shared`)."""
     classes = {name for name in _class_names(tree)}
     module_names = _module_names(tree)
     found: dict[str, list[tuple[pyast.Function, frozenset[str]]]] = {}
@@ -309,8 +323,7 @@ def _owners(
             if args:
                 found.setdefault(owner, []).append((fn, frozenset({args[0].arg})))
         elif not owner:
-            shared = module_names - _local_names(fn.node)
-            found.setdefault(_MODULE, []).append((fn, frozenset(shared)))
+            found.setdefault(_MODULE, []).append((fn, module_names))
     return found
 
 
@@ -352,6 +365,12 @@ def _local_names(fn: pyast.FunctionNode) -> set[str]:
     args = fn.args
     params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     return (stored | params) - declared
+
+
+def _shared(owner: str, fn: pyast.Function, names: frozenset[str]) -> frozenset[str]:
+    """What one member shares: `self` for a method; the module's names it does not bind
+    itself for a module function (worked out only for the functions that need it)."""
+    return frozenset(names - _local_names(fn.node)) if owner == _MODULE else names
 
 
 def _normal(key: str, receiver: frozenset[str]) -> str:
@@ -397,9 +416,10 @@ def _owner_findings(
     held_for: dict[str, tuple[str, str]] = {}  # state -> (lock, the function holding it)
     under_lock: set[str] = set()  # methods called with a lock held
     statements: dict[int, list[tuple[ast.stmt, str | None]]] = {}
-    for fn, shared in members:
+    for fn, names in members:
         ordered = list(locked_statements(fn.node, locks.new))
         statements[id(fn.node)] = ordered
+        shared = _shared(owner, fn, names) if any(h for _, h in ordered) else names
         for stmt, held in ordered:
             if held is None:
                 continue
@@ -416,10 +436,11 @@ def _owner_findings(
     if not held_for:
         return
     called_unlocked = _called_unlocked(members, statements)
-    for fn, shared in members:
+    for fn, names in members:
         name = fn.node.name
         if id(fn.node) not in touched or not isinstance(fn.node, ast.FunctionDef):
             continue
+        shared = _shared(owner, fn, names)
         if name in _BUILDERS or name.endswith(("_locked", "_unlocked", "_nolock")):
             continue
         if name in under_lock and name not in called_unlocked:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar, cast
@@ -169,8 +170,19 @@ def span(node: ast.AST) -> tuple[int, int]:
     return start, int(end) if end is not None else start
 
 
+_FUNCTIONS: weakref.WeakKeyDictionary[ast.Module, dict[str, Function]] = weakref.WeakKeyDictionary()
+
+
 def functions(tree: ast.Module) -> dict[str, Function]:
-    """Every function and method by qualified name (Class.method, outer.<locals>.inner)."""
+    """Every function and method by qualified name (Class.method, outer.<locals>.inner).
+    Computed once per tree (every topic asks): callers must not change the dict."""
+    known = _FUNCTIONS.get(tree)
+    if known is None:
+        known = _FUNCTIONS[tree] = _find_functions(tree)
+    return known
+
+
+def _find_functions(tree: ast.Module) -> dict[str, Function]:
     found: dict[str, Function] = {}
 
     def visit(node: ast.AST, prefix: str) -> None:
@@ -196,9 +208,20 @@ class _Symbol:
     name: str
 
 
-@functools.lru_cache(maxsize=64)
+# Keyed weakly by the tree: a cache that held trees would keep every parsed module alive
+# (and the garbage collector walking them) long after the parse cache let them go.
+_SYMBOLS: weakref.WeakKeyDictionary[ast.Module, tuple[_Symbol, ...]] = weakref.WeakKeyDictionary()
+
+
 def _symbols(tree: ast.Module) -> tuple[_Symbol, ...]:
     """Every function and class of a tree with its lines, outermost first."""
+    known = _SYMBOLS.get(tree)
+    if known is None:
+        known = _SYMBOLS[tree] = _find_symbols(tree)
+    return known
+
+
+def _find_symbols(tree: ast.Module) -> tuple[_Symbol, ...]:
     found: list[_Symbol] = []
     stack: list[tuple[ast.AST, str]] = [(tree, "")]
     while stack:
