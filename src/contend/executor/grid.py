@@ -95,6 +95,7 @@ def run_grid(
         stream = executor.stream(feed(), concurrency)
         try:
             async for record in stream:
+                record["executor"] = executor.name
                 journal.append(record)
                 spent.add(record)
                 ran += 1

@@ -81,7 +81,7 @@ def _review(payload: dict[str, Any], ctx: Context, item: PlantedItem) -> dict[st
         "critics": list(payload["agents"]),
         "proposer": payload["proposer"],
         "max_rounds": payload["max_rounds"],
-        "state_dir": str(ctx.workdir / "state"),
+        "state_dir": ".contend",  # inside the scratch repository, gone with it
         "invariants": [],
         "gates": [],
         "base": None,
@@ -91,7 +91,8 @@ def _review(payload: dict[str, Any], ctx: Context, item: PlantedItem) -> dict[st
         overrides["limits"] = {**base.get("limits", {}), "max_run_tokens": int(payload["budget"])}
     settings = Settings.model_validate({**base, **overrides})
     result = review(
-        ReviewRequest(path=repo, base="main", head="HEAD", spec=spec_text(item)), settings
+        # No --spec: the review reads the task from the change's commit message (spec_text).
+        ReviewRequest(path=repo, base="main", head="HEAD"), settings
     )
     report = orjson.loads(result.texts["json"])
     stats = report.get("stats", {})

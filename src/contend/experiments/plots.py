@@ -22,7 +22,8 @@ def draw(figure: Figure, path: Path) -> Path:
             _stacked(ax, figure)
         else:
             for s in figure.series:
-                ax.plot(s.x, s.y, s.style, label=s.label, marker="o", markersize=3)
+                marker = {} if "o" in s.style else {"marker": "o"}
+                ax.plot(s.x, s.y, s.style, label=s.label, markersize=3, **marker)
             if figure.kind == "roc":
                 ax.plot([0, 1], [0, 1], ":", color="grey", label="chance")
                 ax.set_xlim(0, 1)
