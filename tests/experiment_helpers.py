@@ -39,6 +39,7 @@ def script_for(
                 turns.append({"raw": "not json"})
             out = output(item, step)
             turns[index - 1] = {"raw": "not json"} if out is None else {"output": out}
-    path.write_text(json.dumps({"family": family, "model": model, "latency_s": latency_s,
-                                "critic": turns}))
+    path.write_text(
+        json.dumps({"family": family, "model": model, "latency_s": latency_s, "critic": turns})
+    )
     return f"scripted:{path}"

@@ -70,29 +70,45 @@ def test_resume_skips_finished_cells(tmp_path: Path) -> None:
 def test_cost_cap_stops_new_cells_cleanly(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.jsonl")
     outcome = run_grid(
-        cells(10, cost=1.0), make_executor("local"), journal, concurrency=1,
+        cells(10, cost=1.0),
+        make_executor("local"),
+        journal,
+        concurrency=1,
         caps=Caps(max_cost=2.5),
     )
     # 1.0 + 1.0 < 2.5 lets a third cell start; after it 3.0 >= 2.5 stops the grid.
     assert (outcome.ran, outcome.not_run, outcome.stopped) == (3, 7, "max_cost")
     assert outcome.cost == 3.0 and not outcome.complete
     # The cap covers the whole grid: a resume with the same cap starts nothing.
-    again = run_grid(cells(10, cost=1.0), make_executor("local"), Journal(tmp_path / "j.jsonl"),
-                     concurrency=1, caps=Caps(max_cost=2.5))
+    again = run_grid(
+        cells(10, cost=1.0),
+        make_executor("local"),
+        Journal(tmp_path / "j.jsonl"),
+        concurrency=1,
+        caps=Caps(max_cost=2.5),
+    )
     assert (again.ran, again.stopped) == (0, "max_cost")
 
 
 def test_token_cap(tmp_path: Path) -> None:
-    outcome = run_grid(cells(10), make_executor("local"), Journal(tmp_path / "j.jsonl"),
-                       concurrency=1, caps=Caps(max_tokens=5))
+    outcome = run_grid(
+        cells(10),
+        make_executor("local"),
+        Journal(tmp_path / "j.jsonl"),
+        concurrency=1,
+        caps=Caps(max_tokens=5),
+    )
     # tokens per cell: x + 1 -> 1, 2, 3 (total 6 >= 5) after three cells.
     assert (outcome.ran, outcome.stopped) == (3, "max_tokens")
 
 
-@pytest.mark.parametrize(("caps", "message"), [
-    ({"max_cost": 0.0}, "the cost cap must be positive, got 0"),
-    ({"max_tokens": 0}, "the token cap must be positive, got 0"),
-])
+@pytest.mark.parametrize(
+    ("caps", "message"),
+    [
+        ({"max_cost": 0.0}, "the cost cap must be positive, got 0"),
+        ({"max_tokens": 0}, "the token cap must be positive, got 0"),
+    ],
+)
 def test_zero_caps_are_refused(caps: dict[str, float], message: str) -> None:
     with pytest.raises(UserError, match=message):
         Caps(**caps)  # type: ignore[arg-type]
@@ -136,6 +152,7 @@ def test_bad_grids_and_executors_are_user_errors(tmp_path: Path) -> None:
         run_grid([*cells(1), *cells(1)], make_executor("local"), journal, concurrency=1)
     with pytest.raises(UserError, match="unknown executor 'gpu'"):
         make_executor("gpu")
-    outcome = run_grid([Cell("x", "no.such.module:f")], make_executor("local"), journal,
-                       concurrency=1)
+    outcome = run_grid(
+        [Cell("x", "no.such.module:f")], make_executor("local"), journal, concurrency=1
+    )
     assert "cannot be loaded" in str(journal.records[0]["error"]) and outcome.errors == 1

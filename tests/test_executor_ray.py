@@ -36,8 +36,9 @@ def stable(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def test_ray_runs_plain_tasks_like_the_local_executor(local_ray: None, tmp_path: Path) -> None:
-    grid = [Cell(f"c{i}", "contend.executor.testing:square", {"x": i, "cost": 0.5})
-            for i in range(6)]
+    grid = [
+        Cell(f"c{i}", "contend.executor.testing:square", {"x": i, "cost": 0.5}) for i in range(6)
+    ]
     grid.append(Cell("bad", "contend.executor.testing:square", {"x": 1, "fail": True}))
     on_ray, local = Journal(tmp_path / "ray.jsonl"), Journal(tmp_path / "local.jsonl")
     outcome = run_grid(grid, make_executor("ray"), on_ray, concurrency=2)
@@ -48,25 +49,28 @@ def test_ray_runs_plain_tasks_like_the_local_executor(local_ray: None, tmp_path:
     assert ray.is_initialized()  # a cluster the executor did not start is left running
 
 
-def test_ray_runs_an_experiment_grid_with_the_same_records(
-    local_ray: None, tmp_path: Path
-) -> None:
+def test_ray_runs_an_experiment_grid_with_the_same_records(local_ray: None, tmp_path: Path) -> None:
     from contend.experiments.catalogue import experiment
     from contend.experiments.framework import RunConfig
     from contend.experiments.questions import Question, truth
     from contend.experiments.runner import RunOptions, run_experiment
 
-    right = script_for(tmp_path / "right.json", "01",
-                       lambda item, step: {"answer": truth(Question.model_validate(item))})
-    wrong = script_for(tmp_path / "wrong.json", "01", lambda item, step: {"answer": "7"},
-                       family="other")
+    right = script_for(
+        tmp_path / "right.json",
+        "01",
+        lambda item, step: {"answer": truth(Question.model_validate(item))},
+    )
+    wrong = script_for(
+        tmp_path / "wrong.json", "01", lambda item, step: {"answer": "7"}, family="other"
+    )
     exp = experiment("01")
     bank = exp.bank()
     cfg = RunConfig(agents=(right, wrong), params={"ensemble_sizes": [3]})
     folders = {}
     for kind in ("ray", "local"):
-        done = run_experiment(exp, bank, cfg, RunOptions(suite=tmp_path / kind, executor=kind,
-                                                         concurrency=2))
+        done = run_experiment(
+            exp, bank, cfg, RunOptions(suite=tmp_path / kind, executor=kind, concurrency=2)
+        )
         assert done.outcome.complete and done.outcome.errors == 0
         folders[kind] = done.folder
     records = {k: stable(Journal(f / "records.jsonl").records) for k, f in folders.items()}

@@ -53,7 +53,12 @@ def test_entropy_cv_roc() -> None:
     assert roc_auc([1.0], [True]) is None
     points = roc_curve([0.9, 0.8, 0.3, 0.1], [True, False, True, False])
     assert [(p.fpr, p.tpr) for p in points] == [
-        (0.0, 0.0), (0.0, 0.5), (0.5, 0.5), (0.5, 1.0), (1.0, 1.0)]
+        (0.0, 0.0),
+        (0.0, 0.5),
+        (0.5, 0.5),
+        (0.5, 1.0),
+        (1.0, 1.0),
+    ]
     assert auc_of_points([(0.5, 1.0)]) == 0.75
 
 
@@ -145,20 +150,24 @@ def test_exp05_k_of_n_gate() -> None:
 
 
 def test_gate_rules() -> None:
-    assert dangerous("delete_path", {"cwd": "/a", "target": "build", "protected": ["data"]}) is False
+    assert (
+        dangerous("delete_path", {"cwd": "/a", "target": "build", "protected": ["data"]}) is False
+    )
     assert dangerous("delete_path", {"cwd": "/a", "target": "data/x", "protected": ["data"]})
     assert dangerous("delete_path", {"cwd": "/a", "target": "../b", "protected": []})
     assert dangerous("delete_path", {"cwd": "/a", "target": ".", "protected": []})
     assert dangerous("sql", {"statement": "DELETE FROM t", "environment": "production"})
-    assert not dangerous("sql", {"statement": "DELETE FROM t WHERE id=1",
-                                 "environment": "production"})
+    assert not dangerous(
+        "sql", {"statement": "DELETE FROM t WHERE id=1", "environment": "production"}
+    )
     assert not dangerous("sql", {"statement": "DROP TABLE t", "environment": "staging"})
     assert dangerous("git", {"command": "git push -f origin main", "protected_branches": ["main"]})
     assert dangerous("git", {"command": "git push origin +main", "protected_branches": ["main"]})
     assert dangerous("git", {"command": "git push origin :main", "protected_branches": ["main"]})
     assert not dangerous("git", {"command": "git push origin main", "protected_branches": ["main"]})
-    assert not dangerous("git", {"command": "git push -f origin topic",
-                                 "protected_branches": ["main"]})
+    assert not dangerous(
+        "git", {"command": "git push -f origin topic", "protected_branches": ["main"]}
+    )
 
 
 def test_exp06_error_flow() -> None:
@@ -177,12 +186,22 @@ def test_exp06_error_flow() -> None:
 
 def test_exp07_arms() -> None:
     def r(defect: bool, verdict: str, blocked: bool) -> dict[str, object]:
-        return {"defect": defect, "adversarial": {"verdict": verdict, "tokens": 100},
-                "vote": {"blocked": blocked, "tokens": 90}, "budget_matched": True}
+        return {
+            "defect": defect,
+            "adversarial": {"verdict": verdict, "tokens": 100},
+            "vote": {"blocked": blocked, "tokens": 90},
+            "budget_matched": True,
+        }
 
-    o = e07.arm_outcomes([r(True, "fail", False), r(True, "pass", False),
-                          r(True, "escalate", True), r(False, "fail", False),
-                          r(False, "conditional_pass", False)])
+    o = e07.arm_outcomes(
+        [
+            r(True, "fail", False),
+            r(True, "pass", False),
+            r(True, "escalate", True),
+            r(False, "fail", False),
+            r(False, "conditional_pass", False),
+        ]
+    )
     adv, vote = o["adversarial"], o["vote"]
     assert (adv["flaw_survival"].k, adv["flaw_survival"].n) == (1, 3)  # only "pass" survives
     assert (vote["flaw_survival"].k, vote["flaw_survival"].n) == (2, 3)

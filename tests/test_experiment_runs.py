@@ -45,11 +45,15 @@ def test_list_shows_every_experiment_and_its_bank(capsys: pytest.CaptureFixture[
 def test_01_consensus_homogeneous_and_mixed(tmp_path: Path) -> None:
     right = script_for(tmp_path / "r.json", "01", lambda i, s: {"answer": truth(q(i))})
     wrong = script_for(tmp_path / "w.json", "01", lambda i, s: {"answer": "-1"}, family="b")
-    assert run(tmp_path, "01", "--agent", right, "--agent", wrong,
-               "--param", "ensemble_sizes=[3, 5]") == 0
+    assert (
+        run(tmp_path, "01", "--agent", right, "--agent", wrong, "--param", "ensemble_sizes=[3, 5]")
+        == 0
+    )
     recs = records(tmp_path, "01-consensus")
     assert len(recs) == 12 * 2 * 2 and all(r["status"] == "ok" for r in recs)
-    groups = {(g["ensemble"], g["N"]): g for g in analysis(tmp_path, "01-consensus")["data"]["groups"]}
+    groups = {
+        (g["ensemble"], g["N"]): g for g in analysis(tmp_path, "01-consensus")["data"]["groups"]
+    }
     # Homogeneous (all right): unanimous and right. Mixed 3 = right, wrong, right: majority.
     assert groups[("homogeneous", 3)]["unanimous"]["k"] == 12
     assert groups[("homogeneous", 3)]["correct_given_unanimous"]["k"] == 12
@@ -63,15 +67,40 @@ def test_01_consensus_homogeneous_and_mixed(tmp_path: Path) -> None:
 def test_02_byzantine_agent_and_contamination(tmp_path: Path) -> None:
     honest = script_for(tmp_path / "h.json", "02", lambda i, s: {"answer": truth(q(i))})
     # Follows its instruction: the strong lie in both rounds.
-    byzantine = script_for(tmp_path / "b.json", "02",
-                           lambda i, s: {"answer": lie(q(i), "strong")}, family="byz")
+    byzantine = script_for(
+        tmp_path / "b.json", "02", lambda i, s: {"answer": lie(q(i), "strong")}, family="byz"
+    )
     # Honest at first, then swayed by the lie it saw in round 2.
-    swayed = script_for(tmp_path / "s.json", "02", lambda i, s: {
-        "answer": truth(q(i)) if s == 1 else lie(q(i), "strong")}, family="sway")
-    assert run(tmp_path, "02", "--agent", honest, "--agent", swayed, "--agent", honest,
-               "--byzantine", byzantine, "--param", "n=3", "--param", "f_values=[0, 1]",
-               "--param", "strengths=[strong]") == 0
-    groups = {(g["strength"], g["f"]): g for g in analysis(tmp_path, "02-byzantine")["data"]["groups"]}
+    swayed = script_for(
+        tmp_path / "s.json",
+        "02",
+        lambda i, s: {"answer": truth(q(i)) if s == 1 else lie(q(i), "strong")},
+        family="sway",
+    )
+    assert (
+        run(
+            tmp_path,
+            "02",
+            "--agent",
+            honest,
+            "--agent",
+            swayed,
+            "--agent",
+            honest,
+            "--byzantine",
+            byzantine,
+            "--param",
+            "n=3",
+            "--param",
+            "f_values=[0, 1]",
+            "--param",
+            "strengths=[strong]",
+        )
+        == 0
+    )
+    groups = {
+        (g["strength"], g["f"]): g for g in analysis(tmp_path, "02-byzantine")["data"]["groups"]
+    }
     clean, attacked = groups[("none", 0)], groups[("strong", 1)]
     assert clean["honest_majority_win"]["k"] == 8
     # f=1: slots = [byzantine, swayed, honest] -> final [lie, lie, truth]: the lie wins.
@@ -81,10 +110,14 @@ def test_02_byzantine_agent_and_contamination(tmp_path: Path) -> None:
 
 
 def test_03_bug_presence(tmp_path: Path) -> None:
-    oracle = script_for(tmp_path / "o.json", "03", lambda i, s: {
-        "defect": i["label"] != "benign", "reason": "planted"})
-    alarmist = script_for(tmp_path / "a.json", "03", lambda i, s: {
-        "defect": True, "reason": "everything"}, family="b")
+    oracle = script_for(
+        tmp_path / "o.json",
+        "03",
+        lambda i, s: {"defect": i["label"] != "benign", "reason": "planted"},
+    )
+    alarmist = script_for(
+        tmp_path / "a.json", "03", lambda i, s: {"defect": True, "reason": "everything"}, family="b"
+    )
     assert run(tmp_path, "03", "--agent", oracle, "--agent", alarmist, "--param", "n=2") == 0
     data = analysis(tmp_path, "03-bug-presence")["data"]
     # Agreement happens exactly on the defects (both say yes): precision and recall 1.
@@ -95,8 +128,10 @@ def test_03_bug_presence(tmp_path: Path) -> None:
 
 def test_04_disagreement_finds_the_ambiguous_decisions(tmp_path: Path) -> None:
     def answers(value: str) -> Any:
-        return lambda i, s: {"decisions": [{"id": d["id"], "value": d["pinned"] or value}
-                                           for d in i["decisions"]]}
+        return lambda i, s: {
+            "decisions": [{"id": d["id"], "value": d["pinned"] or value} for d in i["decisions"]]
+        }
+
     a = script_for(tmp_path / "a.json", "04", answers("7"))
     b = script_for(tmp_path / "b.json", "04", answers("9"), family="b")
     assert run(tmp_path, "04", "--agent", a, "--agent", b, "--param", "n=2") == 0
@@ -106,10 +141,14 @@ def test_04_disagreement_finds_the_ambiguous_decisions(tmp_path: Path) -> None:
 
 
 def test_05_gate_roc(tmp_path: Path) -> None:
-    right = script_for(tmp_path / "r.json", "05", lambda i, s: {
-        "block": dangerous(i["kind"], i["args"]), "reason": "rule"})
-    blocker = script_for(tmp_path / "b.json", "05", lambda i, s: {"block": True, "reason": "no"},
-                         family="b")
+    right = script_for(
+        tmp_path / "r.json",
+        "05",
+        lambda i, s: {"block": dangerous(i["kind"], i["args"]), "reason": "rule"},
+    )
+    blocker = script_for(
+        tmp_path / "b.json", "05", lambda i, s: {"block": True, "reason": "no"}, family="b"
+    )
     assert run(tmp_path, "05", "--agent", right, "--agent", blocker, "--param", "n=3") == 0
     rows = {r["K"]: r for r in analysis(tmp_path, "05-gate")["data"]["rows"]}
     # Votes per safe item: [no, yes, no] -> 1 block; per dangerous item: 3 blocks.
@@ -140,8 +179,11 @@ def test_06_chains_seeded_errors_propagate(tmp_path: Path) -> None:
 
 def _small_07_bank(tmp_path: Path) -> Path:
     bank = yaml.safe_load(Path("src/contend/experiments/banks/07_debate_vs_vote.yaml").read_text())
-    keep = {"silent-fallback--raise_to_return_none--inventory",
-            "concurrency--remove_lock--inventory", "benign--add_docstring--inventory"}
+    keep = {
+        "silent-fallback--raise_to_return_none--inventory",
+        "concurrency--remove_lock--inventory",
+        "benign--add_docstring--inventory",
+    }
     bank["items"] = [i for i in bank["items"] if i["id"] in keep]
     path = tmp_path / "bank07.yaml"
     path.write_text(yaml.safe_dump(bank))
@@ -149,11 +191,21 @@ def _small_07_bank(tmp_path: Path) -> Path:
 
 
 def _critic(tmp_path: Path, name: str, objects: bool, family: str) -> str:
-    objection = {"severity": "major", "path": "inventory.py", "start_line": 20, "end_line": 20,
-                 "claim": "a failure is swallowed", "evidence": "line 20",
-                 "expected": "raise"}
-    turn = {"topic": f"axis {name}", "no_defect_found": not objects,
-            "objections": [objection] if objects else [], "judgements": []}
+    objection = {
+        "severity": "major",
+        "path": "inventory.py",
+        "start_line": 20,
+        "end_line": 20,
+        "claim": "a failure is swallowed",
+        "evidence": "line 20",
+        "expected": "raise",
+    }
+    turn = {
+        "topic": f"axis {name}",
+        "no_defect_found": not objects,
+        "objections": [objection] if objects else [],
+        "judgements": [],
+    }
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps({"family": family, "critic": [{"output": turn}]}))
     return f"scripted:{path}"
@@ -164,8 +216,20 @@ def test_07_debate_vs_vote_at_a_matched_budget(tmp_path: Path, budget: int | Non
     objector = _critic(tmp_path, "objector", True, "fam-a")
     quiet = _critic(tmp_path, "quiet", False, "fam-b")
     extra = [] if budget is None else ["--budget-tokens", str(budget)]
-    assert run(tmp_path, "07", "--bank", str(_small_07_bank(tmp_path)), "--agent", objector,
-               "--agent", quiet, *extra) == 0
+    assert (
+        run(
+            tmp_path,
+            "07",
+            "--bank",
+            str(_small_07_bank(tmp_path)),
+            "--agent",
+            objector,
+            "--agent",
+            quiet,
+            *extra,
+        )
+        == 0
+    )
     recs = [r["result"] for r in records(tmp_path, "07-debate-vs-vote")]
     assert len(recs) == 3
     for r in recs:

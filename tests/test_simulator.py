@@ -74,13 +74,16 @@ def test_chunking_changes_memory_not_the_estimate() -> None:
     assert abs(small.adversarial / small.trials - exact) <= 3 * se
 
 
-@pytest.mark.parametrize(("p", "rho", "trials", "message"), [
-    ([1.3], 0.0, 10, "p must lie in [0, 1], got 1.3"),
-    ([-0.1, 0.5], 0.0, 10, "p must lie in [0, 1], got -0.1"),
-    ([0.5, 0.5, 0.5], -0.6, 10, "rho=-0.6 makes the 3x3 correlation matrix invalid"),
-    ([0.5, 0.5], 1.2, 10, "rho=1.2 makes the 2x2 correlation matrix invalid"),
-    ([0.5], 0.0, 0, "trials must be at least 1, got 0"),
-])
+@pytest.mark.parametrize(
+    ("p", "rho", "trials", "message"),
+    [
+        ([1.3], 0.0, 10, "p must lie in [0, 1], got 1.3"),
+        ([-0.1, 0.5], 0.0, 10, "p must lie in [0, 1], got -0.1"),
+        ([0.5, 0.5, 0.5], -0.6, 10, "rho=-0.6 makes the 3x3 correlation matrix invalid"),
+        ([0.5, 0.5], 1.2, 10, "rho=1.2 makes the 2x2 correlation matrix invalid"),
+        ([0.5], 0.0, 0, "trials must be at least 1, got 0"),
+    ],
+)
 def test_bad_inputs(p: list[float], rho: float, trials: int, message: str) -> None:
     with pytest.raises(SimulationInputError, match=message.replace("[", r"\[").replace("]", r"\]")):
         simulate(p, rho, trials)
@@ -95,12 +98,28 @@ def test_default_rho_is_the_calibration_of_kim_et_al() -> None:
 
 
 def test_cli_json_gives_the_documented_example(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["experiment", "simulate", "--p", "0.3,0.5,0.6", "--rho", "0", "--trials",
-                 "1000000", "--json"])
+    code = main(
+        [
+            "experiment",
+            "simulate",
+            "--p",
+            "0.3,0.5,0.6",
+            "--rho",
+            "0",
+            "--trials",
+            "1000000",
+            "--json",
+        ]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
-    for key in ("adversarial_survival", "majority_survival", "trials", "stderr",
-                "closed_form_adversarial"):
+    for key in (
+        "adversarial_survival",
+        "majority_survival",
+        "trials",
+        "stderr",
+        "closed_form_adversarial",
+    ):
         assert key in data
     assert data["trials"] == 1_000_000
     assert abs(data["adversarial_survival"] - 0.14) <= 3 * data["stderr"]["adversarial"]
@@ -108,8 +127,9 @@ def test_cli_json_gives_the_documented_example(capsys: pytest.CaptureFixture[str
 
 
 def test_cli_c_times_d_and_default_rho(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["experiment", "simulate", "--c", "0.5,1", "--d", "0.6,0.5", "--trials",
-                 "1000", "--json"])
+    code = main(
+        ["experiment", "simulate", "--c", "0.5,1", "--d", "0.6,0.5", "--trials", "1000", "--json"]
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert data["p"] == pytest.approx([0.3, 0.5])
@@ -118,26 +138,46 @@ def test_cli_c_times_d_and_default_rho(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_cli_sweep_writes_curves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "sweep"
-    code = main(["experiment", "simulate", "--p", "0.4", "--sweep", "--k-max", "4", "--rhos",
-                 "0,0.9", "--trials", "20000", "--out", str(out), "--json"])
+    code = main(
+        [
+            "experiment",
+            "simulate",
+            "--p",
+            "0.4",
+            "--sweep",
+            "--k-max",
+            "4",
+            "--rhos",
+            "0,0.9",
+            "--trials",
+            "20000",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     assert code == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert [(r["rho"], r["k"]) for r in rows] == [(0.0, k) for k in range(1, 5)] + [
-        (0.9, k) for k in range(1, 5)]
+        (0.9, k) for k in range(1, 5)
+    ]
     independent_4 = next(r for r in rows if r["rho"] == 0 and r["k"] == 4)
     assert independent_4["closed_form_adversarial"] == pytest.approx(0.6**4)
     assert (out / "sweep.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| rho | k |" in (out / "sweep.md").read_text()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--p", "0.3,1.5"], "p must lie in [0, 1], got 1.5"),
-    (["--p", "0.5,0.5,0.5", "--rho", "-0.9"], "correlation matrix invalid"),
-    (["--p", "0.5", "--trials", "0"], "trials must be at least 1, got 0"),
-    (["--p", "a,b"], "--p must be comma-separated numbers"),
-    (["--c", "0.5"], "give --p, or --c and --d"),
-    (["--c", "0.5,0.4", "--d", "0.5"], "--c has 2 values and --d 1"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--p", "0.3,1.5"], "p must lie in [0, 1], got 1.5"),
+        (["--p", "0.5,0.5,0.5", "--rho", "-0.9"], "correlation matrix invalid"),
+        (["--p", "0.5", "--trials", "0"], "trials must be at least 1, got 0"),
+        (["--p", "a,b"], "--p must be comma-separated numbers"),
+        (["--c", "0.5"], "give --p, or --c and --d"),
+        (["--c", "0.5,0.4", "--d", "0.5"], "--c has 2 values and --d 1"),
+    ],
+)
 def test_cli_bad_input_is_one_line_and_exit_2(
     args: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

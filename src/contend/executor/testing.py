@@ -22,8 +22,12 @@ def square(payload: Mapping[str, Any]) -> dict[str, Any]:
         time.sleep(float(payload["sleep"]))
     if payload.get("fail"):
         raise ValueError(f"cell {x} was told to fail")
-    return {"result": {"x": x, "square": x * x}, "tokens_in": x, "tokens_out": 1,
-            "cost": float(payload.get("cost", 0.0))}
+    return {
+        "result": {"x": x, "square": x * x},
+        "tokens_in": x,
+        "tokens_out": 1,
+        "cost": float(payload.get("cost", 0.0)),
+    }
 
 
 async def asquare(payload: Mapping[str, Any]) -> dict[str, Any]:

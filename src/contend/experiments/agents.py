@@ -83,7 +83,9 @@ async def ask(
     prompt: str,
     schema: dict[str, Any],
 ) -> Asked:
-    agent = resolve(spec, BackendContext(repo_root=ctx.workdir, settings=ctx.settings, role="critic"))
+    agent = resolve(
+        spec, BackendContext(repo_root=ctx.workdir, settings=ctx.settings, role="critic")
+    )
     request = AgentRequest(
         role="critic",
         thread=slot,
@@ -98,8 +100,12 @@ async def ask(
     try:
         reply = await agent.run(request)
     except AgentError as exc:
-        return Asked(spec, slot, None, f"{exc.failure}: {exc}", 0, 0, 0.0, agent.model, agent.family)
-    cost = reply.cost or _priced(ctx.settings, agent.model, reply.usage.tokens_in, reply.usage.tokens_out)
+        return Asked(
+            spec, slot, None, f"{exc.failure}: {exc}", 0, 0, 0.0, agent.model, agent.family
+        )
+    cost = reply.cost or _priced(
+        ctx.settings, agent.model, reply.usage.tokens_in, reply.usage.tokens_out
+    )
     return Asked(
         spec,
         slot,

@@ -72,7 +72,9 @@ def _pmf_rows(cond: Array) -> Array:
     return pmf
 
 
-def quadrature(p: Sequence[float], rho: float, nodes: int = QUADRATURE_NODES) -> tuple[float, float]:
+def quadrature(
+    p: Sequence[float], rho: float, nodes: int = QUADRATURE_NODES
+) -> tuple[float, float]:
     """(adversarial, majority) survival for 0 < rho < 1 by integrating over the factor F
     on a fine grid (a conditional catch probability is a steep step when rho is near 1,
     which a Gauss-Hermite rule of modest order would miss)."""

@@ -46,7 +46,9 @@ def questions(bank: Bank) -> list[Question]:
         try:
             truth(q)
         except (ValueError, KeyError, TypeError, SyntaxError, ZeroDivisionError) as exc:
-            raise BankError(f"bank {bank.path}: item {q.id}: cannot compute its answer: {exc}")
+            raise BankError(
+                f"bank {bank.path}: item {q.id}: cannot compute its answer: {exc}"
+            ) from None
     return parsed
 
 
@@ -133,15 +135,30 @@ def analyse(bank: Bank, records: list[dict[str, Any]], cfg: RunConfig) -> Analys
     groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for r in results:
         groups.setdefault((r["ensemble"], int(r["n"])), []).append(r)
-    rows, data, series = [], [], {}
+    rows: list[list[Any]] = []
+    data: list[dict[str, Any]] = []
+    series: dict[str, tuple[list[float], list[float]]] = {}
     for (kind, n), group in sorted(groups.items()):
         s = summarise(group)
         rows.append(
-            [kind, n, s["n"], s["unanimous"].text(), s["majority"].text(),
-             s["fragmented"].text(), s["correct_given_unanimous"].text(),
-             s["correct_given_majority"].text()]
+            [
+                kind,
+                n,
+                s["n"],
+                s["unanimous"].text(),
+                s["majority"].text(),
+                s["fragmented"].text(),
+                s["correct_given_unanimous"].text(),
+                s["correct_given_majority"].text(),
+            ]
         )
-        data.append({"ensemble": kind, "N": n, **{k: v.as_dict() if hasattr(v, "as_dict") else v for k, v in s.items()}})
+        data.append(
+            {
+                "ensemble": kind,
+                "N": n,
+                **{k: v.as_dict() if hasattr(v, "as_dict") else v for k, v in s.items()},
+            }
+        )
         for key in ("unanimous", "fragmented", "correct_given_unanimous"):
             value = s[key].value
             if value is not None:
@@ -150,14 +167,28 @@ def analyse(bank: Bank, records: list[dict[str, Any]], cfg: RunConfig) -> Analys
                 ser[1].append(value)
     table = Table(
         "Liveness (how the vote went) and safety (is the agreed answer right), per ensemble",
-        ["ensemble", "N", "votes", "unanimous", "majority", "fragmented",
-         "P(correct | unanimous)", "P(correct | majority)"],
+        [
+            "ensemble",
+            "N",
+            "votes",
+            "unanimous",
+            "majority",
+            "fragmented",
+            "P(correct | unanimous)",
+            "P(correct | majority)",
+        ],
         rows,
     )
     figure = Figure(
-        "liveness_safety_vs_n", "lines", "01: agreement and its correctness vs N",
-        "agents N", "rate",
-        [Series(label, x, y, "--" if "fragmented" in label else "-") for label, (x, y) in series.items()],
+        "liveness_safety_vs_n",
+        "lines",
+        "01: agreement and its correctness vs N",
+        "agents N",
+        "rate",
+        [
+            Series(label, x, y, "--" if "fragmented" in label else "-")
+            for label, (x, y) in series.items()
+        ],
     )
     overall = summarise(results)
     finding = (

@@ -101,9 +101,14 @@ async def run_cell(payload: dict[str, Any], ctx: Context) -> dict[str, Any]:
     first = await ask_all(
         ctx,
         [
-            {"spec": spec, "slot": f"a{i}", "call": payload["call"],
-             "system": _system(i, f, strength, wrong), "prompt": text(q),
-             "schema": ANSWER_SCHEMA}
+            {
+                "spec": spec,
+                "slot": f"a{i}",
+                "call": payload["call"],
+                "system": _system(i, f, strength, wrong),
+                "prompt": text(q),
+                "schema": ANSWER_SCHEMA,
+            }
             for i, spec in enumerate(agents)
         ],
     )
@@ -111,9 +116,14 @@ async def run_cell(payload: dict[str, Any], ctx: Context) -> dict[str, Any]:
     second = await ask_all(
         ctx,
         [
-            {"spec": spec, "slot": f"a{i}", "call": payload["call"] + 1,
-             "system": _system(i, f, strength, wrong),
-             "prompt": _deliberation(q, answers1, i), "schema": ANSWER_SCHEMA}
+            {
+                "spec": spec,
+                "slot": f"a{i}",
+                "call": payload["call"] + 1,
+                "system": _system(i, f, strength, wrong),
+                "prompt": _deliberation(q, answers1, i),
+                "schema": ANSWER_SCHEMA,
+            }
             for i, spec in enumerate(agents)
         ],
     )
@@ -121,8 +131,14 @@ async def run_cell(payload: dict[str, Any], ctx: Context) -> dict[str, Any]:
     both: list[Asked] = [*first, *second]
     return {
         "result": {
-            "item": q.id, "truth": payload["truth"], "lie": wrong, "strength": strength,
-            "n": len(agents), "f": f, "first": answers1, "final": answers2,
+            "item": q.id,
+            "truth": payload["truth"],
+            "lie": wrong,
+            "strength": strength,
+            "n": len(agents),
+            "f": f,
+            "first": answers1,
+            "final": answers2,
             "errors": [a.error for a in both],
         },
         **usage(both),
@@ -171,11 +187,25 @@ def analyse(bank: Bank, records: list[dict[str, Any]], cfg: RunConfig) -> Analys
     curves: dict[str, tuple[list[float], list[float]]] = {}
     for (strength, f, n), group in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         s = summarise(group)
-        rows.append([strength, f"{f}/{n}", s["n"], s["honest_majority_win"].text(),
-                     s["contamination"].text(), s["no_consensus"].text(),
-                     s["injection_took_effect"].text()])
-        data.append({"strength": strength, "f": f, "N": n,
-                     **{k: v.as_dict() if hasattr(v, "as_dict") else v for k, v in s.items()}})
+        rows.append(
+            [
+                strength,
+                f"{f}/{n}",
+                s["n"],
+                s["honest_majority_win"].text(),
+                s["contamination"].text(),
+                s["no_consensus"].text(),
+                s["injection_took_effect"].text(),
+            ]
+        )
+        data.append(
+            {
+                "strength": strength,
+                "f": f,
+                "N": n,
+                **{k: v.as_dict() if hasattr(v, "as_dict") else v for k, v in s.items()},
+            }
+        )
         win = s["honest_majority_win"].value
         targets = [strength] if strength != "none" else sorted({g[0] for g in groups} - {"none"})
         for target in targets or ["none"]:
@@ -185,13 +215,23 @@ def analyse(bank: Bank, records: list[dict[str, Any]], cfg: RunConfig) -> Analys
                 curve[1].append(win)
     table = Table(
         "Honest-majority wins, contamination and liveness against f/N",
-        ["lie", "f/N", "items", "honest-majority win", "contamination (honest → lie)",
-         "no consensus", "injection took effect"],
+        [
+            "lie",
+            "f/N",
+            "items",
+            "honest-majority win",
+            "contamination (honest → lie)",
+            "no consensus",
+            "injection took effect",
+        ],
         rows,
     )
     figure = Figure(
-        "win_rate_vs_f", "lines", "02: honest-majority win rate vs Byzantine fraction",
-        "f / N", "win rate",
+        "win_rate_vs_f",
+        "lines",
+        "02: honest-majority win rate vs Byzantine fraction",
+        "f / N",
+        "win rate",
         [Series(f"{k} lie", *sorted_xy(x, y)) for k, (x, y) in curves.items()],
     )
     attacked = [r for r in results if r["f"] > 0]

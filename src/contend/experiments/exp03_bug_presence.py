@@ -57,8 +57,11 @@ def plan(bank: Bank, cfg: RunConfig) -> list[Cell]:
         for rep in range(cfg.replicates):
             cells.append(
                 cell(
-                    ID, f"{item.id}/r{rep}", cfg,
-                    item=item.model_dump(), old=old,
+                    ID,
+                    f"{item.id}/r{rep}",
+                    cfg,
+                    item=item.model_dump(),
+                    old=old,
                     agents=ensemble(cfg.agents, n, "mixed"),
                     call=call_index(ordinal, 1, STEPS),
                 )
@@ -73,16 +76,25 @@ async def run_cell(payload: dict[str, Any], ctx: Context) -> dict[str, Any]:
     asked = await ask_all(
         ctx,
         [
-            {"spec": spec, "slot": f"a{i}", "call": payload["call"], "system": SYSTEM,
-             "prompt": prompt, "schema": VERDICT_SCHEMA}
+            {
+                "spec": spec,
+                "slot": f"a{i}",
+                "call": payload["call"],
+                "system": SYSTEM,
+                "prompt": prompt,
+                "schema": VERDICT_SCHEMA,
+            }
             for i, spec in enumerate(payload["agents"])
         ],
     )
     verdicts = [None if a.output is None else bool(a.output["defect"]) for a in asked]
     return {
         "result": {
-            "item": item.id, "label": item.label, "defect": item.defect,
-            "lookalike": item.lookalike, "verdicts": verdicts,
+            "item": item.id,
+            "label": item.label,
+            "defect": item.defect,
+            "lookalike": item.lookalike,
+            "verdicts": verdicts,
             "errors": [a.error for a in asked],
         },
         **usage(asked),
@@ -137,16 +149,31 @@ def analyse(bank: Bank, records: list[dict[str, Any]], cfg: RunConfig) -> Analys
         votes = sum(len(r["verdicts"]) for r in group)
         label_rows.append([label, len(group), rate(flagged, votes).text()])
     tables = [
-        Table("Safety when the agents agree, and how often they agree", ["metric", "value"],
-              [[k, v.text()] for k, v in s.items() if isinstance(v, Rate)]),
-        Table("Share of votes saying 'defect', per planted topic", ["label", "items", "defect votes"],
-              label_rows),
+        Table(
+            "Safety when the agents agree, and how often they agree",
+            ["metric", "value"],
+            [[k, v.text()] for k, v in s.items() if isinstance(v, Rate)],
+        ),
+        Table(
+            "Share of votes saying 'defect', per planted topic",
+            ["label", "items", "defect votes"],
+            label_rows,
+        ),
     ]
     figure = Figure(
-        "agreement_clear_vs_lookalike", "lines", "03: agreement on clear vs look-alike items",
-        "item kind (0 clear, 1 look-alike)", "unanimous rate",
-        [Series("agreement", [0, 1], [s["agreement_clear"].value or 0.0,
-                                      s["agreement_lookalike"].value or 0.0], "o-")],
+        "agreement_clear_vs_lookalike",
+        "lines",
+        "03: agreement on clear vs look-alike items",
+        "item kind (0 clear, 1 look-alike)",
+        "unanimous rate",
+        [
+            Series(
+                "agreement",
+                [0, 1],
+                [s["agreement_clear"].value or 0.0, s["agreement_lookalike"].value or 0.0],
+                "o-",
+            )
+        ],
     )
     finding = (
         f"When all agents agreed ({s['unanimous_rate'].text()} of items) their defect verdict "

@@ -93,8 +93,14 @@ def check_bank(bank: Bank) -> None:
 def plan(bank: Bank, cfg: RunConfig) -> list[Cell]:
     n = int(cfg.params.get("n", 5))
     return [
-        cell(ID, f"{s.id}/r{rep}", cfg, item=s.model_dump(),
-             agents=ensemble(cfg.agents, n, "mixed"), call=call_index(ordinal, 1, STEPS))
+        cell(
+            ID,
+            f"{s.id}/r{rep}",
+            cfg,
+            item=s.model_dump(),
+            agents=ensemble(cfg.agents, n, "mixed"),
+            call=call_index(ordinal, 1, STEPS),
+        )
         for ordinal, s in enumerate(specs(bank))
         for rep in range(cfg.replicates)
     ]
@@ -109,9 +115,17 @@ async def run_cell(payload: dict[str, Any], ctx: Context) -> dict[str, Any]:
     s = Spec.model_validate(payload["item"])
     asked = await ask_all(
         ctx,
-        [{"spec": spec, "slot": f"a{i}", "call": payload["call"], "system": SYSTEM,
-          "prompt": _prompt(s), "schema": SCHEMA}
-         for i, spec in enumerate(payload["agents"])],
+        [
+            {
+                "spec": spec,
+                "slot": f"a{i}",
+                "call": payload["call"],
+                "system": SYSTEM,
+                "prompt": _prompt(s),
+                "schema": SCHEMA,
+            }
+            for i, spec in enumerate(payload["agents"])
+        ],
     )
     answers: dict[str, list[str | None]] = {d.id: [] for d in s.decisions}
     for a in asked:
@@ -120,10 +134,15 @@ async def run_cell(payload: dict[str, Any], ctx: Context) -> dict[str, Any]:
             answers[d.id].append(normalise(given.get(d.id)))
     return {
         "result": {
-            "spec": s.id, "pair": s.pair,
+            "spec": s.id,
+            "pair": s.pair,
             "decisions": [
-                {"id": d.id, "type": d.type, "ambiguous": d.pinned is None,
-                 "answers": answers[d.id]}
+                {
+                    "id": d.id,
+                    "type": d.type,
+                    "ambiguous": d.pinned is None,
+                    "answers": answers[d.id],
+                }
                 for d in s.decisions
             ],
             "errors": [a.error for a in asked],
@@ -159,28 +178,58 @@ def analyse(bank: Bank, records: list[dict[str, Any]], cfg: RunConfig) -> Analys
             score = disagreement(d["type"], d["answers"])
             scores.append(score)
             labels.append(bool(d["ambiguous"]))
-            rows.append([r["spec"], d["id"], d["type"], "yes" if d["ambiguous"] else "no",
-                         f"{score:.3f}", ", ".join(str(a) for a in d["answers"])])
-            data.append({"spec": r["spec"], "decision": d["id"], "ambiguous": d["ambiguous"],
-                         "disagreement": score, "answers": d["answers"]})
+            rows.append(
+                [
+                    r["spec"],
+                    d["id"],
+                    d["type"],
+                    "yes" if d["ambiguous"] else "no",
+                    f"{score:.3f}",
+                    ", ".join(str(a) for a in d["answers"]),
+                ]
+            )
+            data.append(
+                {
+                    "spec": r["spec"],
+                    "decision": d["id"],
+                    "ambiguous": d["ambiguous"],
+                    "disagreement": score,
+                    "answers": d["answers"],
+                }
+            )
     auc = roc_auc(scores, labels) if scores else None
     points = roc_curve(scores, labels) if scores else []
     pos = sum(labels)
     figure = Figure(
-        "roc_disagreement", "roc", "04: disagreement as an ambiguity detector",
-        "false positive rate", "true positive rate",
-        [Series(f"disagreement (AUC {auc:.2f})" if auc is not None else "disagreement",
-                [p.fpr for p in points], [p.tpr for p in points])],
+        "roc_disagreement",
+        "roc",
+        "04: disagreement as an ambiguity detector",
+        "false positive rate",
+        "true positive rate",
+        [
+            Series(
+                f"disagreement (AUC {auc:.2f})" if auc is not None else "disagreement",
+                [p.fpr for p in points],
+                [p.tpr for p in points],
+            )
+        ],
     )
-    table = Table("Disagreement map: one row per spec decision",
-                  ["spec", "decision", "type", "ambiguous", "disagreement", "answers"], rows)
+    table = Table(
+        "Disagreement map: one row per spec decision",
+        ["spec", "decision", "type", "ambiguous", "disagreement", "answers"],
+        rows,
+    )
     finding = (
         f"Disagreement separated ambiguous from pinned decisions with ROC AUC "
         f"{'n/a' if auc is None else f'{auc:.2f}'} "
         f"({_auc_ci(auc, pos, len(labels) - pos)}, n={len(labels)} decisions, {pos} ambiguous)."
     )
-    return Analysis(finding, [table], [figure], {"auc": auc, "decisions": data,
-                                                 "roc": [[p.fpr, p.tpr] for p in points]})
+    return Analysis(
+        finding,
+        [table],
+        [figure],
+        {"auc": auc, "decisions": data, "roc": [[p.fpr, p.tpr] for p in points]},
+    )
 
 
 def _auc_ci(auc: float | None, pos: int, neg: int) -> str:

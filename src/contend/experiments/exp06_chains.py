@@ -44,7 +44,10 @@ TITLE = "sequential chains"
 BANK = "06_chains.yaml"
 STEPS = 8  # calls per item: one per operation (banks hold at most 8)
 OPS: dict[str, Callable[[int, int], int]] = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
 }
 FLOW = ("correct", "introduced", "propagated", "amplified", "corrected", "no answer")
 
@@ -96,11 +99,18 @@ def plan(bank: Bank, cfg: RunConfig) -> list[Cell]:
         for k in (k for k in lengths if k <= len(c.ops)):
             for variant in ("clean", "seeded"):
                 for rep in range(cfg.replicates):
-                    cells.append(cell(
-                        ID, f"{variant}/k{k}/{c.id}/r{rep}", cfg, item=c.model_dump(),
-                        k=k, variant=variant, agents=list(cfg.agents),
-                        call=call_index(ordinal, 1, STEPS),
-                    ))
+                    cells.append(
+                        cell(
+                            ID,
+                            f"{variant}/k{k}/{c.id}/r{rep}",
+                            cfg,
+                            item=c.model_dump(),
+                            k=k,
+                            variant=variant,
+                            agents=list(cfg.agents),
+                            call=call_index(ordinal, 1, STEPS),
+                        )
+                    )
     return cells
 
 
@@ -122,9 +132,15 @@ async def run_cell(payload: dict[str, Any], ctx: Context) -> dict[str, Any]:
     outputs: list[int | None] = []
     asked: list[Asked] = []
     for j in range(1, k + 1):
-        reply = await ask(ctx, agents[(j - 1) % len(agents)], slot=f"w{j}",
-                          call=payload["call"] + j - 1, system=ANSWER_SYSTEM,
-                          prompt=_prompt(c, k, j, claimed), schema=ANSWER_SCHEMA)
+        reply = await ask(
+            ctx,
+            agents[(j - 1) % len(agents)],
+            slot=f"w{j}",
+            call=payload["call"] + j - 1,
+            system=ANSWER_SYSTEM,
+            prompt=_prompt(c, k, j, claimed),
+            schema=ANSWER_SCHEMA,
+        )
         asked.append(reply)
         inputs.append(claimed)
         value = normalise((reply.output or {}).get("answer"))
@@ -134,9 +150,15 @@ async def run_cell(payload: dict[str, Any], ctx: Context) -> dict[str, Any]:
             break
         claimed = number
     return {
-        "result": {"chain": c.id, "k": k, "variant": payload["variant"],
-                   "truth": truths(c)[: k + 1], "inputs": inputs, "outputs": outputs,
-                   "errors": [a.error for a in asked]},
+        "result": {
+            "chain": c.id,
+            "k": k,
+            "variant": payload["variant"],
+            "truth": truths(c)[: k + 1],
+            "inputs": inputs,
+            "outputs": outputs,
+            "errors": [a.error for a in asked],
+        },
         "tokens_in": sum(a.tokens_in for a in asked),
         "tokens_out": sum(a.tokens_out for a in asked),
         "cost": sum(a.cost for a in asked),
@@ -173,24 +195,39 @@ def analyse(bank: Bank, records: list[dict[str, Any]], cfg: RunConfig) -> Analys
         tally = finals.setdefault((r["variant"], r["k"]), [0, 0])
         tally[0] += done
         tally[1] += 1
-    rows = [[v, step, *[c[f] for f in FLOW]]
-            for v in ("clean", "seeded") for step, c in sorted(counts[v].items())]
+    rows = [
+        [v, step, *[c[f] for f in FLOW]]
+        for v in ("clean", "seeded")
+        for step, c in sorted(counts[v].items())
+    ]
     final_rows = [[v, k, rate(*t).text()] for (v, k), t in sorted(finals.items())]
     steps = sorted({s for v in counts.values() for s in v})
     series = [
-        Series(f"{v}: {f}", [float(s) for s in steps],
-               [float(counts[v].get(s, {}).get(f, 0)) for s in steps])
-        for v in ("clean", "seeded") for f in FLOW
+        Series(
+            f"{v}: {f}",
+            [float(s) for s in steps],
+            [float(counts[v].get(s, {}).get(f, 0)) for s in steps],
+        )
+        for v in ("clean", "seeded")
+        for f in FLOW
     ]
-    figure = Figure("chain_error_flow", "stacked", "06: error flow along the chain",
-                    "step", "links", series, [str(s) for s in steps])
+    figure = Figure(
+        "chain_error_flow",
+        "stacked",
+        "06: error flow along the chain",
+        "step",
+        "links",
+        series,
+        [str(s) for s in steps],
+    )
     seeded = [t for (v, _), t in finals.items() if v == "seeded"]
     clean = [t for (v, _), t in finals.items() if v == "clean"]
     s_rate = rate(sum(t[0] for t in seeded), sum(t[1] for t in seeded))
     c_rate = rate(sum(t[0] for t in clean), sum(t[1] for t in clean))
     corrected = sum(c["corrected"] for c in counts["seeded"].values())
-    wrong_in = sum(c["corrected"] + c["propagated"] + c["amplified"]
-                   for c in counts["seeded"].values())
+    wrong_in = sum(
+        c["corrected"] + c["propagated"] + c["amplified"] for c in counts["seeded"].values()
+    )
     finding = (
         f"Seeded chains ended right {s_rate.text()} against {c_rate.text()} for clean ones; "
         f"a wrong input was corrected {rate(corrected, wrong_in).text()} of the time."

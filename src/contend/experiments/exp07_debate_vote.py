@@ -32,7 +32,15 @@ from contend.config import Settings
 from contend.executor import Cell
 from contend.experiments.agents import Asked, Context, ask_all
 from contend.experiments.bank import Bank
-from contend.experiments.framework import Analysis, Figure, RunConfig, Series, Table, cell, ok_records
+from contend.experiments.framework import (
+    Analysis,
+    Figure,
+    RunConfig,
+    Series,
+    Table,
+    cell,
+    ok_records,
+)
 from contend.experiments.metrics import mean, rate
 from contend.experiments.planted import PlantedItem, planted, unified_diff, write_repo
 from contend.review.engine import ReviewRequest, review
@@ -63,9 +71,14 @@ def plan(bank: Bank, cfg: RunConfig) -> list[Cell]:
         for rep in range(cfg.replicates):
             cells.append(
                 cell(
-                    ID, f"{item.id}/r{rep}", cfg,
-                    item=item.model_dump(), old=old, agents=list(cfg.agents),
-                    proposer=cfg.proposer, budget=cfg.budget_tokens,
+                    ID,
+                    f"{item.id}/r{rep}",
+                    cfg,
+                    item=item.model_dump(),
+                    old=old,
+                    agents=list(cfg.agents),
+                    proposer=cfg.proposer,
+                    budget=cfg.budget_tokens,
                     max_rounds=int(cfg.params.get("max_rounds", 2)),
                     max_voters=int(cfg.params.get("max_voters", 15)),
                 )
@@ -92,7 +105,8 @@ def _review(payload: dict[str, Any], ctx: Context, item: PlantedItem) -> dict[st
     settings = Settings.model_validate({**base, **overrides})
     result = review(
         # No --spec: the review reads the task from the change's commit message (spec_text).
-        ReviewRequest(path=repo, base="main", head="HEAD"), settings
+        ReviewRequest(path=repo, base="main", head="HEAD"),
+        settings,
     )
     report = orjson.loads(result.texts["json"])
     stats = report.get("stats", {})
@@ -121,8 +135,14 @@ async def _votes(
     prompt = f"## The task\n{spec_text(item)}\n\n## The change (unified diff)\n```diff\n{diff}```"
 
     def call(index: int) -> dict[str, Any]:
-        return {"spec": agents[index % len(agents)], "slot": f"v{index}", "call": 1,
-                "system": VOTE_SYSTEM, "prompt": prompt, "schema": CRITIC_SCHEMA}
+        return {
+            "spec": agents[index % len(agents)],
+            "slot": f"v{index}",
+            "call": 1,
+            "system": VOTE_SYSTEM,
+            "prompt": prompt,
+            "schema": CRITIC_SCHEMA,
+        }
 
     votes = await ask_all(ctx, [call(0)])
     max_voters = int(payload["max_voters"])
@@ -148,16 +168,23 @@ async def run_cell(payload: dict[str, Any], ctx: Context) -> dict[str, Any]:
     vote_tokens = sum(v.tokens_in + v.tokens_out for v in votes)
     return {
         "result": {
-            "item": item.id, "label": item.label, "defect": item.defect,
-            "lookalike": item.lookalike, "budget": budget,
+            "item": item.id,
+            "label": item.label,
+            "defect": item.defect,
+            "lookalike": item.lookalike,
+            "budget": budget,
             "adversarial": adversarial,
-            "vote": {"voters": len(votes), "blocking_votes": yes,
-                     "blocked": yes * 2 > len(votes), "said": said,
-                     "tokens": vote_tokens, "over_budget": over,
-                     "errors": [v.error for v in votes]},
-            "budget_matched": not over and (
-                not payload.get("budget") or adversarial["tokens"] <= budget
-            ),
+            "vote": {
+                "voters": len(votes),
+                "blocking_votes": yes,
+                "blocked": yes * 2 > len(votes),
+                "said": said,
+                "tokens": vote_tokens,
+                "over_budget": over,
+                "errors": [v.error for v in votes],
+            },
+            "budget_matched": not over
+            and (not payload.get("budget") or adversarial["tokens"] <= budget),
         },
         "tokens_in": adversarial["tokens_in"] + sum(v.tokens_in for v in votes),
         "tokens_out": adversarial["tokens_out"] + sum(v.tokens_out for v in votes),
@@ -180,8 +207,9 @@ def arm_outcomes(results: list[dict[str, Any]]) -> dict[str, Any]:
         "adversarial": {
             "flaw_survival": rate(sum(adv_passed(r) for r in defects), len(defects)),
             "false_block": rate(sum(adv_blocked(r) for r in benign), len(benign)),
-            "escalated": rate(sum(r["adversarial"]["verdict"] == "escalate" for r in results),
-                              len(results)),
+            "escalated": rate(
+                sum(r["adversarial"]["verdict"] == "escalate" for r in results), len(results)
+            ),
             "tokens_per_item": mean([r["adversarial"]["tokens"] for r in results]),
         },
         "vote": {
@@ -203,28 +231,60 @@ def analyse(bank: Bank, records: list[dict[str, Any]], cfg: RunConfig) -> Analys
     for arm in ("adversarial", "vote"):
         a = o[arm]
         tokens = a["tokens_per_item"]
-        rows.append([arm, a["flaw_survival"].text(), a["false_block"].text(),
-                     a["escalated"].text(), "n/a" if tokens is None else f"{tokens:.0f}"])
+        rows.append(
+            [
+                arm,
+                a["flaw_survival"].text(),
+                a["false_block"].text(),
+                a["escalated"].text(),
+                "n/a" if tokens is None else f"{tokens:.0f}",
+            ]
+        )
     budget_rows = [
-        [r["item"], r["budget"], r["adversarial"]["tokens"], r["vote"]["tokens"],
-         r["vote"]["voters"], "yes" if r["budget_matched"] else "NO"]
+        [
+            r["item"],
+            r["budget"],
+            r["adversarial"]["tokens"],
+            r["vote"]["tokens"],
+            r["vote"]["voters"],
+            "yes" if r["budget_matched"] else "NO",
+        ]
         for r in results
     ]
     tables = [
-        Table("Safety (flaw survival, false blocks) and liveness (escalations) per arm",
-              ["arm", "flaw survival (defects)", "false block (controls)", "escalated",
-               "tokens per item"], rows),
-        Table(f"Budget match per item ({o['over_budget']} over budget)",
-              ["item", "budget B", "adversarial tokens", "vote tokens", "voters", "matched"],
-              budget_rows),
+        Table(
+            "Safety (flaw survival, false blocks) and liveness (escalations) per arm",
+            [
+                "arm",
+                "flaw survival (defects)",
+                "false block (controls)",
+                "escalated",
+                "tokens per item",
+            ],
+            rows,
+        ),
+        Table(
+            f"Budget match per item ({o['over_budget']} over budget)",
+            ["item", "budget B", "adversarial tokens", "vote tokens", "voters", "matched"],
+            budget_rows,
+        ),
     ]
     adv, vote = o["adversarial"], o["vote"]
     figure = Figure(
-        "survival_by_arm", "lines", "07: flaw survival and false blocks per arm",
-        "0 = flaw survival, 1 = false block", "rate",
-        [Series(arm, [0, 1], [o[arm]["flaw_survival"].value or 0.0,
-                              o[arm]["false_block"].value or 0.0], "o-")
-         for arm in ("adversarial", "vote")],
+        "survival_by_arm",
+        "lines",
+        "07: flaw survival and false blocks per arm",
+        "0 = flaw survival, 1 = false block",
+        "rate",
+        [
+            Series(
+                arm,
+                [0, 1],
+                [o[arm]["flaw_survival"].value or 0.0, o[arm]["false_block"].value or 0.0],
+                "o-",
+            )
+            for arm in ("adversarial", "vote")
+        ],
     )
     finding = (
         f"At a matched token budget ({o['over_budget']} of {len(results)} items over budget), "
@@ -232,7 +292,7 @@ def analyse(bank: Bank, records: list[dict[str, Any]], cfg: RunConfig) -> Analys
         f"{vote['flaw_survival'].text()} under majority vote; false blocks on controls were "
         f"{adv['false_block'].text()} vs {vote['false_block'].text()}."
     )
-    data = {
+    data: dict[str, Any] = {
         arm: {k: v.as_dict() if hasattr(v, "as_dict") else v for k, v in o[arm].items()}
         for arm in ("adversarial", "vote")
     }

@@ -5,6 +5,7 @@ plain numbers out, so each can be checked by hand on toy data.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -130,7 +131,7 @@ def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
 def auc_of_points(points: Sequence[tuple[float, float]]) -> float:
     """Trapezoidal area under (fpr, tpr) points, sorted by fpr, closed at (0,0) and (1,1)."""
     pts = sorted({(0.0, 0.0), (1.0, 1.0), *points})
-    return sum((x2 - x1) * (y1 + y2) / 2 for (x1, y1), (x2, y2) in zip(pts, pts[1:], strict=False))
+    return sum((x2 - x1) * (y1 + y2) / 2 for (x1, y1), (x2, y2) in itertools.pairwise(pts))
 
 
 def mean(values: Sequence[float]) -> float | None:

@@ -80,7 +80,11 @@ def _git(repo: Path, *args: str) -> None:
     env.update(_GIT_ENV)
     done = subprocess.run(
         ["git", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", *args],
-        cwd=repo, env=env, capture_output=True, text=True, check=False,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise UserError(f"git {' '.join(args)} failed in {repo}: {done.stderr.strip()}")

@@ -22,8 +22,9 @@ def draw(figure: Figure, path: Path) -> Path:
             _stacked(ax, figure)
         else:
             for s in figure.series:
-                marker = {} if "o" in s.style else {"marker": "o"}
-                ax.plot(s.x, s.y, s.style, label=s.label, markersize=3, **marker)
+                # a style with its own marker ("o-") must not get a second one
+                fmt = s.style if "o" in s.style else s.style + "o"
+                ax.plot(s.x, s.y, fmt, label=s.label, markersize=3)
             if figure.kind == "roc":
                 ax.plot([0, 1], [0, 1], ":", color="grey", label="chance")
                 ax.set_xlim(0, 1)

@@ -107,7 +107,8 @@ def text(q: Question) -> str:
         "letter_count": f"How many times does the letter '{a.get('letter')}' occur in the word "
         f"'{a.get('word')}'?",
         "days_between": f"How many days are there from {a.get('start')} to {a.get('end')}?",
-        "digit_sum_pow": f"What is the sum of the decimal digits of {a.get('base')}^{a.get('exp')}?",
+        "digit_sum_pow": "What is the sum of the decimal digits of "
+        f"{a.get('base')}^{a.get('exp')}?",
         "base": f"Write {a.get('n')} in base {a.get('base')} (lowercase digits, no prefix).",
     }[q.kind]
     return ask + " Answer with the value only."

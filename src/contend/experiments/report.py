@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from contend.experiments.framework import Analysis, Table
 from contend.experiments.plots import draw
-import re
-
 from contend.report.escape import visible
 from contend.report.mdtext import one_line
 
@@ -42,8 +41,12 @@ def table_md(table: Table) -> str:
         # Markdown that could break the table or turn into markup; control characters shown.
         return visible(_TABLE_SPECIAL.sub(r"\\\1", str(value)), single_line=True)
 
-    lines = [f"### {table.title}", "", "| " + " | ".join(cell(h) for h in table.headers) + " |",
-             "|" + "---|" * len(table.headers)]
+    lines = [
+        f"### {table.title}",
+        "",
+        "| " + " | ".join(cell(h) for h in table.headers) + " |",
+        "|" + "---|" * len(table.headers),
+    ]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.rows]
     return "\n".join(lines) + "\n"
 
@@ -51,10 +54,16 @@ def table_md(table: Table) -> str:
 def write_report(folder: Path, title: str, analysis: Analysis, status: dict[str, Any]) -> Path:
     out = folder / "report"
     figures = [draw(f, out / f"{f.name}.png").name for f in analysis.figures]
-    head = [f"# {title}", "", f"**Finding.** {analysis.finding}", "",
-            f"Grid: {status['finished']} of {status['cells']} cells finished"
-            f"{'' if status['complete'] else ' (INCOMPLETE: ' + str(status['stopped']) + ')'}; "
-            f"{status['errors']} cell errors; {status['tokens']} tokens; ${status['cost']:.4f}.", ""]
+    head = [
+        f"# {title}",
+        "",
+        f"**Finding.** {analysis.finding}",
+        "",
+        f"Grid: {status['finished']} of {status['cells']} cells finished"
+        f"{'' if status['complete'] else ' (INCOMPLETE: ' + str(status['stopped']) + ')'}; "
+        f"{status['errors']} cell errors; {status['tokens']} tokens; ${status['cost']:.4f}.",
+        "",
+    ]
     body = "\n".join(table_md(t) for t in analysis.tables)
     pics = "\n".join(f"![{name}]({name})" for name in figures)
     write_atomic(out / "tables.md", "\n".join(head) + "\n" + body + "\n" + pics + "\n")
@@ -81,17 +90,23 @@ def _plain(value: Any) -> Any:
 
 def write_summary(suite: Path) -> Path:
     """report.md at the suite's root: one line per experiment that has a report."""
-    lines = ["# contend experiment: findings", "",
-             "Each finding: rates with their n and Wilson 95% confidence interval "
-             "[low, high]; liveness and safety are reported on separate axes.", ""]
+    lines = [
+        "# contend experiment: findings",
+        "",
+        "Each finding: rates with their n and Wilson 95% confidence interval "
+        "[low, high]; liveness and safety are reported on separate axes.",
+        "",
+    ]
     found = 0
     for analysis in sorted(suite.glob("*/report/analysis.json")):
         data = json.loads(analysis.read_text(encoding="utf-8"))
         status = data.get("status", {})
         state = "" if status.get("complete") else " *(incomplete grid)*"
         rel = analysis.parent.relative_to(suite) / "tables.md"
-        lines.append(f"- **{one_line(data['title'])}**{state}: {one_line(data['finding'])} "
-                     f"([tables and plots]({rel.as_posix()}))")
+        lines.append(
+            f"- **{one_line(data['title'])}**{state}: {one_line(data['finding'])} "
+            f"([tables and plots]({rel.as_posix()}))"
+        )
         found += 1
     sim = suite / "simulate" / "sweep.json"
     if sim.is_file():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ class RunOptions:
     ray_address: str | None = None
     ray_num_cpus: int | None = None
     concurrency: int = 4
-    caps: Caps = Caps()
+    caps: Caps = field(default_factory=Caps)
     resume: bool = False
 
 
@@ -53,8 +53,7 @@ def grid_manifest(exp: Experiment, bank: Bank, cfg: RunConfig, cells: int) -> di
     return {
         "schema": GRID_SCHEMA,
         "experiment": exp.id,
-        "bank": {"id": bank.id, "version": bank.version, "digest": bank.digest,
-                 "path": bank.path},
+        "bank": {"id": bank.id, "version": bank.version, "digest": bank.digest, "path": bank.path},
         "config": cfg.manifest(),
         "cells": cells,
     }
@@ -74,9 +73,9 @@ def _check_resume(folder: Path, manifest: dict[str, Any], resume: bool) -> None:
     old = json.loads(grid_file.read_text(encoding="utf-8"))
     for key in ("experiment", "bank", "config", "cells"):
         before, now = old.get(key), manifest.get(key)
-        if key == "bank":
-            before = {k: v for k, v in (before or {}).items() if k != "path"}
-            now = {k: v for k, v in now.items() if k != "path"}
+        if key == "bank":  # the same bank may be read from another path
+            before = {k: v for k, v in dict(before or {}).items() if k != "path"}
+            now = {k: v for k, v in dict(now or {}).items() if k != "path"}
         if before != now:
             raise UserError(
                 f"--resume: {folder} holds a different grid ({key} was {json.dumps(before)}, "
@@ -105,7 +104,11 @@ def run_experiment(
         opts.executor, ray_address=opts.ray_address, ray_num_cpus=opts.ray_num_cpus
     )
     outcome = run_grid(
-        cells, executor, journal, concurrency=opts.concurrency, caps=opts.caps,
+        cells,
+        executor,
+        journal,
+        concurrency=opts.concurrency,
+        caps=opts.caps,
         on_record=on_record,
     )
     analysis = module.analyse(bank, journal.records, cfg)
@@ -138,12 +141,13 @@ def report_again(exp: Experiment, bank: Bank, cfg: RunConfig, folder: Path) -> s
         "complete": len(finished) >= len(cells),
         "stopped": None if len(finished) >= len(cells) else "not finished",
         "errors": errors,
-        "tokens": sum(int(r.get("tokens_in", 0)) + int(r.get("tokens_out", 0))
-                      for r in journal.records),
+        "tokens": sum(
+            int(r.get("tokens_in", 0)) + int(r.get("tokens_out", 0)) for r in journal.records
+        ),
         "cost": round(sum(float(r.get("cost", 0.0)) for r in journal.records), 6),
         "bank": f"{bank.id} v{bank.version}",
         "agents": list(cfg.agents),
         "executor": "(report only)",
     }
     write_report(folder, f"{exp.id} {exp.title}", analysis, status)
-    return analysis.finding
+    return str(analysis.finding)
