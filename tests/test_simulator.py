@@ -9,7 +9,13 @@ import pytest
 
 from contend.cli.main import main
 from contend.experiments import calibration
-from contend.experiments.closed_forms import comonotone, independent, poisson_binomial, quadrature
+from contend.experiments.closed_forms import (
+    comonotone,
+    independent,
+    orthant,
+    poisson_binomial,
+    quadrature,
+)
 from contend.experiments.simulate import SimulationInputError, simulate, simulate_counts
 
 CASES = [
@@ -21,6 +27,9 @@ CASES = [
     ([0.5, 0.5, 0.5, 0.5], calibration.DEFAULT_RHO),
     ([0.2, 0.9], 0.8),
     ([0.05, 0.1, 0.3, 0.6, 0.7, 0.8, 0.95], 0.5),
+    ([0.5, 0.5], -0.5),
+    ([0.5, 0.5, 0.5], -0.4),
+    ([0.5, 0.5, 0.5], 0.7),
 ]
 
 
@@ -60,6 +69,9 @@ def test_quadrature_error_is_below_1e6(rho: float) -> None:
 def test_certain_critics_and_negative_correlation() -> None:
     counts = simulate_counts([1.0, 0.0, 0.0], 0.4, 10_000)
     assert counts.adversarial == 0 and counts.majority == 10_000
+    # Orthant probabilities agree with the quadrature where both apply.
+    assert orthant(3, 0.5) == pytest.approx(quadrature([0.5, 0.5, 0.5], 0.5), abs=1e-9)
+    assert orthant(2, -0.5)[0] == pytest.approx(1 / 6)
     # Negative correlation spreads catches out: survival falls below the independent 0.14.
     neg = simulate([0.3, 0.5, 0.6], -0.4, 200_000)
     assert neg["reference"] is None and "closed_form_adversarial" not in neg

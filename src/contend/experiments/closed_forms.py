@@ -8,7 +8,10 @@
                  integrated over F numerically on a fine grid (exact up to quadrature
                  error: below 1e-6 for rho <= 0.99, tests/test_simulator.py checks it
                  against a grid four times finer)
-    rho < 0      no closed form here: Monte Carlo only
+    p_i = 1/2    (k = 2 or 3, any valid rho, negative included) Sheppard's orthant
+                 probabilities: P(no catch) = 1/4 + asin(rho)/(2 pi) for two critics,
+                 1/8 + 3 asin(rho)/(4 pi) for three
+    otherwise    (rho < 0) no closed form here: Monte Carlo only
 
 Pure numpy and math, no I/O.
 """
@@ -93,9 +96,27 @@ def quadrature(
     return adversarial, majority
 
 
+def orthant(k: int, rho: float) -> tuple[float, float]:
+    """(adversarial, majority) survival of 2 or 3 critics with p = 1/2 each."""
+    if k == 2:
+        none = 0.25 + math.asin(rho) / (2 * math.pi)
+        return none, 1 - none  # a majority of two needs both: the flaw survives otherwise
+    if k == 3:
+        # By the symmetry Z -> -Z, "at most one catches" and "at least two" are equally likely.
+        return 0.125 + 3 * math.asin(rho) / (4 * math.pi), 0.5
+    raise ValueError("orthant probabilities are implemented for 2 or 3 critics")
+
+
 def reference_values(p: Sequence[float], rho: float) -> dict[str, Any]:
     """The exact values that exist for (p, rho), keyed as the simulator's JSON prints
     them; `reference` names how they were obtained."""
+    if len(p) in (2, 3) and all(q == 0.5 for q in p) and rho not in (0, 1):
+        adv, maj = orthant(len(p), rho)
+        return {
+            "closed_form_adversarial": adv,
+            "closed_form_majority": maj,
+            "reference": "orthant probability (p = 1/2)",
+        }
     if rho == 0:
         adv, maj = independent(p)
         return {

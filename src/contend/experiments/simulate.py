@@ -5,7 +5,8 @@ axis; d_i: it turns that axis into a concrete objection). Catches are correlated
 Gaussian copula: critic i has a latent Z_i ~ N(0, 1) with corr(Z_i, Z_j) = rho for every
 pair, and catches when Z_i < Phi^-1(p_i). For rho >= 0 this is one shared factor,
 Z_i = sqrt(rho) F + sqrt(1 - rho) E_i; a negative rho (down to -1/(k-1), where the
-correlation matrix stops being positive semi-definite) uses its Cholesky factor.
+correlation matrix stops being positive semi-definite) pulls every latent toward the
+panel's sum instead, Z = a E + b sum(E).
 
     adversarial   the flaw survives when no critic catches it (one upheld objection
                   suffices)
@@ -84,10 +85,10 @@ def simulate_counts(
     t = thresholds(p).astype(np.float32)
     probs = np.asarray(p, dtype=np.float32)
     rng = np.random.default_rng(seed)
-    cholesky = None
-    if rho < 0:
-        cov = np.full((k, k), rho) + np.eye(k) * (1 - rho)
-        cholesky = np.linalg.cholesky(cov + np.eye(k) * 1e-12).astype(np.float32)
+    # rho < 0: Z = a E + b sum(E), with a^2 = 1 - rho and k b^2 + 2ab = rho, gives unit
+    # variances and every pairwise correlation rho; b is real exactly when rho >= -1/(k-1).
+    spread = np.float32(math.sqrt(1 - rho))
+    pull = np.float32((-math.sqrt(1 - rho) + math.sqrt(max(1 - rho + k * rho, 0.0))) / k)
     a, b = np.float32(math.sqrt(max(rho, 0.0))), np.float32(math.sqrt(1 - max(rho, 0.0)))
     majority_needs = k // 2 + 1
     adversarial = majority = 0
@@ -105,8 +106,10 @@ def simulate_counts(
                 np.add(hits, u[i] < probs[i], out=hits)
         else:
             z = rng.standard_normal((k, m), dtype=np.float32)
-            if cholesky is not None:
-                z = cholesky @ z
+            if rho < 0:
+                total = z.sum(axis=0)
+                z *= spread
+                z += pull * total
             else:
                 z *= b
                 z += a * rng.standard_normal(m, dtype=np.float32)
