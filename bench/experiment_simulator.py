@@ -4,8 +4,9 @@ trial counts (bounded by the chunk), and cost against trials x critics (linear).
     nice -n 10 .venv/bin/python bench/experiment_simulator.py
 
 Prints: throughput per (k, rho) as the median of 3 runs; tracemalloc peak for 1e5..1e7
-trials (numpy reports its buffers to tracemalloc); time per critic-trial across a grid of
-trials x critics and the log-log slope of time against trials x critics (1.0 is linear).
+trials (numpy reports its buffers to tracemalloc); the log-log slope of time against trials
+(1.0 is linear) and a linear fit of time against critics (ns per critic-trial, ns per
+trial, R^2).
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ def timed(p: list[float], rho: float, trials: int) -> float:
         simulate_counts(p, rho, trials, seed=seed)
         runs.append(time.perf_counter() - start)
     return statistics.median(runs)
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mx) ** 2 for x in xs
+    )
 
 
 def main() -> int:
@@ -53,22 +61,31 @@ def main() -> int:
         print(f"  {trials:>10} trials  peak {peak / 2**20:6.2f} MiB")
     print(f"peak at 1e7 / peak at 1e5: {peaks[-1] / peaks[0]:.2f}x (bounded: ~1x)")
 
-    print("cost vs trials x critics (rho=0.63):")
+    print("cost vs trials (k=9, rho=0.63):")
     xs, ys = [], []
-    for k in (3, 9, 27):
-        for trials in (300_000, 1_000_000, 3_000_000):
-            seconds = timed([0.4] * k, 0.63, trials)
-            xs.append(math.log(trials * k))
-            ys.append(math.log(seconds))
-            print(
-                f"  k={k:<3} trials={trials:>9}  {seconds:6.3f} s  "
-                f"{seconds / (trials * k) * 1e9:5.1f} ns per critic-trial"
-            )
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
-        (x - mx) ** 2 for x in xs
+    for trials in (1_000_000, 3_000_000, 10_000_000):
+        seconds = timed([0.4] * 9, 0.63, trials)
+        xs.append(math.log(trials))
+        ys.append(math.log(seconds))
+        print(f"  trials={trials:>10}  {seconds:6.3f} s")
+    print(f"log-log slope of time vs trials: {slope(xs, ys):.3f} (1.0 = linear)")
+
+    print("cost vs critics (2e6 trials, rho=0.63): time = a*trials + b*trials*k")
+    ks, ts = [], []
+    for k in (3, 9, 27, 81):
+        seconds = timed([0.4] * k, 0.63, 2_000_000)
+        ks.append(float(k))
+        ts.append(seconds)
+        print(f"  k={k:<3} {seconds:6.3f} s  {seconds / (2e6 * k) * 1e9:5.1f} ns per critic-trial")
+    b = slope(ks, ts)
+    a = statistics.fmean(ts) - b * statistics.fmean(ks)
+    fitted = [a + b * k for k in ks]
+    ss_res = sum((t - f) ** 2 for t, f in zip(ts, fitted, strict=True))
+    ss_tot = sum((t - statistics.fmean(ts)) ** 2 for t in ts)
+    print(
+        f"linear fit: {b / 2e6 * 1e9:.1f} ns per critic-trial + {a / 2e6 * 1e9:.1f} ns per "
+        f"trial, R^2 = {1 - ss_res / ss_tot:.4f}"
     )
-    print(f"log-log slope of time vs trials x critics: {slope:.3f} (1.0 = linear)")
     return 0 if worst >= 1e7 else 1
 
 
