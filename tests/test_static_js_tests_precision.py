@@ -184,7 +184,8 @@ def test_deleted_e2e_fixtures_named_like_tests_are_inputs_not_tests() -> None:
     });
     """
     fixture = change("test/e2e/fixtures/failing/basic.test.ts", old, None)
-    assert tw(fixture) == []
+    results = list(js_weakened_tests.CRITIC.check([fixture]))
+    assert not any(isinstance(r, Finding) for r in results), results
 
 
 def test_a_test_put_behind_a_condition_is_not_deleted() -> None:
@@ -310,3 +311,10 @@ def test_timing_tests_replaced_by_configuration_checks() -> None:
     """
     findings = tw(change("test/retry.test.ts", old, new))
     assert [f.rule for f in findings] == ["js-test-deleted", "js-test-deleted"]
+
+
+def test_a_deleted_source_file_without_tests_is_the_usual_deleted_skip() -> None:
+    results = list(
+        js_weakened_tests.CRITIC.check([change("src/util.js", "export const a = 1;\n", None)])
+    )
+    assert results == [Skipped("src/util.js", "deleted: nothing on the new side to check")]

@@ -172,11 +172,17 @@ def _pre_skip(entry: _RawEntry, hunks: _Hunks) -> Skipped | None:
         return Skipped(path, "symlink: a link target is not source to check")
     if hunks.binary:
         return Skipped(path, "binary file")
-    if letter == "D" and not is_test_path(entry.old_path):
+    if letter == "D" and not is_test_path(entry.old_path) and not _may_hold_js_tests(entry):
         return Skipped(path, "deleted: nothing on the new side to check")
     if letter not in _STATUS:
         return Skipped(path, f"unsupported git change status {entry.status!r}")
     return None
+
+
+def _may_hold_js_tests(entry: _RawEntry) -> bool:
+    """JS/TS test files are known by what they hold (mocha's `test/*.js`), not by name: a
+    deleted one goes to the critics, which say "deleted" themselves when it held no tests."""
+    return language_of(entry.old_path) in ("javascript", "typescript", "tsx")
 
 
 def _change_of(entry: _RawEntry, hunks: _Hunks, reader: _Reader) -> FileChange | Skipped:

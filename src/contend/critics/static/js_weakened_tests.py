@@ -595,6 +595,9 @@ def _sides(change: FileChange) -> _Sides | Skipped | None:
         roots.append(root)
     old_root, new_root = roots
     if not is_test_code(change, old_root, new_root):
+        if change.status == "deleted":
+            # The diff reader passed it on for its content to decide; it held no tests.
+            return Skipped(change.path, "deleted: nothing on the new side to check")
         return None
     return _Sides(
         change,
