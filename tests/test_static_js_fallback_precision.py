@@ -137,7 +137,9 @@ def test_catch_null_whose_null_is_used_as_data_is_a_swallow() -> None:
       return { path, raw };
     }
     """
-    rules = [f.rule for f in sf("src/manifest.ts", "export async function readManifest(p) {}\n", new)]
+    rules = [
+        f.rule for f in sf("src/manifest.ts", "export async function readManifest(p) {}\n", new)
+    ]
     assert rules == ["js-catch-default"]
 
 
@@ -164,7 +166,9 @@ def test_awaiting_settlement_of_a_pending_promise() -> None:
     ],
 )
 def test_expected_rejections_in_test_code(body: str) -> None:
-    new = f"import {{ test, expect }} from 'vitest';\n\ntest('refuses', async () => {{\n{body}}});\n"
+    new = (
+        f"import {{ test, expect }} from 'vitest';\n\ntest('refuses', async () => {{\n{body}}});\n"
+    )
     assert sf("test/client.test.ts", "import { test } from 'vitest';\n", new) == []
 
 

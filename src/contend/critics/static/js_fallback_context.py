@@ -32,9 +32,7 @@ from contend.critics.static.treesitter import (
     walk_within,
 )
 
-_LOOPS = frozenset(
-    {"for_statement", "for_in_statement", "while_statement", "do_statement"}
-)
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 _LOG_RECEIVERS = frozenset({"console", "logger", "log", "logging", "Sentry"})
 
 

@@ -28,9 +28,13 @@ from tree_sitter import Node
 from contend.critics.static.base import FileChange, is_test_path
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
+    JsLanguage,
     callee_name,
+    captures,
+    js_language,
     lines_of,
     named_children,
+    old_side_language,
     text_of,
     walk,
 )
@@ -455,8 +459,6 @@ def assertions(body: Node | None) -> list[Assertion]:
     return found
 
 
-
-
 # --- which files are test code -----------------------------------------------------------
 
 _FIXTURE_DIRS = frozenset(
@@ -469,19 +471,50 @@ def is_fixture_path(path: str) -> bool:
     return any(part in _FIXTURE_DIRS for part in path.replace("\\", "/").split("/")[:-1])
 
 
-def holds_tests(root: Node | None) -> bool:
+_BASE_NAMES = sorted(_DEFAULT_BASES)
+_CANDIDATES = "((identifier) @name (#any-of? @name {}))".format(
+    " ".join(f'"{name}"' for name in _BASE_NAMES)
+)
+
+
+def holds_tests(root: Node | None, language: JsLanguage) -> bool:
     """Whether a tree declares a test or suite with a callback (any framework's globals or
-    imports: mocha, jest, vitest, node:test, ava's `test(...)`, playwright)."""
+    imports: mocha, jest, vitest, node:test, ava's `test(...)`, playwright). The candidate
+    names are found by a query (in C), so a large source file costs no Python walk."""
     if root is None:
         return False
-    return any(test.body is not None for test in test_calls(root).values())
+    for name in captures(root, language, _CANDIDATES).get("name", []):
+        call = name.parent
+        for _ in range(4):  # test / test.skip / test.each(t) / test.runIf(c)(...)
+            if call is None or call.type == "call_expression":
+                break
+            call = call.parent
+        while call is not None and call.type == "call_expression":
+            if _classify_call(call, _DEFAULT_BASES) is not None and _callback(call) is not None:
+                return True
+            outer = call.parent
+            call = outer if outer is not None and outer.type == "call_expression" else None
+    return False
 
 
-def is_test_code(change: FileChange, old_root: Node | None, new_root: Node | None) -> bool:
+def is_test_code(
+    change: FileChange,
+    old_root: Node | None,
+    new_root: Node | None,
+    old_language: JsLanguage | None = None,
+    new_language: JsLanguage | None = None,
+) -> bool:
     """A JS/TS file is test code when its name says so (`*.test.*`, `*.spec.*`, `*.cy.*`,
     `__tests__/`) or when either side declares tests; never under a fixtures directory."""
     paths = [change.path, *([change.old_path] if change.old_path else [])]
     if any(is_fixture_path(path) for path in paths):
         return False
     named = any(is_test_path(path) or ".cy." in path.rsplit("/", 1)[-1] for path in paths)
-    return named or holds_tests(new_root) or holds_tests(old_root)
+    if named:
+        return True
+    new_language = new_language or js_language(change.language)
+    old_language = old_language or old_side_language(change) or new_language
+    return bool(
+        (new_language is not None and holds_tests(new_root, new_language))
+        or (old_language is not None and holds_tests(old_root, old_language))
+    )

@@ -323,9 +323,7 @@ def _branches(assertion: Assertion, body: Node) -> dict[int, int]:
     parent = child.parent
     while parent is not None and parent.id != body.id:
         if parent.type in _BRANCHING or parent.type == "switch_body":
-            index = next(
-                (i for i, item in enumerate(parent.children) if item.id == child.id), -1
-            )
+            index = next((i for i, item in enumerate(parent.children) if item.id == child.id), -1)
             found[parent.id] = index
         child, parent = parent, parent.parent
     return found
