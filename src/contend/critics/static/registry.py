@@ -24,7 +24,9 @@ MODULES: dict[str, Topic] = {
     "weakened_tests": Topic.TEST_WEAKENING,
     "js_weakened_tests": Topic.TEST_WEAKENING,
     "boundary_typing": Topic.BOUNDARY_TYPING,
+    "js_boundary_typing": Topic.BOUNDARY_TYPING,
     "concurrency": Topic.CONCURRENCY,
+    "js_concurrency": Topic.CONCURRENCY,
     "security": Topic.SECURITY,
     "secrets": Topic.SECRETS,
 }
