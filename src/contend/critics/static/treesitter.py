@@ -4,7 +4,10 @@ Owns loading the offline grammar wheels (`tree-sitter-javascript`, `tree-sitter-
 for the languages "javascript", "typescript" and "tsx", and the rule that a file with syntax
 errors is never analysed: tree-sitter recovers from errors and would hand back a tree with
 ERROR nodes, on which a critic could report nonsense or miss everything. Such a file becomes
-a `Skipped` with reason "syntax error at line N".
+a `Skipped` with reason "syntax error at line N". No newer grammar that reads TypeScript 5
+ships as an offline wheel; `ts_compat` mends what the bundled one lacks (measured by
+`bench/js_parse_rate.py`). Also the shared helpers of the JS/TS topics: node walks, the
+enclosing function's name, and `SourceLines` for evidence that stays linear on minified code.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from contend.critics.static.base import FileChange, Skipped, Topic, language_of
 from contend.critics.static.base import Language as FileLanguage
+from contend.critics.static.ts_compat import rewrite_for_grammar
 
 JsLanguage = Literal["javascript", "typescript", "tsx"]
 JS_LANGUAGES: frozenset[JsLanguage] = frozenset({"javascript", "typescript", "tsx"})
@@ -47,13 +51,26 @@ def grammar(language: JsLanguage) -> Language:
     return Language(_GRAMMARS[language]())
 
 
+def parse_raw(text: str, language: JsLanguage) -> Node:
+    """The root node the grammar gives, with no compatibility rewrite."""
+    return Parser(grammar(language)).parse(text.encode("utf-8")).root_node
+
+
 @lru_cache(maxsize=64)
 def parse(text: str, language: JsLanguage) -> Node:
     """The root node of `text`; may contain ERROR nodes (see `syntax_error_line`).
 
+    A text the grammar rejects is parsed once more after `ts_compat.rewrite_for_grammar`,
+    which blanks out the few TypeScript 4.7-5.x forms the grammar predates (and mends a few
+    grammar gaps) without moving a byte; a text the grammar reads is never rewritten.
     Cached so the JS/TS topics share one parse per text (a tree is never mutated)."""
-    tree = Parser(grammar(language)).parse(text.encode("utf-8"))
-    return tree.root_node
+    root = parse_raw(text, language)
+    if root.has_error:
+        rewritten = rewrite_for_grammar(text)
+        if rewritten != text:
+            # Clean, or its first error is a real one (the grammar's gaps are mended).
+            return parse_raw(rewritten, language)
+    return root
 
 
 def syntax_error_line(root: Node) -> int | None:
