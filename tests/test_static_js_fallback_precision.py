@@ -251,3 +251,16 @@ def test_a_read_swallowed_is_major_and_names_its_method() -> None:
     [finding] = sf("src/config.ts", "export class Config {}\n", new)
     assert (finding.rule, finding.severity) == ("js-catch-return-default", Severity.MAJOR)
     assert finding.symbol == "Config.load"
+
+
+def test_a_success_branch_after_catch_default_is_no_null_check() -> None:
+    new = """
+    export async function describe(path) {
+      const router = await tryImport(path).catch(() => null);
+      if (router) {
+        collect(router);
+      }
+    }
+    """
+    rules = [f.rule for f in sf("src/gen.ts", "export async function describe(path) {}\n", new)]
+    assert rules == ["js-catch-default"]

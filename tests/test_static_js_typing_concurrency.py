@@ -233,3 +233,19 @@ def test_write_before_the_await_is_not_a_race() -> None:
     }
     """
     assert run(js_concurrency, "src/counter.ts", "export class Counter {}\n", new) == []
+
+
+def test_plain_javascript_is_read_for_ts_ignore_only() -> None:
+    old = "export function f(x) {\n  return g(x);\n}\n"
+    new = "export function f(x) {\n  // @ts-ignore\n  return g(x);\n}\n"
+    assert rules(run(js_boundary_typing, "src/f.js", old, new)) == [
+        ("ts-ignore-added", 2, Severity.MINOR)
+    ]
+
+
+def test_dropped_top_level_await_in_a_module() -> None:
+    old = "try {\n  await import('./plugin.js');\n} catch (e) {\n  report(e);\n}\n"
+    new = old.replace("await import", "import")
+    assert rules(run(js_concurrency, "bin/cli.mjs", old, new)) == [
+        ("js-await-dropped", 2, Severity.MAJOR)
+    ]

@@ -117,6 +117,7 @@ _HATCHES = """
 (predefined_type) @type
 (comment) @comment
 """
+_JS_HATCHES = "(comment) @comment"  # plain JavaScript has no types, only directives
 # A call that validates in a helper: the guard moved, it did not vanish.
 _VALIDATING_CALL = re.compile(
     r"(?:^|\.)(?:assert|validate|ensure|check|require|invariant|parse|expect)\w*$", re.I
@@ -135,7 +136,7 @@ class _Hit:
 
 def _hatches(root: Node, language: JsLanguage) -> list[tuple[str, str, Node]]:
     """(rule, enclosing function, node) of every escape hatch in a tree."""
-    found = captures(root, language, _HATCHES)
+    found = captures(root, language, _JS_HATCHES if language == "javascript" else _HATCHES)
     result: list[tuple[str, str, Node]] = []
     for node in found.get("type", []):
         if text_of(node) != "any":
@@ -240,10 +241,11 @@ def _guards(fn: Node) -> list[_Guard]:
     return found
 
 
-def _validating_calls(fn: Node) -> bool:
-    return any(
-        node.type == "call_expression" and _VALIDATING_CALL.search(callee_name(node))
+def _validating_calls(fn: Node) -> int:
+    return sum(
+        1
         for node in walk_within(fn)
+        if node.type == "call_expression" and _VALIDATING_CALL.search(callee_name(node))
     )
 
 
@@ -301,7 +303,7 @@ def _removed_guards(
                     evidence,
                 )
                 continue
-            if _validating_calls(fn) and not _validating_calls(old_fn):
+            if _validating_calls(fn) > _validating_calls(old_fn):
                 continue  # the check moved into a helper the function now calls
             line = (
                 start

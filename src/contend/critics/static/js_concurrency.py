@@ -250,6 +250,7 @@ def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
         yield new_root
         return
     old_functions: dict[str, Node] = {}
+    old_root_of: Node | None = None
     if change.old_text is not None:
         old_language = old_side_language(change) or language
         old_root = parse_checked(
@@ -259,9 +260,13 @@ def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
             yield old_root
             return
         old_functions = functions(old_root, old_language)
+        old_root_of = old_root
     local_async = _local_async_names(new_root, language)
     added = sorted(change.added_lines)
     hits: list[_Hit] = []
+    if old_root_of is not None:
+        # Top-level await (ES modules): the module body is one more async scope.
+        hits.extend(_dropped_and_floating(change, "(module)", new_root, old_root_of, frozenset()))
     for qualname, fn in functions(new_root, language).items():
         if fn.type not in FUNCTION_TYPES or not added:
             continue

@@ -19,6 +19,8 @@ return of that value (`resolve_names`).
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from contend.critics.static.treesitter import (
@@ -301,9 +303,15 @@ def marks_handled_while_awaited(call: Node, receiver: Node | None, index: Consum
     return "".join(text_of(receiver).split()) in index.consumed(_scope(call))
 
 
-def null_checked_after(call: Node) -> bool:
-    """`const x = await p.catch(() => null); if (!x) { throw ... }`: the made-up value is
-    checked right away, on a path that throws or reports, so it never passes for data."""
+def null_checked_after(call: Node, made_up: Node | None) -> bool:
+    """`const x = await p.catch(() => null); if (!x) { throw ... }`: the made-up (falsy)
+    value is tested for right away, on a path that throws or reports, so it never passes
+    for data. `if (x) { use(x) }` is the success path, not such a check."""
+    if made_up is None or (
+        unwrap(made_up).type not in ("null", "undefined", "false")
+        and not (unwrap(made_up).type == "identifier" and text_of(made_up) == "undefined")
+    ):
+        return False
     node = _climb(call)
     if node.parent is not None and node.parent.type == "await_expression":
         node = _climb(node.parent)
@@ -314,14 +322,19 @@ def null_checked_after(call: Node) -> bool:
     statement = declarator.parent
     if name_node is None or statement is None or name_node.type != "identifier":
         return False
-    name = text_of(name_node)
+    tests_for_it = re.compile(
+        rf"^!{re.escape(text_of(name_node))}(?:\??\.|$)"
+        rf"|^{re.escape(text_of(name_node))}[=!]==?(?:null|undefined|false)$"
+    )
     for sibling in _following_siblings(statement):
         if sibling.type != "if_statement":
             continue
         condition = sibling.child_by_field_name("condition")
-        if condition is None or not any(
-            item.type == "identifier" and text_of(item) == name for item in walk(condition)
-        ):
+        if condition is None:
+            continue
+        text = "".join(text_of(unwrap(condition)).split())
+        parts = re.split(r"\|\|", text)
+        if not any(tests_for_it.search(part.strip("()")) for part in parts):
             continue
         consequence = sibling.child_by_field_name("consequence")
         if consequence is not None and _reports(consequence):

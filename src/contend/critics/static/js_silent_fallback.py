@@ -310,7 +310,7 @@ def _promise_catches(
             context.in_assertion_free_test_code(node, test_code)
             or (kind == "empty" and context.only_waits_for_settlement(node))
             or context.marks_handled_while_awaited(node, receiver, index)
-            or (kind == "return-default" and context.null_checked_after(node))
+            or (kind == "return-default" and context.null_checked_after(node, _made_up(callback)))
         ):
             continue
         source = " ".join(text_of(receiver).split()) if receiver is not None else "the promise"
@@ -335,6 +335,19 @@ def _promise_catches(
             severity=Severity.CRITICAL if _writes(receiver) else Severity.MAJOR,
             symbol=scope,
         )
+
+
+def _made_up(callback: Node) -> Node | None:
+    """The value a `.catch` callback resolves to: its expression body or returned value."""
+    callback = unwrap(callback)
+    body = callback.child_by_field_name("body")
+    if body is None or body.type != "statement_block":
+        return body
+    for stmt in named_children(body):
+        if stmt.type == "return_statement":
+            values = named_children(stmt)
+            return values[0] if values else None
+    return None
 
 
 def _value_of(callback: Node) -> str:
