@@ -12,6 +12,7 @@ Edits splice the UTF-8 bytes at tree-sitter's offsets, so line numbers come from
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -423,7 +424,7 @@ def bn_swap_functions(src: Source) -> list[Edit]:
     """Two adjacent top-level declarations swapped (code moved, nothing changed)."""
     edits = []
     top = [n for n in named_children(src.root) if n.type != "comment"]
-    for first, second in zip(top, top[1:], strict=False):
+    for first, second in itertools.pairwise(top):
         kinds = {"function_declaration", "export_statement", "class_declaration"}
         if first.type not in kinds or second.type not in kinds:
             continue
@@ -551,9 +552,10 @@ def bn_narrow_error(src: Source) -> list[Edit]:
         if node.type != "new_expression":
             continue
         ctor = node.child_by_field_name("constructor")
-        if ctor is not None and text_of(ctor) == "Error" and node.parent is not None:
-            if node.parent.type == "throw_statement":
-                edits.append(splice(src, ctor.start_byte, ctor.end_byte, "TypeError"))
+        parent = node.parent
+        thrown = parent is not None and parent.type == "throw_statement"
+        if ctor is not None and text_of(ctor) == "Error" and thrown:
+            edits.append(splice(src, ctor.start_byte, ctor.end_byte, "TypeError"))
     return edits
 
 
