@@ -318,3 +318,69 @@ def test_a_deleted_source_file_without_tests_is_the_usual_deleted_skip() -> None
         js_weakened_tests.CRITIC.check([change("src/util.js", "export const a = 1;\n", None)])
     )
     assert results == [Skipped("src/util.js", "deleted: nothing on the new side to check")]
+
+
+# --- framework migrations and removed code ---------------------------------------------------
+
+JEST_OLD = """
+test("parses variadic arguments", () => {
+  const actionMock = jest.fn();
+  program.action(actionMock).parse(["a", "b"]);
+  expect(actionMock).toHaveBeenCalledWith(["a", "b"], program.opts(), program);
+  expect(program.args).toEqual(["a", "b"]);
+  expect(help).toMatch("(default: 80)");
+  expect(result.ok).toBe(true);
+});
+"""
+
+NODE_TEST_NEW = """
+const { test, mock } = require("node:test");
+const assert = require("node:assert/strict");
+test("parses variadic arguments", () => {
+  const actionMock = mock.fn();
+  program.action(actionMock).parse(["a", "b"]);
+  const callArgs = actionMock.mock.calls[0].arguments;
+  assert.deepStrictEqual(callArgs, [["a", "b"], program.opts(), program]);
+  assert.deepEqual(program.args, ["a", "b"]);
+  assert(help.includes("(default: 80)"));
+  assert(result.ok === true);
+});
+"""
+
+
+def test_jest_to_node_test_migration_keeps_every_check() -> None:
+    assert tw(change("tests/args.test.js", JEST_OLD, NODE_TEST_NEW)) == []
+
+
+def test_a_real_weakening_inside_a_migration_is_still_reported() -> None:
+    new = NODE_TEST_NEW.replace("assert(result.ok === true);", "assert(result.ok);")
+    findings = tw(change("tests/args.test.js", JEST_OLD, new))
+    assert [f.rule for f in findings] == ["js-assertion-weakened"]
+
+
+def test_tests_of_code_the_change_deleted_go_with_it() -> None:
+    lib_old = """
+    export function stripColor(text) {
+      return text.replace(/\\x1b\\[\\d+m/g, "");
+    }
+    export function help() {
+      return stripColor(render());
+    }
+    """
+    lib_new = """
+    import { stripVTControlCharacters } from "node:util";
+    export function help() {
+      return stripVTControlCharacters(render());
+    }
+    """
+    tests_old = """
+    test("strips color", () => {
+      expect(stripColor("\\x1b[31mred\\x1b[0m")).toBe("red");
+    });
+    """
+    changes = [
+        change("lib/help.js", lib_old, lib_new),
+        change("tests/help.stripColor.test.js", tests_old, None),
+    ]
+    results = list(js_weakened_tests.CRITIC.check(changes))
+    assert not any(isinstance(r, Finding) for r in results), results

@@ -99,6 +99,7 @@ _RANKS: dict[str, int] = {
             "assert.sameDeepMembers",
             "assert.lengthOf",
             "assert.deepInclude",
+            "assert(===)",
         ],
         3,
     ),
@@ -141,6 +142,9 @@ _RANKS: dict[str, int] = {
             "assert.instanceOf",
             "assert.oneOf",
             "assert.typeOf",
+            "assert(<>)",
+            "assert(in)",
+            "assert(instanceof)",
         ],
         2,
     ),
@@ -213,6 +217,15 @@ class Assertion:
         return base
 
     @property
+    def key(self) -> str:
+        """What is checked, whatever the framework writes it as: `expect(a).toBe(b)`,
+        `assert.strictEqual(a, b)` and `assert(a === b)` are one check."""
+        canon = _CANONICAL.get(self.matcher, self.matcher)
+        kept = self.args[:1] if canon in _ONE_ARGUMENT else self.args
+        prefix = "not." if self.negated else ""
+        return f"{prefix}{canon}({self.subject};{','.join(kept)})"
+
+    @property
     def expected_error(self) -> str | None:
         """The error an exception assertion names ("" = any error), None for other matchers."""
         if self.negated or (
@@ -220,6 +233,72 @@ class Assertion:
         ):
             return None
         return self.args[0] if self.args else ""
+
+
+_CANONICAL = {
+    **dict.fromkeys(
+        ["toBe", "assert.strictEqual", "assert.equal", "equal", "equals", "assert(===)"], "eq"
+    ),
+    **dict.fromkeys(
+        ["toEqual", "toStrictEqual", "assert.deepStrictEqual", "assert.deepEqual", "eql"], "deq"
+    ),
+    **dict.fromkeys(["toBeTruthy", "assert", "assert.ok", "ok", "assert.isOk"], "ok"),
+    **dict.fromkeys(["toThrow", "toThrowError", "assert.throws", "throw", "throws"], "throws"),
+    **dict.fromkeys(["toMatch", "assert.match", "match"], "match"),
+    **dict.fromkeys(
+        ["toContain", "assert.include", "assert.includes", "include", "contain", "assert(in)"],
+        "contains",
+    ),
+    **dict.fromkeys(["toHaveLength", "assert.lengthOf", "lengthOf"], "length"),
+    **dict.fromkeys(["toBeInstanceOf", "assert.instanceOf", "instanceOf"], "instance"),
+    **dict.fromkeys(["toBeNull", "assert.isNull"], "null"),
+    **dict.fromkeys(["toBeUndefined", "assert.isUndefined"], "undefined"),
+}
+_ONE_ARGUMENT = frozenset({"eq", "deq", "match", "contains", "length", "instance", "ok"})
+
+# `assert(<expression>)`: how strong it is depends on the expression.
+_ASSERT_EXPRESSION_RANKS = {
+    "===": ("assert(===)", 3),
+    "==": ("assert(===)", 3),
+    ">": ("assert(<>)", 2),
+    "<": ("assert(<>)", 2),
+    ">=": ("assert(<>)", 2),
+    "<=": ("assert(<>)", 2),
+    "instanceof": ("assert(instanceof)", 2),
+}
+_CONTAINS_METHODS = frozenset({"includes", "startsWith", "endsWith", "test", "has", "match"})
+
+
+def _assert_expression(call: Node, expression: Node) -> Assertion | None:
+    """`assert(a === b)`, `assert(x.includes(y))`, `assert(n > 0)`: the check the boolean
+    expression makes, with its own subject and rank."""
+    text = normalise(text_of(call))
+    if expression.type == "binary_expression":
+        operator = expression.child_by_field_name("operator")
+        left = expression.child_by_field_name("left")
+        right = expression.child_by_field_name("right")
+        shape = _ASSERT_EXPRESSION_RANKS.get(text_of(operator)) if operator else None
+        if shape is not None and left is not None and right is not None:
+            matcher = shape[0]
+            return Assertion(
+                call, text, normalise(text_of(left)), matcher, False, (normalise(text_of(right)),)
+            )
+    if expression.type == "call_expression":
+        function = expression.child_by_field_name("function")
+        if function is not None and function.type == "member_expression":
+            prop = function.child_by_field_name("property")
+            receiver = function.child_by_field_name("object")
+            arguments = expression.child_by_field_name("arguments")
+            if (
+                prop is not None
+                and receiver is not None
+                and text_of(prop) in _CONTAINS_METHODS
+                and arguments is not None
+            ):
+                args = tuple(normalise(text_of(a)) for a in named_children(arguments))
+                subject = normalise(text_of(receiver))
+                return Assertion(call, text, subject, "assert(in)", False, args)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,6 +496,11 @@ def _assertion(call: Node) -> Assertion | None:
     args = [normalise(text_of(arg)) for arg in named_children(arguments)]
     text = normalise(text_of(call))
     name = callee_name(call)
+    if name in ("assert", "assert.ok"):
+        arg_nodes = named_children(arguments)
+        shaped = _assert_expression(call, arg_nodes[0]) if arg_nodes else None
+        if shaped is not None:
+            return shaped
     if name == "assert" or name.startswith("assert."):
         subject = args[0] if args else ""
         return Assertion(call, text, subject, name, False, tuple(args[1:]))

@@ -47,15 +47,20 @@ from contend.critics.static.js_tests_model import (
     TestCall,
     assertions,
     is_test_code,
+    normalise,
     test_calls,
 )
 from contend.critics.static.treesitter import (
     JS_LANGUAGES,
     SourceLines,
+    callee_name,
+    functions,
     js_language,
     old_side_language,
+    parse,
     parse_checked,
     text_of,
+    walk,
 )
 from contend.protocol.model import Severity
 
@@ -149,6 +154,8 @@ class _Pool:
 
     old_counts: Counter[str] = field(default_factory=Counter)
     new_counts: Counter[str] = field(default_factory=Counter)
+    # Functions the change deleted from non-test code: tests of them go with them.
+    removed_names: frozenset[str] = frozenset()
     # Normalised bodies of tests that are new in their file (moved-in candidates).
     arrived: Counter[str] = field(default_factory=Counter)
 
@@ -156,15 +163,34 @@ class _Pool:
         return self.new_counts[text] >= self.old_counts[text]
 
 
-def _similarity(old: Assertion, new: Assertion) -> float:
-    """Textual similarity, plus a bonus when both check the same value: the same subject, or
+def _similarity(old: Assertion, new: Assertion, aliases: dict[str, str] | None = None) -> float:
+    """Textual similarity, plus a bonus when both check the same value: the same subject,
     one's subject moved into the other's arguments (`expect(x).toBe(1)` -> `expect([1, 2])
-    .toContain(x)`)."""
+    .toContain(x)`), or the new subject derived from the old one (`expect(fn)
+    .toHaveBeenCalledWith(a)` -> `const args = fn.mock.calls[0].arguments; assert.deepEqual
+    (args, [a])`)."""
     score = SequenceMatcher(None, old.text, new.text, autojunk=False).ratio()
     related = bool(old.subject) and (
         old.subject == new.subject or old.subject in new.args or new.subject in old.args
     )
+    if not related and len(old.subject) >= 3:
+        derived = (aliases or {}).get(new.subject, new.subject)
+        related = derived.startswith((f"{old.subject}.", f"{old.subject}["))
     return score + (0.5 if related else 0.0)
+
+
+def _aliases(body: Node | None) -> dict[str, str]:
+    """Local names of a test body and the (normalised) expressions they hold."""
+    found: dict[str, str] = {}
+    if body is None:
+        return found
+    for node in walk(body):
+        if node.type != "variable_declarator":
+            continue
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is not None and value is not None and name.type == "identifier":
+            found[text_of(name)] = normalise(text_of(value))
+    return found
 
 
 def greedy_pairs(
@@ -199,7 +225,7 @@ _RENAME_THRESHOLD = 0.8
 
 
 def _pair_assertions(
-    old: list[Assertion], new: list[Assertion]
+    old: list[Assertion], new: list[Assertion], aliases: dict[str, str] | None = None
 ) -> tuple[list[tuple[Assertion, Assertion]], list[Assertion]]:
     """(pairs of an old assertion and the new one it became, old assertions with no heir).
 
@@ -207,10 +233,10 @@ def _pair_assertions(
     textual similarity, with a bonus when they check the same subject."""
     remaining: dict[str, list[Assertion]] = {}
     for assertion in new:
-        remaining.setdefault(assertion.text, []).append(assertion)
+        remaining.setdefault(assertion.key, []).append(assertion)
     unmatched_old: list[Assertion] = []
     for assertion in old:
-        twins = remaining.get(assertion.text)
+        twins = remaining.get(assertion.key)
         if twins:
             twins.pop(0)
         else:
@@ -220,7 +246,7 @@ def _pair_assertions(
     index_pairs = greedy_pairs(
         len(unmatched_old),
         len(remaining_new),
-        lambda i, j: _similarity(unmatched_old[i], remaining_new[j]),
+        lambda i, j: _similarity(unmatched_old[i], remaining_new[j], aliases),
         _PAIR_THRESHOLD,
     )
     paired_old = {i for i, _j in index_pairs}
@@ -343,8 +369,14 @@ def _covered(
     pool: _Pool,
 ) -> bool:
     """Whether a removed assertion's check survives in another form."""
-    if pool.kept(orphan.text):
+    if pool.kept(orphan.key):
         return True  # moved to another test (or file) of the change
+    if orphan.matcher in ("expect.assertions", "expect.hasAssertions") and _counts_itself(
+        new_assertions, test
+    ):
+        return True  # node:test's `t.plan(n)`, or an assertion that fails by itself
+    if _about_removed_code(orphan.node, pool.removed_names):
+        return True  # what it checked no longer exists
     subject = orphan.subject
     if subject and any(
         new.subject == subject and new.matcher in _PINNING and not new.negated
@@ -363,7 +395,47 @@ def _covered(
                 and new.rank >= orphan.rank
             ):
                 return True
-    del test
+    return False
+
+
+def _counts_itself(new_assertions: list[Assertion], test: TestCall) -> bool:
+    """`expect.assertions(n)` guards a callback whose assertion might never run; a test that
+    plans its assertions (`t.plan(n)`) or asserts the rejection itself needs no count."""
+    body = text_of(test.body) if test.body is not None else ""
+    return ".plan(" in body or any(
+        (
+            a.matcher in ("assert.throws", "toThrow", "toThrowError")
+            or a.matcher == "assert.rejects"
+            or ".rejects." in a.text
+        )
+        and _awaited(a.node)
+        for a in new_assertions
+    )
+
+
+def _awaited(node: Node) -> bool:
+    """Whether an assertion's result is awaited or returned (a rejection then fails the
+    test); a synchronous `toThrow` / `assert.throws` always runs where it stands."""
+    if not text_of(node).startswith(("assert.rejects", "expect(")) or (
+        ".rejects" not in text_of(node) and not text_of(node).startswith("assert.rejects")
+    ):
+        return True
+    parent = node.parent
+    while parent is not None and parent.type in ("parenthesized_expression", "member_expression"):
+        parent = parent.parent
+    return parent is not None and parent.type in ("await_expression", "return_statement")
+
+
+def _about_removed_code(node: Node | None, removed: frozenset[str]) -> bool:
+    """Whether a test (or assertion) calls a function the change deleted from the code."""
+    if node is None or not removed:
+        return False
+    for item in [node, *walk(node)]:
+        if item.type != "call_expression":
+            continue
+        name = callee_name(item).rsplit(".", 1)[-1]
+        if name in removed:
+            return True
     return False
 
 
@@ -412,7 +484,7 @@ def _compare_tests(old: TestCall, new: TestCall, sides: _Sides, pool: _Pool) -> 
     if new.kind != "test" or old.body is None or old.body_text() == new.body_text():
         return hits
     old_assertions, new_assertions = assertions(old.body), assertions(new.body)
-    pairs, orphans = _pair_assertions(old_assertions, new_assertions)
+    pairs, orphans = _pair_assertions(old_assertions, new_assertions, _aliases(new.body))
     for old_assertion, new_assertion in pairs:
         hit = _compare_assertion(new, old_assertion, new_assertion, sides.old_lines)
         if hit is not None:
@@ -479,7 +551,7 @@ def _body_or_none(test: TestCall) -> str | None:
 
 def _assertion_set(test: TestCall) -> str | None:
     """The sorted assertions of a test: a test moved and renamed keeps them."""
-    found = sorted(a.text for a in assertions(test.body))
+    found = sorted(a.key for a in assertions(test.body))
     return "\n".join(found) if found else None
 
 
@@ -525,8 +597,10 @@ def _deletion_kept(old: TestCall, pool: _Pool) -> bool:
     if old.body is not None and pool.arrived[old.body_text()] > 0:
         pool.arrived[old.body_text()] -= 1
         return True
+    if _about_removed_code(old.body, pool.removed_names):
+        return True
     checks = assertions(old.body)
-    return bool(checks) and all(pool.kept(a.text) for a in checks)
+    return bool(checks) and all(pool.kept(a.key) for a in checks)
 
 
 def compare_files(sides: _Sides, pool: _Pool) -> list[_Hit]:
@@ -617,11 +691,11 @@ def _fill_pool(all_sides: list[_Sides]) -> _Pool:
     for sides in all_sides:
         for test in sides.old_tests.values():
             if test.kind == "test" and not test.disabled:
-                pool.old_counts.update(a.text for a in assertions(test.body))
+                pool.old_counts.update(a.key for a in assertions(test.body))
         for key, test in sides.new_tests.items():
             if test.kind != "test" or test.disabled:
                 continue
-            pool.new_counts.update(a.text for a in assertions(test.body))
+            pool.new_counts.update(a.key for a in assertions(test.body))
             if key not in sides.old_tests and test.body is not None:
                 pool.arrived[test.body_text()] += 1
     return pool
@@ -651,6 +725,27 @@ def _findings(sides: _Sides, hits: Iterable[_Hit]) -> Iterator[Finding]:
         )
 
 
+def _removed_names(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:
+    """Names of functions in the old code (not tests) of the change that no new side defines."""
+    old_names: set[str] = set()
+    new_names: set[str] = set()
+    for change in changes:
+        if change.path in tests:
+            continue
+        for text, language in (
+            (change.old_text, old_side_language(change)),
+            (change.new_text, js_language(change.language)),
+        ):
+            if text is None or language is None:
+                continue
+            root = parse(text, language)
+            if root.has_error:
+                continue
+            names = {name.rsplit(".", 1)[-1] for name in functions(root, language)}
+            (old_names if text is change.old_text else new_names).update(names)
+    return frozenset(name for name in old_names - new_names if name and "(" not in name)
+
+
 def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
     results: list[Finding | Skipped] = []
     all_sides: list[_Sides] = []
@@ -661,6 +756,8 @@ def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
         elif sides is not None:
             all_sides.append(sides)
     pool = _fill_pool(all_sides)
+    if any(sides.old_tests for sides in all_sides):
+        pool.removed_names = _removed_names(changes, {s.change.path for s in all_sides})
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
     return results
