@@ -236,11 +236,13 @@ class Assertion:
 
 
 _CANONICAL = {
+    # Identity and structural equality are one check here: on the primitives tests compare
+    # they agree, and a rewrite from one framework to another swaps them freely.
     **dict.fromkeys(
         ["toBe", "assert.strictEqual", "assert.equal", "equal", "equals", "assert(===)"], "eq"
     ),
     **dict.fromkeys(
-        ["toEqual", "toStrictEqual", "assert.deepStrictEqual", "assert.deepEqual", "eql"], "deq"
+        ["toEqual", "toStrictEqual", "assert.deepStrictEqual", "assert.deepEqual", "eql"], "eq"
     ),
     **dict.fromkeys(["toBeTruthy", "assert", "assert.ok", "ok", "assert.isOk"], "ok"),
     **dict.fromkeys(["toThrow", "toThrowError", "assert.throws", "throw", "throws"], "throws"),
@@ -254,7 +256,7 @@ _CANONICAL = {
     **dict.fromkeys(["toBeNull", "assert.isNull"], "null"),
     **dict.fromkeys(["toBeUndefined", "assert.isUndefined"], "undefined"),
 }
-_ONE_ARGUMENT = frozenset({"eq", "deq", "match", "contains", "length", "instance", "ok"})
+_ONE_ARGUMENT = frozenset({"eq", "match", "contains", "length", "instance", "ok"})
 
 # `assert(<expression>)`: how strong it is depends on the expression.
 _ASSERT_EXPRESSION_RANKS = {

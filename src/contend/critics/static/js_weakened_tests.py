@@ -174,9 +174,18 @@ def _similarity(old: Assertion, new: Assertion, aliases: dict[str, str] | None =
         old.subject == new.subject or old.subject in new.args or new.subject in old.args
     )
     if not related and len(old.subject) >= 3:
-        derived = (aliases or {}).get(new.subject, new.subject)
+        base, rest = _split_base(new.subject)
+        derived = (aliases or {}).get(base, base) + rest
         related = derived.startswith((f"{old.subject}.", f"{old.subject}["))
     return score + (0.5 if related else 0.0)
+
+
+def _split_base(subject: str) -> tuple[str, str]:
+    """`callArgs[0].x` -> ("callArgs", "[0].x")."""
+    for index, char in enumerate(subject):
+        if char in ".[(":
+            return subject[:index], subject[index:]
+    return subject, ""
 
 
 def _aliases(body: Node | None) -> dict[str, str]:
@@ -726,7 +735,8 @@ def _findings(sides: _Sides, hits: Iterable[_Hit]) -> Iterator[Finding]:
 
 
 def _removed_names(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:
-    """Names of functions in the old code (not tests) of the change that no new side defines."""
+    """Names of module-level functions and class methods in the old code (not tests) of the
+    change that no new side defines (a nested helper of the same name is another thing)."""
     old_names: set[str] = set()
     new_names: set[str] = set()
     for change in changes:
@@ -741,9 +751,13 @@ def _removed_names(changes: Sequence[FileChange], tests: set[str]) -> frozenset[
             root = parse(text, language)
             if root.has_error:
                 continue
-            names = {name.rsplit(".", 1)[-1] for name in functions(root, language)}
+            names = {
+                name.rsplit(".", 1)[-1]
+                for name in functions(root, language)
+                if name.count(".") <= 1 and "(" not in name
+            }
             (old_names if text is change.old_text else new_names).update(names)
-    return frozenset(name for name in old_names - new_names if name and "(" not in name)
+    return frozenset(name for name in old_names - new_names if name and "#" not in name)
 
 
 def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
