@@ -264,3 +264,51 @@ def test_a_success_branch_after_catch_default_is_no_null_check() -> None:
     """
     rules = [f.rule for f in sf("src/gen.ts", "export async function describe(path) {}\n", new)]
     assert rules == ["js-catch-default"]
+
+
+def test_a_predicate_whose_answer_is_whether_the_input_parses() -> None:
+    new = """
+    export function hasCredential(url, key) {
+      try {
+        return new URL(url)[key] !== "";
+      } catch {
+        return false;
+      }
+    }
+    """
+    assert sf("src/url.ts", "export function hasCredential(url, key) {}\n", new) == []
+
+
+@pytest.mark.parametrize("cleanup", ["stream.destroy();", "iterator.return();", "socket.close();"])
+def test_best_effort_cleanup_is_not_a_fallback(cleanup: str) -> None:
+    new = f"export function teardown(stream, iterator, socket) {{\n  try {{\n    {cleanup}\n  }} catch {{}}\n}}\n"
+    assert sf("src/io.ts", "export function teardown(stream, iterator, socket) {}\n", new) == []
+
+
+def test_a_void_marked_derived_promise_whose_source_is_awaited() -> None:
+    new = """
+    export async function withTimeout(bodyPromise, ms) {
+      return Promise.race([
+        bodyPromise,
+        new Promise((resolve) => {
+          const id = setTimeout(resolve, ms);
+          void bodyPromise.finally(() => clearTimeout(id)).catch(() => undefined);
+        }),
+      ]);
+    }
+    """
+    assert sf("src/timeout.ts", "export async function withTimeout(b, ms) {}\n", new) == []
+
+
+def test_a_mock_that_stops_throwing_in_test_code_is_not_a_product_fallback() -> None:
+    old = """
+    import test from "ava";
+    test("parses", async t => {
+      const parseJson = () => {
+        throw new Error("parseJson failed");
+      };
+      t.is(await run(parseJson), 1);
+    });
+    """
+    new = old.replace('throw new Error("parseJson failed");', "return undefined;")
+    assert sf("test/main.ts", old, new) == []

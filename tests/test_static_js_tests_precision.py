@@ -384,3 +384,60 @@ def test_tests_of_code_the_change_deleted_go_with_it() -> None:
     ]
     results = list(js_weakened_tests.CRITIC.check(changes))
     assert not any(isinstance(r, Finding) for r in results), results
+
+
+AVA_OLD = """
+import test from "ava";
+test("returns buffer on compressed response", async t => {
+  const body = await got("gzip").buffer();
+  t.true(Buffer.isBuffer(body));
+  t.is(body.toString(), "ok");
+});
+test("parses json", async t => {
+  t.deepEqual(await got("json").json(), { a: 1 });
+});
+"""
+
+
+def test_ava_assertions_are_read() -> None:
+    new = AVA_OLD.replace('t.is(body.toString(), "ok");', "t.truthy(body);")
+    findings = tw(change("test/promise.ts", AVA_OLD, new))
+    assert [f.rule for f in findings] == ["js-assertion-weakened"]
+
+
+def test_ava_test_renamed_with_its_checks_is_not_deleted() -> None:
+    new = AVA_OLD.replace("returns buffer on", "returns Uint8Array on").replace(
+        "t.true(Buffer.isBuffer(body));", "t.true(body instanceof Uint8Array);"
+    )
+    assert tw(change("test/promise.ts", AVA_OLD, new)) == []
+
+
+def test_tests_of_a_removed_member_api_go_with_it() -> None:
+    lib_old = """
+    export function asPromise(request) {
+      const promise = new Promise(run);
+      promise.cancel = function () {
+        request.destroy();
+      };
+      return promise;
+    }
+    """
+    lib_new = """
+    export function asPromise(request) {
+      return new Promise(run);
+    }
+    """
+    tests_old = """
+    import test from "ava";
+    test("cancels in-progress request", async t => {
+      const p = got("slow");
+      p.cancel();
+      await t.throwsAsync(p, { instanceOf: CancelError });
+    });
+    """
+    changes = [
+        change("source/as-promise/index.ts", lib_old, lib_new),
+        change("test/cancel.ts", tests_old, None),
+    ]
+    results = list(js_weakened_tests.CRITIC.check(changes))
+    assert not any(isinstance(r, Finding) for r in results), results

@@ -178,6 +178,55 @@ def _declares_boolean(statement: Node, names: set[str]) -> bool:
     return False
 
 
+# Releasing something: its failure leaves nothing the caller needs, and code that cleans up
+# conventionally carries on ("best effort"). Writes and deletes of data are not in the list.
+_CLEANUP = frozenset(
+    {
+        "close",
+        "destroy",
+        "return",
+        "abort",
+        "cancel",
+        "dispose",
+        "unref",
+        "removeListener",
+        "removeAllListeners",
+        "off",
+        "release",
+        "end",
+        "terminate",
+        "kill",
+        "disconnect",
+        "unsubscribe",
+        "clearTimeout",
+        "clearInterval",
+        "unpipe",
+        "stop",
+    }
+)
+
+
+def _is_cleanup_call(node: Node) -> bool:
+    node = unwrap(node)
+    if node.type == "await_expression":
+        inner = named_children(node)
+        node = unwrap(inner[0]) if inner else node
+    return node.type == "call_expression" and callee_name(node).rsplit(".", 1)[-1] in _CLEANUP
+
+
+def guards_only_cleanup(catch_clause: Node) -> bool:
+    """`try { stream.destroy() } catch {}`: every guarded statement releases something."""
+    try_statement = catch_clause.parent
+    block = try_statement.child_by_field_name("body") if try_statement is not None else None
+    statements = named_children(block) if block is not None else []
+    return bool(statements) and all(
+        statement.type == "expression_statement"
+        and (exprs := named_children(statement))
+        and _is_cleanup_call(exprs[0])
+        for statement in statements
+    )
+
+
 def tries_each_candidate(catch_clause: Node) -> bool:
     """`for (const c of candidates) { try { return load(c) } catch {} } throw ...`: each
     failure moves on to the next candidate, and the last one's failure is thrown."""
@@ -295,12 +344,32 @@ def marks_handled_while_awaited(call: Node, receiver: Node | None, index: Consum
     in the same function: the handler only keeps an early rejection from being reported as
     unhandled; the real consumer still sees the failure."""
     holder = _climb(call).parent
+    if (
+        holder is not None
+        and holder.type == "unary_expression"
+        and text_of(holder).startswith("void")
+    ):
+        holder = _climb(holder).parent  # `void p.catch(...)`: marked fire-and-forget
     if receiver is None or holder is None or holder.type != "expression_statement":
         return False
-    receiver = unwrap(receiver)
+    receiver = _chain_base(unwrap(receiver))
     if receiver.type not in ("identifier", "member_expression"):
         return False
     return "".join(text_of(receiver).split()) in index.consumed(_scope(call))
+
+
+def _chain_base(node: Node) -> Node:
+    """`p.finally(f).then(g)` -> `p`: a promise derived from `p` by chaining."""
+    while node.type == "call_expression":
+        function = node.child_by_field_name("function")
+        if function is None or function.type != "member_expression":
+            break
+        prop = function.child_by_field_name("property")
+        obj = function.child_by_field_name("object")
+        if prop is None or obj is None or text_of(prop) not in ("finally", "then"):
+            break
+        node = unwrap(obj)
+    return node
 
 
 def null_checked_after(call: Node, made_up: Node | None) -> bool:

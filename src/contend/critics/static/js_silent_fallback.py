@@ -243,9 +243,23 @@ def _is_boolean_probe(catch_clause: Node, body: Node) -> bool:
     return any(
         node.type == "return_statement"
         and (returned := named_children(node))
-        and unwrap(returned[0]).type == opposite
+        and (unwrap(returned[0]).type == opposite or _is_boolean_expression(returned[0]))
         for node in walk_within(block)
     )
+
+
+_COMPARISONS = frozenset({"===", "!==", "==", "!=", "<", ">", "<=", ">=", "instanceof", "in"})
+
+
+def _is_boolean_expression(node: Node) -> bool:
+    """`a !== b`, `!x`, `x instanceof Y`: the try answers a yes/no question."""
+    node = unwrap(node)
+    if node.type == "unary_expression":
+        return text_of(node).startswith("!")
+    if node.type == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        return operator is not None and text_of(operator) in _COMPARISONS
+    return False
 
 
 # Error handlers: catch clauses, and `.catch(...)` / `.then(...)` calls (filtered further below).
@@ -364,6 +378,7 @@ def _not_a_fallback(node: Node, body: Node, test_code: bool) -> bool:
     """Handlers that look like swallows but leave the failure with someone."""
     return (
         _is_boolean_probe(node, body)
+        or context.guards_only_cleanup(node)
         or context.in_assertion_free_test_code(node, test_code)
         or context.decorates_rethrown_error(node)
         or context.is_feature_probe(node)
@@ -511,11 +526,14 @@ def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
             _handlers(new_root, language, None, test_code),
         )
         covered = {line for hit in hits for line in range(hit.start_line, hit.end_line + 1)}
-        hits.extend(
-            hit
-            for hit in _throws_to_defaults(change, old_root, old_language, new_root, language)
-            if hit.start_line not in covered
-        )
+        # In test code a function that stops throwing is a mock or fixture changed, not a
+        # failure hidden from a caller.
+        if not test_code:
+            hits.extend(
+                hit
+                for hit in _throws_to_defaults(change, old_root, old_language, new_root, language)
+                if hit.start_line not in covered
+            )
     lines = SourceLines(change.new_text)
     for hit in sorted(hits, key=lambda item: (item.start_line, item.rule)):
         yield Finding(

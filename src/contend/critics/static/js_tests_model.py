@@ -19,6 +19,7 @@ tests, whatever they are named.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
@@ -143,6 +144,7 @@ _RANKS: dict[str, int] = {
             "assert.oneOf",
             "assert.typeOf",
             "assert(<>)",
+            "assert.like",
             "assert(in)",
             "assert(instanceof)",
         ],
@@ -168,6 +170,7 @@ _RANKS: dict[str, int] = {
             "assert.doesNotThrow",
             "assert.doesNotReject",
             "assert.isNotOk",
+            "assert.notOk",
         ],
         1,
     ),
@@ -268,6 +271,35 @@ _ASSERT_EXPRESSION_RANKS = {
     "<=": ("assert(<>)", 2),
     "instanceof": ("assert(instanceof)", 2),
 }
+# The test-context object of ava, tap and node:test (`t.is`, `t.same`, `t.assert.equal`).
+_TEST_CONTEXTS = frozenset({"t", "tt", "t.assert", "context.assert"})
+_CONTEXT_ASSERTIONS = {
+    "is": "assert.strictEqual",
+    "equal": "assert.strictEqual",
+    "strictEqual": "assert.strictEqual",
+    "deepEqual": "assert.deepStrictEqual",
+    "deepStrictEqual": "assert.deepStrictEqual",
+    "same": "assert.deepStrictEqual",
+    "strictSame": "assert.deepStrictEqual",
+    "snapshot": "assert.deepStrictEqual",
+    "true": "assert",
+    "assert": "assert",
+    "ok": "assert",
+    "truthy": "assert.ok",
+    "false": "assert.isFalse",
+    "falsy": "assert.notOk",
+    "not": "assert.notStrictEqual",
+    "notDeepEqual": "assert.notDeepStrictEqual",
+    "regex": "assert.match",
+    "match": "assert.match",
+    "like": "assert.like",
+    "throws": "assert.throws",
+    "throwsAsync": "assert.rejects",
+    "rejects": "assert.rejects",
+    "notThrows": "assert.doesNotThrow",
+    "notThrowsAsync": "assert.doesNotReject",
+}
+_TYPE_PREDICATE = re.compile(r"^is[A-Z]\w*$|^(?:string|number|object|array|function)$")
 _CONTAINS_METHODS = frozenset({"includes", "startsWith", "endsWith", "test", "has", "match"})
 
 
@@ -287,6 +319,13 @@ def _assert_expression(call: Node, expression: Node) -> Assertion | None:
             )
     if expression.type == "call_expression":
         function = expression.child_by_field_name("function")
+        arguments = expression.child_by_field_name("arguments")
+        args_nodes = named_children(arguments) if arguments is not None else []
+        predicate = callee_name(expression).rsplit(".", 1)[-1]
+        if _TYPE_PREDICATE.match(predicate) and len(args_nodes) == 1:
+            # `Buffer.isBuffer(x)`, `Array.isArray(x)`, `is.string(x)`: a type check of x.
+            subject = normalise(text_of(args_nodes[0]))
+            return Assertion(call, text, subject, "assert(instanceof)", False, (predicate,))
         if function is not None and function.type == "member_expression":
             prop = function.child_by_field_name("property")
             receiver = function.child_by_field_name("object")
@@ -498,6 +537,10 @@ def _assertion(call: Node) -> Assertion | None:
     args = [normalise(text_of(arg)) for arg in named_children(arguments)]
     text = normalise(text_of(call))
     name = callee_name(call)
+    receiver, _, method = name.rpartition(".")
+    if receiver in _TEST_CONTEXTS and method in _CONTEXT_ASSERTIONS:
+        # ava / tap / node:test's context assertions: `t.is(a, b)` is `assert.strictEqual`.
+        name = _CONTEXT_ASSERTIONS[method]
     if name in ("assert", "assert.ok"):
         arg_nodes = named_children(arguments)
         shaped = _assert_expression(call, arg_nodes[0]) if arg_nodes else None

@@ -753,11 +753,25 @@ def _removed_names(changes: Sequence[FileChange], tests: set[str]) -> frozenset[
                 continue
             names = {
                 name.rsplit(".", 1)[-1]
-                for name in functions(root, language)
-                if name.count(".") <= 1 and "(" not in name
+                for name, fn in functions(root, language).items()
+                if "(" not in name and (name.count(".") <= 1 or _is_api_member(fn))
             }
             (old_names if text is change.old_text else new_names).update(names)
     return frozenset(name for name in old_names - new_names if name and "#" not in name)
+
+
+def _is_api_member(fn: Node) -> bool:
+    """A method, or a function assigned to an object's member (`promise.cancel = ...`):
+    part of an object's interface, unlike a helper nested in a function."""
+    parent = fn.parent
+    if fn.type == "method_definition":
+        return True
+    return (
+        parent is not None
+        and parent.type == "assignment_expression"
+        and (left := parent.child_by_field_name("left")) is not None
+        and left.type == "member_expression"
+    )
 
 
 def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
