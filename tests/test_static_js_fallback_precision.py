@@ -281,7 +281,10 @@ def test_a_predicate_whose_answer_is_whether_the_input_parses() -> None:
 
 @pytest.mark.parametrize("cleanup", ["stream.destroy();", "iterator.return();", "socket.close();"])
 def test_best_effort_cleanup_is_not_a_fallback(cleanup: str) -> None:
-    new = f"export function teardown(stream, iterator, socket) {{\n  try {{\n    {cleanup}\n  }} catch {{}}\n}}\n"
+    new = (
+        "export function teardown(stream, iterator, socket) {\n"
+        f"  try {{\n    {cleanup}\n  }} catch {{}}\n}}\n"
+    )
     assert sf("src/io.ts", "export function teardown(stream, iterator, socket) {}\n", new) == []
 
 
