@@ -441,3 +441,16 @@ def test_tests_of_a_removed_member_api_go_with_it() -> None:
     ]
     results = list(js_weakened_tests.CRITIC.check(changes))
     assert not any(isinstance(r, Finding) for r in results), results
+
+
+def test_a_type_argument_added_to_an_awaited_assertion_keeps_it() -> None:
+    # The grammar reads `await t.throwsAsync<E>(p)` as a call of `await t.throwsAsync`.
+    old = """
+    import test from "ava";
+    test("properties", async t => {
+      const error = await t.throwsAsync(got(""));
+      t.is(error.response.statusCode, 404);
+    });
+    """
+    new = old.replace("t.throwsAsync(", "t.throwsAsync<HTTPError>(")
+    assert tw(change("test/error.ts", old, new)) == []

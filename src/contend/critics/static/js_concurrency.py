@@ -37,6 +37,7 @@ from contend.critics.static.treesitter import (
     functions,
     js_language,
     lines_of,
+    misparsed_await,
     named_children,
     old_side_language,
     parse_checked,
@@ -95,7 +96,11 @@ def _bare_calls(fn: Node) -> list[Node]:
         if node.type != "expression_statement":
             continue
         exprs = named_children(node)
-        if exprs and unwrap(exprs[0]).type == "call_expression":
+        if (
+            exprs
+            and unwrap(exprs[0]).type == "call_expression"
+            and misparsed_await(unwrap(exprs[0])) is None
+        ):
             found.append(unwrap(exprs[0]))
     return found
 
@@ -103,6 +108,9 @@ def _bare_calls(fn: Node) -> list[Node]:
 def _awaited_calls(fn: Node) -> Counter[str]:
     found: Counter[str] = Counter()
     for node in walk_within(fn):
+        if node.type == "call_expression" and misparsed_await(node) is not None:
+            found[squash(text_of(node)).removeprefix("await")] += 1
+            continue
         if node.type != "await_expression":
             continue
         inner = named_children(node)

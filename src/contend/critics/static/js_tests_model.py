@@ -34,6 +34,7 @@ from contend.critics.static.treesitter import (
     captures,
     js_language,
     lines_of,
+    misparsed_await,
     named_children,
     old_side_language,
     text_of,
@@ -530,7 +531,7 @@ def _dynamic_skip(body: Node) -> frozenset[str]:
 
 
 def _assertion(call: Node) -> Assertion | None:
-    function = call.child_by_field_name("function")
+    function = misparsed_await(call) or call.child_by_field_name("function")
     arguments = call.child_by_field_name("arguments")
     if function is None or arguments is None:
         return None

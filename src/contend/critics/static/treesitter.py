@@ -234,10 +234,20 @@ def is_default_value(node: Node) -> bool:
 
 def callee_name(call: Node) -> str:
     """`foo` for `foo(...)`, `a.b.c` for `a.b.c(...)`; "" when the callee is not a name."""
-    function = call.child_by_field_name("function")
+    function = misparsed_await(call) or call.child_by_field_name("function")
     if function is None or function.type not in ("identifier", "member_expression"):
         return ""
     return "".join(text_of(function).split())
+
+
+def misparsed_await(call: Node) -> Node | None:
+    """The callee of `await f<T>(x)`, which the TypeScript grammar reads as a call of
+    `await f` with type arguments: the callee inside the await, or None for any other call."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type != "await_expression":
+        return None
+    inner = named_children(function)
+    return inner[0] if inner else None
 
 
 def enclosing(node: Node, types: frozenset[str]) -> Node | None:
