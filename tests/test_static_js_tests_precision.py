@@ -454,3 +454,9 @@ def test_a_type_argument_added_to_an_awaited_assertion_keeps_it() -> None:
     """
     new = old.replace("t.throwsAsync(", "t.throwsAsync<HTTPError>(")
     assert tw(change("test/error.ts", old, new)) == []
+
+
+def test_deleting_an_empty_placeholder_test_loses_nothing() -> None:
+    old = 'import { test } from "@jest/globals";\ntest("test", () => {});\n'
+    new = 'import { test } from "@jest/globals";\n'
+    assert tw(change_from_texts("src/__tests__/recursive.test.ts", old, new)) == []

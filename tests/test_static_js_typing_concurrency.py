@@ -249,3 +249,16 @@ def test_dropped_top_level_await_in_a_module() -> None:
     assert rules(run(js_concurrency, "bin/cli.mjs", old, new)) == [
         ("js-await-dropped", 2, Severity.MAJOR)
     ]
+
+
+def test_any_as_a_generic_argument_is_how_typings_say_any_instantiation() -> None:
+    new = (
+        "export type AddDefault<T extends ZodOptional<any, any>> =\n"
+        "  T extends ZodOptional<infer U, any> ? ZodOptional<U, true> : never;\n"
+    )
+    assert run(js_boundary_typing, "src/types.ts", "export {};\n", new) == []
+
+
+def test_two_casts_on_one_line_are_one_finding() -> None:
+    new = "export const isKy = (e: unknown) => (e as any)?.isKy || (e as any)?.name === 'Ky';\n"
+    assert len(run(js_boundary_typing, "src/guards.ts", "export {};\n", new)) == 1

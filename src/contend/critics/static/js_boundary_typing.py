@@ -142,11 +142,17 @@ def _hatches(root: Node, language: JsLanguage) -> list[tuple[str, str, Node]]:
         if text_of(node) != "any":
             continue
         holder = node.parent
-        while holder is not None and holder.type in ("array_type", "union_type", "type_arguments"):
+        while holder is not None and holder.type in ("array_type", "union_type"):
             holder = holder.parent
-        cast = holder is not None and holder.type in ("as_expression", "type_assertion")
-        rule = "ts-cast-to-any-added" if cast else "ts-any-annotation-added"
-        result.append((rule, qualname_of(node), node))
+        if holder is None:
+            continue
+        if holder.type in ("as_expression", "type_assertion"):
+            result.append(("ts-cast-to-any-added", qualname_of(node), node))
+        elif holder.type == "type_annotation":
+            # A value's own type (a parameter, variable, property or return value); `any` as
+            # a generic argument or constraint (`Schema<any>`, `T extends Foo<any>`) is how
+            # library typings say "any instantiation", not an unchecked value.
+            result.append(("ts-any-annotation-added", qualname_of(node), node))
     for node in found.get("comment", []):
         if _DIRECTIVE.search(text_of(node)):
             result.append(("ts-ignore-added", qualname_of(node), node))
@@ -167,10 +173,14 @@ def _escape_hatches(
     new_hatches = _hatches(new_root, language)
     new_counts = Counter((rule, scope) for rule, scope, _node in new_hatches)
     budget = {key: new_counts[key] - old_counts[key] for key in new_counts}
+    reported: set[tuple[str, int]] = set()
     for rule, scope, node in new_hatches:
         line = lines_of(node)[0]
         if budget[(rule, scope)] <= 0 or line not in change.added_lines:
             continue
+        if (rule, line) in reported:
+            continue  # one finding per line and rule: `(a as any) || (b as any)` is one
+        reported.add((rule, line))
         budget[(rule, scope)] -= 1
         where = f" in `{scope}`" if scope else ""
         what = {

@@ -56,6 +56,7 @@ from contend.critics.static.treesitter import (
     callee_name,
     functions,
     js_language,
+    named_children,
     old_side_language,
     parse,
     parse_checked,
@@ -600,6 +601,12 @@ def _pair_renamed(
     return pairs + [(lost[i], fresh[j]) for i, j in index_pairs]
 
 
+def _empty(test: TestCall) -> bool:
+    """A placeholder (`test("x", () => {})`) checked nothing."""
+    block = test.body.child_by_field_name("body") if test.body is not None else None
+    return block is None or (block.type == "statement_block" and not named_children(block))
+
+
 def _deletion_kept(old: TestCall, pool: _Pool) -> bool:
     """A deleted test whose body arrived verbatim in another file, or whose every assertion
     is still asserted as often somewhere in the change (merged into another test)."""
@@ -633,7 +640,7 @@ def compare_files(sides: _Sides, pool: _Pool) -> list[_Hit]:
         if key not in new_tests and key not in heirs and old.kind == "test"
     ]
     for old in deleted:
-        if old.disabled or _deletion_kept(old, pool):
+        if old.disabled or _empty(old) or _deletion_kept(old, pool):
             continue
         line = sides.to_new(old.lines[0]) if sides.change.new_text else 1
         hits.append(
