@@ -460,3 +460,53 @@ def test_deleting_an_empty_placeholder_test_loses_nothing() -> None:
     old = 'import { test } from "@jest/globals";\ntest("test", () => {});\n'
     new = 'import { test } from "@jest/globals";\n'
     assert tw(change_from_texts("src/__tests__/recursive.test.ts", old, new)) == []
+
+
+def test_tests_of_behaviour_the_change_removed_go_with_it() -> None:
+    lib_old = """
+    export function onerror(ctx, err) {
+      if (err.code === "ENOENT") {
+        err.status = 404;
+      }
+      ctx.status = err.status || 500;
+    }
+    """
+    lib_new = """
+    export function onerror(ctx, err) {
+      ctx.status = err.status || 500;
+    }
+    """
+    tests_old = """
+    describe("ctx.onerror", () => {
+      it("should respond 404 on ENOENT", () => {
+        const err = new Error("missing");
+        err.code = "ENOENT";
+        expect(respond(err).status).toBe(404);
+      });
+      it("should respond 500", () => {
+        expect(respond(new Error("x")).status).toBe(500);
+      });
+    });
+    """
+    tests_new = """
+    describe("ctx.onerror", () => {
+      it("should respond 500", () => {
+        expect(respond(new Error("x")).status).toBe(500);
+      });
+    });
+    """
+    changes = [
+        change("lib/context.js", lib_old, lib_new),
+        change("test/context.test.js", tests_old, tests_new),
+    ]
+    assert tw(*changes) == []
+    # Without the code change, the same deletion is a lost check.
+    assert [f.rule for f in tw(changes[1])] == ["js-test-deleted"]
+
+
+def test_a_tap_skip_is_a_skip_not_a_deletion() -> None:
+    old = "const { test, skip } = require('tap');\ntest('serializes', async ({ ok }) => {\n  ok(1);\n});\n"
+    new = old.replace("test('serializes'", "skip('serializes'")
+    assert [f.rule for f in tw(change_from_texts("test/http.test.js", old, new))] == [
+        "js-test-skipped"
+    ]

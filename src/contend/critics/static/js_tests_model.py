@@ -45,6 +45,8 @@ TestKind = Literal["test", "suite"]
 
 _TEST_BASES = {"it": "", "test": "", "specify": "", "xit": "skip", "xtest": "skip"}
 _TEST_BASES |= {"fit": "only", "ftest": "only"}
+# tap's top-level `skip(...)` / `todo(...)` beside `test(...)`.
+_TEST_BASES |= {"skip": "skip", "todo": "todo"}
 _SUITE_BASES = {"describe": "", "context": "", "suite": "", "xdescribe": "skip"}
 _SUITE_BASES |= {"xcontext": "skip", "fdescribe": "only", "fcontext": "only"}
 _MODIFIERS = frozenset(
@@ -593,11 +595,15 @@ def assertions(body: Node | None) -> list[Assertion]:
 
 _FIXTURE_DIRS = frozenset(
     {"fixtures", "__fixtures__", "fixture", "test-fixtures", "testdata", "__snapshots__"}
+    # An example project's own tests show how to use the library; they are documentation,
+    # not the project's test suite.
+    | {"examples", "example"}
 )
 
 
 def is_fixture_path(path: str) -> bool:
-    """Files under a fixtures directory are inputs to other tests, whatever their name."""
+    """Files under a fixtures (or examples) directory are inputs to other tests or
+    documentation, whatever their name."""
     return any(part in _FIXTURE_DIRS for part in path.replace("\\", "/").split("/")[:-1])
 
 

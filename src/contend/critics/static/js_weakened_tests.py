@@ -157,6 +157,8 @@ class _Pool:
     new_counts: Counter[str] = field(default_factory=Counter)
     # Functions the change deleted from non-test code: tests of them go with them.
     removed_names: frozenset[str] = frozenset()
+    # Member names and string words the change's code stopped mentioning altogether.
+    removed_words: frozenset[str] = frozenset()
     # Normalised bodies of tests that are new in their file (moved-in candidates).
     arrived: Counter[str] = field(default_factory=Counter)
 
@@ -615,6 +617,8 @@ def _deletion_kept(old: TestCall, pool: _Pool) -> bool:
         return True
     if _about_removed_code(old.body, pool.removed_names):
         return True
+    if old.body is not None and _vocabulary(text_of(old.body)) & pool.removed_words:
+        return True  # it exercised behaviour the change removed from the code
     checks = assertions(old.body)
     return bool(checks) and all(pool.kept(a.key) for a in checks)
 
@@ -767,6 +771,39 @@ def _removed_names(changes: Sequence[FileChange], tests: set[str]) -> frozenset[
     return frozenset(name for name in old_names - new_names if name and "#" not in name)
 
 
+# What a test names of the code: member names (`.storeOptionsAsProperties`) and words inside
+# string literals (`'ENOENT'`, `'--debug'`), long enough to be distinctive.
+_MEMBER = re.compile(r"\.([A-Za-z_$][\w$]{4,})")
+_QUOTED = re.compile(r"""(['"`])([^'"`\n]{1,80})\1""")
+_WORD = re.compile(r"[A-Za-z_][\w-]{4,}")
+
+
+def _vocabulary(text: str) -> set[str]:
+    found = set(_MEMBER.findall(text))
+    for _quote, content in _QUOTED.findall(text):
+        found.update(_WORD.findall(content))
+    return found
+
+
+def _removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:
+    """Member names and string words that the change's deleted code lines held and that no
+    new code of the change mentions any more: the behaviour they named is gone."""
+    removed: set[str] = set()
+    new_words: set[str] = set()
+    for change in changes:
+        if change.path in tests or js_language(change.language) is None:
+            continue
+        if change.old_text is not None and change.removed_lines:
+            old_lines = change.old_text.split("\n")
+            gone = "\n".join(
+                old_lines[n - 1] for n in sorted(change.removed_lines) if n <= len(old_lines)
+            )
+            removed |= _vocabulary(gone)
+        if change.new_text is not None:
+            new_words.update(re.findall(r"[A-Za-z_$][\w$-]*", change.new_text))
+    return frozenset(word for word in removed if word not in new_words)
+
+
 def _is_api_member(fn: Node) -> bool:
     """A method, or a function assigned to an object's member (`promise.cancel = ...`):
     part of an object's interface, unlike a helper nested in a function."""
@@ -792,7 +829,9 @@ def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
             all_sides.append(sides)
     pool = _fill_pool(all_sides)
     if any(sides.old_tests for sides in all_sides):
-        pool.removed_names = _removed_names(changes, {s.change.path for s in all_sides})
+        tests = {s.change.path for s in all_sides}
+        pool.removed_names = _removed_names(changes, tests)
+        pool.removed_words = _removed_vocabulary(changes, tests)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
     return results
