@@ -505,7 +505,10 @@ def test_tests_of_behaviour_the_change_removed_go_with_it() -> None:
 
 
 def test_a_tap_skip_is_a_skip_not_a_deletion() -> None:
-    old = "const { test, skip } = require('tap');\ntest('serializes', async ({ ok }) => {\n  ok(1);\n});\n"
+    old = (
+        "const { test, skip } = require('tap');\n"
+        "test('serializes', async ({ ok }) => {\n  ok(1);\n});\n"
+    )
     new = old.replace("test('serializes'", "skip('serializes'")
     assert [f.rule for f in tw(change_from_texts("test/http.test.js", old, new))] == [
         "js-test-skipped"
