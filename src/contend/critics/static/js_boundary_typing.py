@@ -9,14 +9,18 @@ demonstrably removes a check; an escape hatch on a changed line is a matter of t
     ts-non-null-replaced-check   major  a null check that threw (`if (!card) throw ...`) gone,
                                         and `card!` asserted instead: the runtime check became
                                         a promise to the compiler
-    ts-cast-to-any-added         minor  `x as any` / `<any>x` added
-    ts-any-annotation-added      minor  an annotation mentioning `any` added
-    ts-ignore-added              minor  `// @ts-ignore`, `// @ts-expect-error` or
-                                        `// @ts-nocheck` added
+    ts-cast-to-any-added         minor  `x as any` / `<any>x` added to an expression the old
+                                        function already had (the change silenced its type)
+    ts-any-annotation-added      minor  `: any` where the old function typed the same name
+    ts-ignore-added              minor  `// @ts-ignore` or `// @ts-expect-error` with no reason,
+                                        or `// @ts-nocheck`, added
 
 Escape hatches are counted per function: one that moved, or a `@ts-ignore` narrowed to a
-`@ts-expect-error`, is no new one. Test code is exempt from the escape-hatch rules (a test
-passes wrong types on purpose, and `@ts-expect-error` there asserts a type error).
+`@ts-expect-error`, is no new one. `any` in new, previously untyped code (a JS-to-TS port),
+an `as any` in new code, an ignore that states its reason, and `any` as a generic argument
+(`Schema<any>`) are decisions of taste, not a check the change removed: not reported. Test
+code is exempt (a test passes wrong types on purpose, and `@ts-expect-error` there asserts a
+type error).
 """
 
 from __future__ import annotations
@@ -172,6 +176,7 @@ def _escape_hatches(
     )
     new_hatches = _hatches(new_root, language)
     new_counts = Counter((rule, scope) for rule, scope, _node in new_hatches)
+    old_scopes = _scope_texts(old_root, old_language) if old_root is not None else {}
     budget = {key: new_counts[key] - old_counts[key] for key in new_counts}
     reported: set[tuple[str, int]] = set()
     for rule, scope, node in new_hatches:
@@ -180,6 +185,8 @@ def _escape_hatches(
             continue
         if (rule, line) in reported:
             continue  # one finding per line and rule: `(a as any) || (b as any)` is one
+        if not _weakens(rule, node, old_scopes.get(scope)):
+            continue
         reported.add((rule, line))
         budget[(rule, scope)] -= 1
         where = f" in `{scope}`" if scope else ""
@@ -195,6 +202,67 @@ def _escape_hatches(
             scope,
             node,
         )
+
+
+def _scope_texts(root: Node, language: JsLanguage) -> dict[str, str]:
+    """Squashed text of each function of a tree by qualified name ("" for the module)."""
+    texts = {name: squash(text_of(fn)) for name, fn in functions(root, language).items()}
+    texts[""] = squash(text_of(root))
+    return texts
+
+
+_REASON = re.compile(r"@ts-(?:ignore|expect-error)\b[\s:\-–—]*(?P<reason>.*?)(?:\*/)?$", re.S)
+
+
+def _weakens(rule: str, node: Node, old_scope: str | None) -> bool:
+    """Whether an escape hatch silences a check the code had, rather than being a choice
+    made in new code (taste, and not reported):
+
+    - `x as any` on an expression the old function already had without the cast;
+    - `: any` where the old function gave the same name a specific type;
+    - `@ts-ignore` / `@ts-expect-error` with no reason after it (with one, the author
+      documented the decision), and `@ts-nocheck` always."""
+    if rule == "ts-ignore-added":
+        text = text_of(node)
+        if "@ts-nocheck" in text:
+            return True
+        match = _REASON.search(text)
+        return match is None or not re.search(r"\w", match.group("reason"))
+    if old_scope is None:
+        return False  # new code: no check existed to be silenced
+    if rule == "ts-cast-to-any-added":
+        cast = node.parent
+        while cast is not None and cast.type not in ("as_expression", "type_assertion"):
+            cast = cast.parent
+        inner = named_children(cast)[0] if cast is not None and named_children(cast) else None
+        if inner is None:
+            return False
+        expression = squash(text_of(inner))
+        return expression in old_scope and f"{expression}asany" not in old_scope
+    name = _annotated_name(node)
+    if name is None:
+        return False
+    earlier = re.search(rf"(?<![\w$]){re.escape(name)}\??:(?!any\b)[^,;)=]+", old_scope)
+    return earlier is not None
+
+
+def _annotated_name(node: Node) -> str | None:
+    """The parameter, variable or property whose own type annotation holds `node`."""
+    annotation = node.parent
+    while annotation is not None and annotation.type != "type_annotation":
+        annotation = annotation.parent
+    owner = annotation.parent if annotation is not None else None
+    if owner is None:
+        return None
+    for field in ("pattern", "name"):
+        target = owner.child_by_field_name(field)
+        if target is not None and target.type in (
+            "identifier",
+            "property_identifier",
+            "shorthand_property_identifier_pattern",
+        ):
+            return text_of(target)
+    return None
 
 
 # --- validation guards ---------------------------------------------------------------------

@@ -119,11 +119,25 @@ def _awaited_calls(fn: Node) -> Counter[str]:
     return found
 
 
+def _never_rejects(fn: Node) -> bool:
+    """An async function whose whole body is a `try` with a catch that does not rethrow:
+    calling it without waiting loses no failure (it reports its own, e.g. by an event)."""
+    body = fn.child_by_field_name("body")
+    statements = named_children(body) if body is not None and body.type == "statement_block" else []
+    if len(statements) != 1 or statements[0].type != "try_statement":
+        return False
+    handler = statements[0].child_by_field_name("handler")
+    block = handler.child_by_field_name("body") if handler is not None else None
+    return block is not None and not any(
+        node.type == "throw_statement" for node in walk_within(block)
+    )
+
+
 def _local_async_names(root: Node, language: JsLanguage) -> frozenset[str]:
     """Callee texts that name an async function of this file: `f` and `this.m`."""
     names: set[str] = set()
     for fn in functions(root, language).values():
-        if not _is_async(fn):
+        if not _is_async(fn) or _never_rejects(fn):
             continue
         name = function_name(fn)
         if name is None or "(" in name:
