@@ -301,3 +301,17 @@ def test_an_async_function_that_cannot_reject_is_no_floating_hazard() -> None:
         "      };\n      return go;",
     )
     assert run(js_concurrency, "src/request.js", old, new) == []
+
+
+def test_any_written_another_way_is_no_widening() -> None:
+    old = (
+        "export interface Options {\n  form?: Record<string, any>;\n"
+        "  context?: {[key: string]: unknown};\n}\n"
+    )
+    new = (
+        "export interface Options {\n  form?: {[key: string]: any};\n"
+        "  context?: {[key: string]: any};\n}\n"
+    )
+    assert rules(run(js_boundary_typing, "src/types.ts", old, new)) == [
+        ("ts-any-annotation-added", 3, Severity.MINOR)
+    ]

@@ -242,14 +242,23 @@ def _weakens(rule: str, node: Node, old_scope: str | None) -> bool:
     name = _annotated_name(node)
     if name is None:
         return False
-    earlier = re.search(rf"(?<![\w$]){re.escape(name)}\??:(?!any\b)[^,;)=]+", old_scope)
-    return earlier is not None
+    # Up to the next `;` (a property) or `=`, a little past a parameter's end: generous, so
+    # `Record<string, any>` is read whole (a neighbour's `any` only makes this quieter).
+    earlier = re.finditer(rf"(?<![\w$]){re.escape(name)}\??:([^;=]{{1,120}})", old_scope)
+    # Widened: the name had a type with no `any` in it (`Record<string, any>` -> `{[k:
+    # string]: any}` is the same type written another way).
+    return any(not re.search(r"\bany\b", match.group(1)) for match in earlier)
 
 
 def _annotated_name(node: Node) -> str | None:
     """The parameter, variable or property whose own type annotation holds `node`."""
     annotation = node.parent
-    while annotation is not None and annotation.type != "type_annotation":
+    while annotation is not None and (
+        annotation.type != "type_annotation"
+        # `{[key: string]: any}`: the value type of an index signature belongs to the
+        # property that holds the object type, not to `key`.
+        or (annotation.parent is not None and annotation.parent.type == "index_signature")
+    ):
         annotation = annotation.parent
     owner = annotation.parent if annotation is not None else None
     if owner is None:
