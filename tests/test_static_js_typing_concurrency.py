@@ -315,3 +315,12 @@ def test_any_written_another_way_is_no_widening() -> None:
     assert rules(run(js_boundary_typing, "src/types.ts", old, new)) == [
         ("ts-any-annotation-added", 3, Severity.MINOR)
     ]
+
+
+def test_any_in_a_type_level_pattern_is_not_a_value_annotation() -> None:
+    old = "export interface T {\n  refine(check: (arg: Out) => unknown): this;\n}\n"
+    new = (
+        "export interface T {\n  refine<Ch extends (arg: Out) => unknown>(check: Ch):\n"
+        "    Ch extends (arg: any) => arg is infer R ? Narrow<R> : this;\n}\n"
+    )
+    assert run(js_boundary_typing, "src/schemas.ts", old, new) == []

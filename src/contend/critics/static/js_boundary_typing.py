@@ -152,7 +152,7 @@ def _hatches(root: Node, language: JsLanguage) -> list[tuple[str, str, Node]]:
             continue
         if holder.type in ("as_expression", "type_assertion"):
             result.append(("ts-cast-to-any-added", qualname_of(node), node))
-        elif holder.type == "type_annotation":
+        elif holder.type == "type_annotation" and not _type_level(holder):
             # A value's own type (a parameter, variable, property or return value); `any` as
             # a generic argument or constraint (`Schema<any>`, `T extends Foo<any>`) is how
             # library typings say "any instantiation", not an unchecked value.
@@ -161,6 +161,22 @@ def _hatches(root: Node, language: JsLanguage) -> list[tuple[str, str, Node]]:
         if _DIRECTIVE.search(text_of(node)):
             result.append(("ts-ignore-added", qualname_of(node), node))
     return result
+
+
+_TYPE_LEVEL = frozenset(
+    {"conditional_type", "function_type", "type_arguments", "constraint", "type_parameter"}
+)
+
+
+def _type_level(node: Node) -> bool:
+    """Inside a type-level construct (`T extends (arg: any) => infer R ? ...`): a pattern
+    over types, not a value the program receives."""
+    parent = node.parent
+    while parent is not None and parent.type not in ("statement_block", "program"):
+        if parent.type in _TYPE_LEVEL:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _escape_hatches(
