@@ -315,3 +315,17 @@ def test_a_mock_that_stops_throwing_in_test_code_is_not_a_product_fallback() -> 
     """
     new = old.replace('throw new Error("parseJson failed");', "return undefined;")
     assert sf("test/main.ts", old, new) == []
+
+
+def test_a_handler_whose_comment_gives_the_reason_is_shown_but_not_blocking() -> None:
+    new = """
+    export function walk(dir) {
+      try {
+        return readdirSync(dir);
+      } catch {
+        // Skip directories we cannot read
+      }
+    }
+    """
+    [finding] = sf("scripts/walk.ts", "export function walk(dir) {}\n", new)
+    assert (finding.rule, finding.severity) == ("js-empty-catch", Severity.MINOR)

@@ -513,3 +513,28 @@ def test_a_tap_skip_is_a_skip_not_a_deletion() -> None:
     assert [f.rule for f in tw(change_from_texts("test/http.test.js", old, new))] == [
         "js-test-skipped"
     ]
+
+
+def test_a_test_deleted_with_code_the_change_removes_is_shown_not_blocking() -> None:
+    lib_old = "export function parse(flags) {\n  if (flags.debug) enableDebug();\n  run();\n}\n"
+    lib_new = "export function parse(flags) {\n  run();\n}\n"
+    tests_old = """
+    it("enables the inspector", () => {
+      expect(run_with(["--inspect"]).inspector).toBe(true);
+    });
+    it("runs", () => {
+      expect(run_with([]).ok).toBe(true);
+    });
+    """
+    tests_new = """
+    it("runs", () => {
+      expect(run_with([]).ok).toBe(true);
+    });
+    """
+    changes = [
+        change("lib/cli.js", lib_old, lib_new),
+        change("test/cli.spec.js", tests_old, tests_new),
+    ]
+    [finding] = tw(*changes)
+    assert (finding.rule, finding.severity) == ("js-test-deleted", Severity.MINOR)
+    assert "also deletes code" in finding.claim

@@ -2,7 +2,8 @@
 
 Rules, reported only where the change added or modified the lines (severity `major`; `critical`
 when the swallowed work writes — a write, save, delete, send or commit whose failure nobody
-hears of loses data):
+hears of loses data; `minor` when a comment in the handler gives the reason, three words or
+more or a link — a documented decision, shown but not blocking):
 
     js-catch-default         `.catch(cb)` (or `.then(ok, cb)`) whose callback returns a made-up
                              value (literal, object/array of literals, null, undefined), has an
@@ -374,6 +375,21 @@ def _value_of(callback: Node) -> str:
     return " ".join(text_of(body).split())
 
 
+_URL = re.compile(r"https?://")
+
+
+def _explains_itself(body: Node) -> bool:
+    """A handler body whose comment gives a reason: three words or more, or a link (a bare
+    `// ignore` or `// noop` explains nothing)."""
+    for comment in body.named_children:
+        if comment.type != "comment":
+            continue
+        text = text_of(comment).lstrip("/*").rstrip("*/")
+        if _URL.search(text) or len(re.findall(r"[A-Za-z']+", text)) >= 3:
+            return True
+    return False
+
+
 def _not_a_fallback(node: Node, body: Node, test_code: bool) -> bool:
     """Handlers that look like swallows but leave the failure with someone."""
     return (
@@ -400,6 +416,10 @@ def _catch_clauses(catches: list[Node], test_code: bool) -> Iterator[_Hit]:
         try_statement = node.parent
         guarded = try_statement.child_by_field_name("body") if try_statement else None
         severity = Severity.CRITICAL if _writes(guarded) else Severity.MAJOR
+        if _explains_itself(body):
+            # The author wrote down why the failure is dropped ("skip files we cannot
+            # read", a link to the discussion): a documented decision, shown, not blocking.
+            severity = Severity.MINOR
         if kind == "empty":
             yield _Hit(
                 "js-empty-catch",

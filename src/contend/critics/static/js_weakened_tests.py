@@ -12,7 +12,8 @@ about what is checked before and after, not about which lines disappeared:
     js-expected-error-widened  major  toThrow(SpecificError) -> toThrow() / toThrow(Error)
     js-tolerance-widened       major  toBeCloseTo(x, 5) -> toBeCloseTo(x, 1)
     js-test-deleted            major  a test is gone and what it asserted is asserted nowhere in
-                                      the change's test files any more
+                                      the change's test files any more (minor when the change
+                                      also deletes code: the behaviour may have gone with it)
     js-test-only               major  `.only` / `fit` / `fdescribe` added: the rest of the file
                                       silently stops running
     js-test-skipped            minor  `.skip` / `.todo` / `xit` / `xdescribe` / an unconditional
@@ -159,6 +160,8 @@ class _Pool:
     removed_names: frozenset[str] = frozenset()
     # Member names and string words the change's code stopped mentioning altogether.
     removed_words: frozenset[str] = frozenset()
+    # Whether the change takes non-test code away (a behaviour may have gone).
+    code_removed: bool = False
     # Normalised bodies of tests that are new in their file (moved-in candidates).
     arrived: Counter[str] = field(default_factory=Counter)
 
@@ -647,14 +650,28 @@ def compare_files(sides: _Sides, pool: _Pool) -> list[_Hit]:
         if old.disabled or _empty(old) or _deletion_kept(old, pool):
             continue
         line = sides.to_new(old.lines[0]) if sides.change.new_text else 1
+        if pool.code_removed:
+            # The change also deletes code: often the behaviour went with its test. Shown,
+            # not blocking, until a person confirms the behaviour is really gone.
+            severity = Severity.MINOR
+            claim = (
+                f"test `{old.title}` was deleted and what it asserted is asserted nowhere else "
+                "in this change, which also deletes code: confirm the behaviour it checked is "
+                "gone too"
+            )
+        else:
+            severity = Severity.MAJOR
+            claim = (
+                f"test `{old.title}` was deleted: what it asserted is asserted nowhere else "
+                "in this change"
+            )
         hits.append(
             _Hit(
                 "js-test-deleted",
-                Severity.MAJOR,
+                severity,
                 line,
                 line,
-                f"test `{old.title}` was deleted: what it asserted is asserted nowhere else "
-                "in this change",
+                claim,
                 old.title,
                 sides.old_lines.lines(*old.lines),
             )
@@ -804,6 +821,25 @@ def _removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> froze
     return frozenset(word for word in removed if word not in new_words)
 
 
+def _removes_code(changes: Sequence[FileChange], tests: set[str]) -> bool:
+    """Whether the change takes code away: its non-test JS/TS files lose at least one line of
+    code (not blank, not a comment) and lose at least as many lines as they gain."""
+    code_lines = removed = added = 0
+    for change in changes:
+        if change.path in tests or js_language(change.language) is None:
+            continue
+        removed += len(change.removed_lines)
+        added += len(change.added_lines)
+        if change.old_text is None:
+            continue
+        old_lines = change.old_text.split("\n")
+        for number in change.removed_lines:
+            text = old_lines[number - 1].strip() if number <= len(old_lines) else ""
+            if text and not text.startswith(("//", "/*", "*")):
+                code_lines += 1
+    return code_lines > 0 and removed >= added
+
+
 def _is_api_member(fn: Node) -> bool:
     """A method, or a function assigned to an object's member (`promise.cancel = ...`):
     part of an object's interface, unlike a helper nested in a function."""
@@ -832,6 +868,7 @@ def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
         tests = {s.change.path for s in all_sides}
         pool.removed_names = _removed_names(changes, tests)
         pool.removed_words = _removed_vocabulary(changes, tests)
+        pool.code_removed = _removes_code(changes, tests)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
     return results
