@@ -329,3 +329,28 @@ def test_a_handler_whose_comment_gives_the_reason_is_shown_but_not_blocking() ->
     """
     [finding] = sf("scripts/walk.ts", "export function walk(dir) {}\n", new)
     assert (finding.rule, finding.severity) == ("js-empty-catch", Severity.MINOR)
+
+
+def test_a_swallow_behind_an_option_that_asks_for_it_is_not_blocking() -> None:
+    new = """
+    export async function storeCookies(options, setCookie, raw) {
+      let promises = raw.map((c) => setCookie(c));
+      if (options.ignoreInvalidCookies) {
+        promises = promises.map((p) => p.catch(() => {}));
+      }
+      await Promise.all(promises);
+    }
+    """
+    [finding] = sf("src/cookies.ts", "export async function storeCookies(o, s, r) {}\n", new)
+    assert (finding.rule, finding.severity) == ("js-catch-default", Severity.MINOR)
+
+
+def test_a_type_test_file_is_test_code() -> None:
+    new = """
+    program.parseAsync(process.argv).then(() => {
+      console.log("ok");
+    }).catch(() => {
+      console.log("failed");
+    });
+    """
+    assert sf("typings/commander-tests.ts", "export {};\n", new) == []

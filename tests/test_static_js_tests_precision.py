@@ -538,3 +538,21 @@ def test_a_test_deleted_with_code_the_change_removes_is_shown_not_blocking() -> 
     [finding] = tw(*changes)
     assert (finding.rule, finding.severity) == ("js-test-deleted", Severity.MINOR)
     assert "also deletes code" in finding.claim
+
+
+def test_an_assertion_commented_out_with_its_reason_is_shown_not_blocking() -> None:
+    old = """
+    test("properties", async t => {
+      const error = await t.throwsAsync(got(""));
+      t.false({}.hasOwnProperty.call(error, "code"));
+      t.is(error.message, "x");
+    });
+    """
+    new = old.replace(
+        '  t.false({}.hasOwnProperty.call(error, "code"));\n',
+        "  // This fails because class fields are always initialized\n"
+        '  // t.false({}.hasOwnProperty.call(error, "code"));\n'
+        "  t.is(error.code, undefined);\n",
+    )
+    [finding] = tw(change("test/error.ts", old, new))
+    assert (finding.rule, finding.severity) == ("js-assertion-removed", Severity.MINOR)

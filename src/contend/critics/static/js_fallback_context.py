@@ -441,3 +441,31 @@ def in_assertion_free_test_code(handler: Node, test_code: bool) -> bool:
         return True
     text = text_of(guarded)
     return not ("expect(" in text or "assert." in text or "assert(" in text)
+
+
+# An option whose name asks for failures to be ignored: the user opted in to the fallback.
+_OPT_IN = re.compile(r"ignore|silent|suppress|lenient|tolerat|bestEffort|best_effort", re.I)
+
+
+def behind_an_opt_in(handler: Node) -> bool:
+    """The handler sits in the branch of an `if` whose condition names an option to ignore
+    failures (`if (options.ignoreInvalidCookies) { p.catch(() => {}) }`): the user asked for
+    the fallback by name."""
+    child, parent = handler, handler.parent
+    while parent is not None and (
+        parent.type not in FUNCTION_TYPES
+        # a callback passed on the spot (`promises.map(p => p.catch(...))`) runs there
+        or (parent.parent is not None and parent.parent.type == "arguments")
+    ):
+        if parent.type == "if_statement":
+            consequence = parent.child_by_field_name("consequence")
+            condition = parent.child_by_field_name("condition")
+            if (
+                consequence is not None
+                and consequence.id == child.id
+                and condition is not None
+                and _OPT_IN.search(text_of(condition))
+            ):
+                return True
+        child, parent = parent, parent.parent
+    return False

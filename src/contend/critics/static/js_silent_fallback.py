@@ -339,6 +339,9 @@ def _promise_catches(
         }[kind]
         start = prop.start_point.row + 1 if prop is not None else lines_of(node)[0]
         scope = qualname_of(node)
+        severity = Severity.CRITICAL if _writes(receiver) else Severity.MAJOR
+        if context.behind_an_opt_in(node):
+            severity = Severity.MINOR  # the user asked for it by an option's name
         yield _Hit(
             "js-catch-default",
             start,
@@ -347,7 +350,7 @@ def _promise_catches(
             f"the handler {outcome}, so an outage or a bug looks like real data to the caller",
             key=("js-catch-default", scope, squash(_value_of(callback))),
             node=node,
-            severity=Severity.CRITICAL if _writes(receiver) else Severity.MAJOR,
+            severity=severity,
             symbol=scope,
         )
 
@@ -416,7 +419,7 @@ def _catch_clauses(catches: list[Node], test_code: bool) -> Iterator[_Hit]:
         try_statement = node.parent
         guarded = try_statement.child_by_field_name("body") if try_statement else None
         severity = Severity.CRITICAL if _writes(guarded) else Severity.MAJOR
-        if _explains_itself(body):
+        if _explains_itself(body) or context.behind_an_opt_in(node):
             # The author wrote down why the failure is dropped ("skip files we cannot
             # read", a link to the discussion): a documented decision, shown, not blocking.
             severity = Severity.MINOR

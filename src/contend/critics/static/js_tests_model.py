@@ -613,6 +613,11 @@ _CANDIDATES = "((identifier) @name (#any-of? @name {}))".format(
 )
 
 
+# Cypress specs, and type tests (tsd's `*.test-d.ts` and `test-d/`, DefinitelyTyped's
+# `<package>-tests.ts`): files checked by a test tool, not shipped code.
+_TEST_NAME = re.compile(r"\.cy\.[^/]+$|\.test-d\.[^/]+$|-tests\.[cm]?tsx?$|(?:^|/)test-d/")
+
+
 def holds_tests(root: Node | None, language: JsLanguage) -> bool:
     """Whether a tree declares a test or suite with a callback (any framework's globals or
     imports: mocha, jest, vitest, node:test, ava's `test(...)`, playwright). The candidate
@@ -641,11 +646,12 @@ def is_test_code(
     new_language: JsLanguage | None = None,
 ) -> bool:
     """A JS/TS file is test code when its name says so (`*.test.*`, `*.spec.*`, `*.cy.*`,
-    `__tests__/`) or when either side declares tests; never under a fixtures directory."""
+    `__tests__/`, and the type tests `*.test-d.ts`, `<name>-tests.ts`, `test-d/`) or when
+    either side declares tests; never under a fixtures directory."""
     paths = [change.path, *([change.old_path] if change.old_path else [])]
     if any(is_fixture_path(path) for path in paths):
         return False
-    named = any(is_test_path(path) or ".cy." in path.rsplit("/", 1)[-1] for path in paths)
+    named = any(is_test_path(path) or _TEST_NAME.search(path) for path in paths)
     if named:
         return True
     new_language = new_language or js_language(change.language)

@@ -513,7 +513,7 @@ def _compare_tests(old: TestCall, new: TestCall, sides: _Sides, pool: _Pool) -> 
         hits.append(
             _Hit(
                 "js-assertion-removed",
-                Severity.MAJOR,
+                Severity.MINOR if _commented_out_with_reason(orphan, new) else Severity.MAJOR,
                 line,
                 line,
                 f"test `{new.title}` still exists but no longer asserts `{gone}`, and no "
@@ -523,6 +523,21 @@ def _compare_tests(old: TestCall, new: TestCall, sides: _Sides, pool: _Pool) -> 
             )
         )
     return hits
+
+
+def _commented_out_with_reason(orphan: Assertion, test: TestCall) -> bool:
+    """The assertion is still there, commented out, beside a comment that says why (three
+    words or more): a visible, documented decision rather than a silent removal."""
+    if test.body is None:
+        return False
+    comments = [text_of(node) for node in walk(test.body) if node.type == "comment"]
+    flat = [normalise(comment.lstrip("/*").rstrip("*/")) for comment in comments]
+    if orphan.text not in flat:
+        return False
+    return any(
+        normalise(comment) != orphan.text and len(re.findall(r"[A-Za-z']+", comment)) >= 3
+        for comment in (c.lstrip("/*").rstrip("*/") for c in comments)
+    )
 
 
 def _only_hit(test: TestCall) -> _Hit:
