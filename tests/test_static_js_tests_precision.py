@@ -556,3 +556,12 @@ def test_an_assertion_commented_out_with_its_reason_is_shown_not_blocking() -> N
     )
     [finding] = tw(change("test/error.ts", old, new))
     assert (finding.rule, finding.severity) == ("js-assertion-removed", Severity.MINOR)
+
+
+def test_the_deleted_skip_reads_as_the_diff_readers_so_it_never_blocks_a_pass() -> None:
+    from contend.gitio.diff import DELETED_REASON, blocks_pass
+
+    [skip] = list(js_weakened_tests.CRITIC.check([change("src/util.js", "export {};\n", None)]))
+    assert isinstance(skip, Skipped)
+    assert skip.reason == DELETED_REASON
+    assert not blocks_pass(skip)

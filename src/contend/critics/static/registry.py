@@ -28,6 +28,7 @@ MODULES: dict[str, Topic] = {
     "concurrency": Topic.CONCURRENCY,
     "js_concurrency": Topic.CONCURRENCY,
     "security": Topic.SECURITY,
+    "review_config": Topic.SECURITY,
     "secrets": Topic.SECRETS,
 }
 
