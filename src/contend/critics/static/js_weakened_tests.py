@@ -32,9 +32,8 @@ behind a condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`).
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from tree_sitter import Node
@@ -42,6 +41,14 @@ from tree_sitter import Node
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_test_pool import (
+    Pool,
+    about_removed_code,
+    removed_names,
+    removed_vocabulary,
+    removes_code,
+    vocabulary,
+)
 from contend.critics.static.js_tests_model import (
     GENERIC_ERRORS,
     Assertion,
@@ -54,12 +61,9 @@ from contend.critics.static.js_tests_model import (
 from contend.critics.static.treesitter import (
     JS_LANGUAGES,
     SourceLines,
-    callee_name,
-    functions,
     js_language,
     named_children,
     old_side_language,
-    parse,
     parse_checked,
     text_of,
     walk,
@@ -147,26 +151,6 @@ class _Hit:
     claim: str
     symbol: str
     old_evidence: str | None = None
-
-
-@dataclass(slots=True)
-class _Pool:
-    """What the whole change asserts, across its test files: a check that left one test (or
-    file) and arrived in another is moved, not lost."""
-
-    old_counts: Counter[str] = field(default_factory=Counter)
-    new_counts: Counter[str] = field(default_factory=Counter)
-    # Functions the change deleted from non-test code: tests of them go with them.
-    removed_names: frozenset[str] = frozenset()
-    # Member names and string words the change's code stopped mentioning altogether.
-    removed_words: frozenset[str] = frozenset()
-    # Whether the change takes non-test code away (a behaviour may have gone).
-    code_removed: bool = False
-    # Normalised bodies of tests that are new in their file (moved-in candidates).
-    arrived: Counter[str] = field(default_factory=Counter)
-
-    def kept(self, text: str) -> bool:
-        return self.new_counts[text] >= self.old_counts[text]
 
 
 def _similarity(old: Assertion, new: Assertion, aliases: dict[str, str] | None = None) -> float:
@@ -381,7 +365,7 @@ def _covered(
     old_body: Node,
     pairs: list[tuple[Assertion, Assertion]],
     new_assertions: list[Assertion],
-    pool: _Pool,
+    pool: Pool,
 ) -> bool:
     """Whether a removed assertion's check survives in another form."""
     if pool.kept(orphan.key):
@@ -390,7 +374,7 @@ def _covered(
         new_assertions, test
     ):
         return True  # node:test's `t.plan(n)`, or an assertion that fails by itself
-    if _about_removed_code(orphan.node, pool.removed_names):
+    if about_removed_code(orphan.node, pool.removed_names):
         return True  # what it checked no longer exists
     subject = orphan.subject
     if subject and any(
@@ -441,19 +425,6 @@ def _awaited(node: Node) -> bool:
     return parent is not None and parent.type in ("await_expression", "return_statement")
 
 
-def _about_removed_code(node: Node | None, removed: frozenset[str]) -> bool:
-    """Whether a test (or assertion) calls a function the change deleted from the code."""
-    if node is None or not removed:
-        return False
-    for item in [node, *walk(node)]:
-        if item.type != "call_expression":
-            continue
-        name = callee_name(item).rsplit(".", 1)[-1]
-        if name in removed:
-            return True
-    return False
-
-
 # --- comparing two versions of one test -----------------------------------------------------
 
 
@@ -474,7 +445,7 @@ class _Sides:
         return self._to_new(line)
 
 
-def _compare_tests(old: TestCall, new: TestCall, sides: _Sides, pool: _Pool) -> list[_Hit]:
+def _compare_tests(old: TestCall, new: TestCall, sides: _Sides, pool: Pool) -> list[_Hit]:
     start, end = new.lines
     hits: list[_Hit] = []
     if "only" in new.modifiers and "only" not in old.modifiers:
@@ -627,21 +598,21 @@ def _empty(test: TestCall) -> bool:
     return block is None or (block.type == "statement_block" and not named_children(block))
 
 
-def _deletion_kept(old: TestCall, pool: _Pool) -> bool:
+def _deletion_kept(old: TestCall, pool: Pool) -> bool:
     """A deleted test whose body arrived verbatim in another file, or whose every assertion
     is still asserted as often somewhere in the change (merged into another test)."""
     if old.body is not None and pool.arrived[old.body_text()] > 0:
         pool.arrived[old.body_text()] -= 1
         return True
-    if _about_removed_code(old.body, pool.removed_names):
+    if about_removed_code(old.body, pool.removed_names):
         return True
-    if old.body is not None and _vocabulary(text_of(old.body)) & pool.removed_words:
+    if old.body is not None and vocabulary(text_of(old.body)) & pool.removed_words:
         return True  # it exercised behaviour the change removed from the code
     checks = assertions(old.body)
     return bool(checks) and all(pool.kept(a.key) for a in checks)
 
 
-def compare_files(sides: _Sides, pool: _Pool) -> list[_Hit]:
+def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
     old_tests, new_tests = sides.old_tests, sides.new_tests
     pairs = [(old_tests[key], new) for key, new in new_tests.items() if key in old_tests]
     renamed = _pair_renamed(old_tests, new_tests)
@@ -738,8 +709,8 @@ def _named_test(change: FileChange) -> bool:
     return is_test_code(change, None, None)
 
 
-def _fill_pool(all_sides: list[_Sides]) -> _Pool:
-    pool = _Pool()
+def _fill_pool(all_sides: list[_Sides]) -> Pool:
+    pool = Pool()
     for sides in all_sides:
         for test in sides.old_tests.values():
             if test.kind == "test" and not test.disabled:
@@ -777,98 +748,6 @@ def _findings(sides: _Sides, hits: Iterable[_Hit]) -> Iterator[Finding]:
         )
 
 
-def _removed_names(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:
-    """Names of module-level functions and class methods in the old code (not tests) of the
-    change that no new side defines (a nested helper of the same name is another thing)."""
-    old_names: set[str] = set()
-    new_names: set[str] = set()
-    for change in changes:
-        if change.path in tests:
-            continue
-        for text, language in (
-            (change.old_text, old_side_language(change)),
-            (change.new_text, js_language(change.language)),
-        ):
-            if text is None or language is None:
-                continue
-            root = parse(text, language)
-            if root.has_error:
-                continue
-            names = {
-                name.rsplit(".", 1)[-1]
-                for name, fn in functions(root, language).items()
-                if "(" not in name and (name.count(".") <= 1 or _is_api_member(fn))
-            }
-            (old_names if text is change.old_text else new_names).update(names)
-    return frozenset(name for name in old_names - new_names if name and "#" not in name)
-
-
-# What a test names of the code: member names (`.storeOptionsAsProperties`) and words inside
-# string literals (`'ENOENT'`, `'--debug'`), long enough to be distinctive.
-_MEMBER = re.compile(r"\.([A-Za-z_$][\w$]{4,})")
-_QUOTED = re.compile(r"""(['"`])([^'"`\n]{1,80})\1""")
-_WORD = re.compile(r"[A-Za-z_][\w-]{4,}")
-
-
-def _vocabulary(text: str) -> set[str]:
-    found = set(_MEMBER.findall(text))
-    for _quote, content in _QUOTED.findall(text):
-        found.update(_WORD.findall(content))
-    return found
-
-
-def _removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:
-    """Member names and string words that the change's deleted code lines held and that no
-    new code of the change mentions any more: the behaviour they named is gone."""
-    removed: set[str] = set()
-    new_words: set[str] = set()
-    for change in changes:
-        if change.path in tests or js_language(change.language) is None:
-            continue
-        if change.old_text is not None and change.removed_lines:
-            old_lines = change.old_text.split("\n")
-            gone = "\n".join(
-                old_lines[n - 1] for n in sorted(change.removed_lines) if n <= len(old_lines)
-            )
-            removed |= _vocabulary(gone)
-        if change.new_text is not None:
-            new_words.update(re.findall(r"[A-Za-z_$][\w$-]*", change.new_text))
-    return frozenset(word for word in removed if word not in new_words)
-
-
-def _removes_code(changes: Sequence[FileChange], tests: set[str]) -> bool:
-    """Whether the change takes code away: its non-test JS/TS files lose at least one line of
-    code (not blank, not a comment) and lose at least as many lines as they gain."""
-    code_lines = removed = added = 0
-    for change in changes:
-        if change.path in tests or js_language(change.language) is None:
-            continue
-        removed += len(change.removed_lines)
-        added += len(change.added_lines)
-        if change.old_text is None:
-            continue
-        old_lines = change.old_text.split("\n")
-        for number in change.removed_lines:
-            text = old_lines[number - 1].strip() if number <= len(old_lines) else ""
-            if text and not text.startswith(("//", "/*", "*")):
-                code_lines += 1
-    return code_lines > 0 and removed >= added
-
-
-def _is_api_member(fn: Node) -> bool:
-    """A method, or a function assigned to an object's member (`promise.cancel = ...`):
-    part of an object's interface, unlike a helper nested in a function."""
-    parent = fn.parent
-    if fn.type == "method_definition":
-        return True
-    return (
-        parent is not None
-        and parent.type == "assignment_expression"
-        and (left := parent.child_by_field_name("left")) is not None
-        and left.type == "member_expression"
-    )
-
-
 def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
     results: list[Finding | Skipped] = []
     all_sides: list[_Sides] = []
@@ -881,9 +760,9 @@ def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
     pool = _fill_pool(all_sides)
     if any(sides.old_tests for sides in all_sides):
         tests = {s.change.path for s in all_sides}
-        pool.removed_names = _removed_names(changes, tests)
-        pool.removed_words = _removed_vocabulary(changes, tests)
-        pool.code_removed = _removes_code(changes, tests)
+        pool.removed_names = removed_names(changes, tests)
+        pool.removed_words = removed_vocabulary(changes, tests)
+        pool.code_removed = removes_code(changes, tests)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
     return results
