@@ -284,3 +284,47 @@ def test_banks_match_their_generator() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_report_rebuilds_from_the_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tmp_path / "suite"
+    assert (
+        main(
+            [
+                "experiment",
+                "run",
+                "01",
+                "--agent",
+                right_agent(tmp_path),
+                "--param",
+                "ensemble_sizes=[3]",
+                "--dir",
+                str(suite),
+            ]
+        )
+        == 0
+    )
+    first = json.loads((suite / "01-consensus/report/analysis.json").read_text())
+    for path in [*(suite / "01-consensus/report").iterdir(), suite / "report.md"]:
+        path.unlink()
+    capsys.readouterr()
+    assert main(["experiment", "report", "--dir", str(suite)]) == 0
+    again = json.loads((suite / "01-consensus/report/analysis.json").read_text())
+    assert again["finding"] == first["finding"] and again["data"] == first["data"]
+    assert (suite / "01-consensus/report/liveness_safety_vs_n.png").exists()
+    assert first["finding"] in capsys.readouterr().out
+    assert main(["experiment", "report", "--dir", str(tmp_path / "nothing")]) == 2
+    one_line_error(capsys, "no experiment grid in")
+
+
+def test_the_ray_executor_names_its_extra_when_ray_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from contend.errors import UserError
+    from contend.executor.ray_executor import import_ray
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    with pytest.raises(UserError, match=r"needs Ray: pip install 'contend\[ray\]'"):
+        import_ray()
