@@ -13,7 +13,7 @@ in). Then, per claim:
                    "-fold", ms↔s, a hedge "about"): still true, any reject is a false reject.
 - number-changed   one number changed (×0.5, ×1.3, ×2, ×10, ±n): must be rejected.
 - unit-swapped     the unit swapped within its dimension (ms↔s, MB↔GB, min↔h): rejected.
-- percent-flipped  p% → (100−p)%: rejected.
+- percent-flipped  p% → (100-p)%: rejected.
 - reworded         the control with an attribution in front and articles dropped (so no
                    verbatim passage decides), and reworded-changed, its number changed.
 - quote-altered    a quoted phrase of the line with one word changed: rejected (misquote);
@@ -166,7 +166,9 @@ def _number_cases(name: str, claim: str, cited: CitedRegion, rng: random.Random)
     # An equivalent form, still true (not inside a quote, a path or an address, where the
     # same number written otherwise would be a misquote).
     glued = claim[q.start - 1 : q.start] in (":", "/", ".", "_", "-", "~", "=", "$", "€", "£")
-    equivalent = None if glued or _in_quotes(claim, q.start) else _equivalent(claim, q, written, base)
+    equivalent = (
+        None if glued or _in_quotes(claim, q.start) else _equivalent(claim, q, written, base)
+    )
     if equivalent is not None:
         out.append(Case("equivalent", name, equivalent, cited, ""))
     # A changed number.
@@ -250,7 +252,9 @@ def _quote_cases(name: str, line: str, cited: CitedRegion, rng: random.Random) -
     altered[i] = rng.choice(["never", "rarely", "always", "twice", "nothing", "everyone"])
     if altered[i].lower() == phrase_words[i].lower():
         return [control]
-    mutant = Case("quote-altered", name, f'The source says "{" ".join(altered)}".', cited, " ".join(altered))
+    mutant = Case(
+        "quote-altered", name, f'The source says "{" ".join(altered)}".', cited, " ".join(altered)
+    )
     return [control, mutant]
 
 
@@ -290,19 +294,27 @@ def main(argv: list[str] | None = None) -> int:
             hit = caught(case, result)
             row["caught"] += hit
             if not hit:
-                misses.append(f"MISS {case.kind} [{case.source}] {case.claim!r} -> {result.verdict}: "
-                              + "; ".join(a.message for a in result.attacks)[:300])
+                misses.append(
+                    f"MISS {case.kind} [{case.source}] {case.claim!r} -> {result.verdict}: "
+                    + "; ".join(a.message for a in result.attacks)[:300]
+                )
         elif result.verdict == "reject":
-            misses.append(f"FALSE REJECT {case.kind} [{case.source}] {case.claim!r}: "
-                          + "; ".join(a.message for a in result.attacks)[:300])
+            misses.append(
+                f"FALSE REJECT {case.kind} [{case.source}] {case.claim!r}: "
+                + "; ".join(a.message for a in result.attacks)[:300]
+            )
     elapsed = time.perf_counter() - started
     seeds = seed_dirs()
-    print(f"internal-fact bench: {len(cases)} cases from {len(files)} files "
-          f"(seeds: {seeds[0] if seeds else 'not found'}), seed {args.seed}, {elapsed:.1f} s")
+    print(
+        f"internal-fact bench: {len(cases)} cases from {len(files)} files "
+        f"(seeds: {seeds[0] if seeds else 'not found'}), seed {args.seed}, {elapsed:.1f} s"
+    )
     print(f"{'kind':16} {'n':>5} {'reject':>7} {'escalate':>9} {'accept':>7} {'caught':>7}")
     for kind, row in tally.items():
         caught_text = f"{row['caught']:>7}" if kind in MUTANT_KINDS else f"{'':>7}"
-        print(f"{kind:16} {row['n']:>5} {row['reject']:>7} {row['escalate']:>9} {row['accept']:>7} {caught_text}")
+        print(
+            f"{kind:16} {row['n']:>5} {row['reject']:>7} {row['escalate']:>9} {row['accept']:>7} {caught_text}"
+        )
     numbers_n = sum(tally[k]["n"] for k in NUMBER_KINDS)
     numbers_caught = sum(tally[k]["caught"] for k in NUMBER_KINDS)
     controls_n = sum(tally[k]["n"] for k in CONTROL_KINDS)
@@ -318,14 +330,22 @@ def main(argv: list[str] | None = None) -> int:
         "escalate_rate_controls": escalated / controls_n if controls_n else None,
         "recall_altered_quotes": quotes["caught"] / quotes["n"] if quotes["n"] else None,
     }
-    print(f"recall of contradicted numbers: {numbers_caught}/{numbers_n} = "
-          f"{100 * (figures['recall_contradicted_numbers'] or 0):.1f}% (target >= 95%)")
-    print(f"false rejects on controls:      {false_rejects}/{controls_n} = "
-          f"{100 * (figures['false_reject_rate_controls'] or 0):.1f}% (target <= 2%)")
-    print(f"escalations on controls:        {escalated}/{controls_n} = "
-          f"{100 * (figures['escalate_rate_controls'] or 0):.1f}%")
-    print(f"recall of altered quotes:       {quotes['caught']}/{quotes['n']} = "
-          f"{100 * (figures['recall_altered_quotes'] or 0):.1f}%")
+    print(
+        f"recall of contradicted numbers: {numbers_caught}/{numbers_n} = "
+        f"{100 * (figures['recall_contradicted_numbers'] or 0):.1f}% (target >= 95%)"
+    )
+    print(
+        f"false rejects on controls:      {false_rejects}/{controls_n} = "
+        f"{100 * (figures['false_reject_rate_controls'] or 0):.1f}% (target <= 2%)"
+    )
+    print(
+        f"escalations on controls:        {escalated}/{controls_n} = "
+        f"{100 * (figures['escalate_rate_controls'] or 0):.1f}%"
+    )
+    print(
+        f"recall of altered quotes:       {quotes['caught']}/{quotes['n']} = "
+        f"{100 * (figures['recall_altered_quotes'] or 0):.1f}%"
+    )
     if args.verbose:
         print("\n".join(misses))
     if args.json:

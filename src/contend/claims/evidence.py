@@ -125,7 +125,9 @@ def region_bounds(count: int, region: str) -> tuple[int, int]:
     return cuts[index], cuts[index + 1]
 
 
-def locate(evidence: EvidenceText, page: int | str | None, region: str | None) -> RegionText | Unreadable:
+def locate(
+    evidence: EvidenceText, page: int | str | None, region: str | None
+) -> RegionText | Unreadable:
     """The lines of `page` and `region` (None or n/a: the whole page / every page)."""
     region_name = region or "n/a"
     if page is None or page == "n/a":

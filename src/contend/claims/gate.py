@@ -90,8 +90,10 @@ def entry_gate(card: ClaimCard) -> GateDecision:
         if kind == "question" and "?" not in card.claim_text:
             return GateDecision(
                 "admit",
-                ("declared a question, but the text asks nothing: admitted as an assertion",)
-                + admit_reasons(card),
+                (
+                    "declared a question, but the text asks nothing: admitted as an assertion",
+                    *admit_reasons(card),
+                ),
             )
         return GateDecision(
             "bypass",
@@ -125,8 +127,14 @@ def admit_reasons(card: ClaimCard) -> tuple[str, ...]:
         found.append("external documents (web sources)")
     asserted = [name for name, pattern in _ASSERTS.items() if pattern.search(text)]
     if card.claim_type in _STRUCTURE_TYPES:
-        asserted.insert(0, {"theoretical": "theory", "composition": "composition",
-                            "prior-art": "prior-art difference"}[card.claim_type])
+        asserted.insert(
+            0,
+            {
+                "theoretical": "theory",
+                "composition": "composition",
+                "prior-art": "prior-art difference",
+            }[card.claim_type],
+        )
     if asserted:
         found.append("asserts " + ", ".join(dict.fromkeys(asserted)))
     if not found:
@@ -173,8 +181,7 @@ def precheck(card: ClaimCard, access: Mapping[str, Unreadable]) -> PrecheckDecis
         if absent:
             missing.extend(absent)
             reasons.append(
-                f"a {card.claim_type} claim must state {', '.join(absent)} "
-                "(missing or empty)"
+                f"a {card.claim_type} claim must state {', '.join(absent)} (missing or empty)"
             )
     unclear = _unclear_abstraction(card.abstraction_level)
     if unclear:
@@ -185,8 +192,7 @@ def precheck(card: ClaimCard, access: Mapping[str, Unreadable]) -> PrecheckDecis
         missing.extend(locator_missing)
         if locator_missing:
             reasons.append(
-                "numbers, tables or figures need an exact locator: "
-                + "; ".join(locator_missing)
+                "numbers, tables or figures need an exact locator: " + "; ".join(locator_missing)
             )
     if reasons:
         return PrecheckDecision(

@@ -90,7 +90,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"duplicate key {key!r}", key_node.start_mark
@@ -142,7 +142,9 @@ def _load_file(path: Path) -> Iterator[LoadedCard | CardError]:
         yield CardError(file_source, None, (), f"not UTF-8 (byte {exc.start})")
         return
     base_dir = path.resolve().parent
-    raw_cards = _json_cards(path, text) if path.suffix.lower() == ".json" else _yaml_cards(path, text)
+    raw_cards = (
+        _json_cards(path, text) if path.suffix.lower() == ".json" else _yaml_cards(path, text)
+    )
     for raw in raw_cards:
         if isinstance(raw, CardError):
             yield raw
@@ -180,9 +182,9 @@ def _yaml_cards(path: Path, text: str) -> Iterator[tuple[CardSource, Any] | Card
     try:
         while True:
             try:
-                if not loader.check_node():  # type: ignore[no-untyped-call]
+                if not loader.check_node():
                     return
-                document = loader.get_node()  # type: ignore[no-untyped-call]
+                document = loader.get_node()
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 line = mark.line + 1 if mark is not None else None
@@ -200,7 +202,7 @@ def _yaml_cards(path: Path, text: str) -> Iterator[tuple[CardSource, Any] | Card
                 index += 1
                 source = CardSource(str(path), index, node.start_mark.line + 1)
                 try:
-                    data = loader.construct_object(node, deep=True)  # type: ignore[no-untyped-call]
+                    data = loader.construct_object(node, deep=True)
                 except yaml.YAMLError as exc:
                     problem = getattr(exc, "problem", None) or str(exc)
                     mark = getattr(exc, "problem_mark", None)
@@ -212,7 +214,7 @@ def _yaml_cards(path: Path, text: str) -> Iterator[tuple[CardSource, Any] | Card
                     loader.recursive_objects = {}
                 yield source, data
     finally:
-        loader.dispose()  # type: ignore[no-untyped-call]
+        loader.dispose()
 
 
 def _validate(source: CardSource, data: Any, base_dir: Path) -> LoadedCard | CardError:

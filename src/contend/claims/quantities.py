@@ -51,8 +51,10 @@ _SIZE = {
 _BINARY = {"kb": Decimal(2**10), "mb": Decimal(2**20), "gb": Decimal(2**30), "tb": Decimal(2**40)}
 _PERCENT = ("percentage points", "percentage point", "per cent", "percent", "pp", "%")
 _RATIO = ("times", "-fold", "fold", "×", "x")
-_MAGNITUDE = {"k": Decimal(10**3), "thousand": Decimal(10**3), "m": Decimal(10**6),
-              "million": Decimal(10**6), "bn": Decimal(10**9), "billion": Decimal(10**9)}  # fmt: skip
+_MAGNITUDE = {
+    "k": Decimal(10**3), "thousand": Decimal(10**3), "m": Decimal(10**6),
+    "million": Decimal(10**6), "bn": Decimal(10**9), "billion": Decimal(10**9),
+}  # fmt: skip
 _CURRENCY = {"$": "USD", "€": "EUR", "£": "GBP"}
 _LABELS = {
     "step", "steps", "section", "§", "issue", "issues", "table", "tab", "figure", "fig",
@@ -64,7 +66,7 @@ _LABELS = {
 _TABLE_FIGURE = {"table", "tab", "figure", "fig"}
 _APPROX = re.compile(
     r"(?:\b(?:about|around|approximately|approx\.?|roughly|nearly|almost|circa|ca\.|some|"
-    r"close to|on the order of)|~|≈|∼)\s*$",
+    r"close to|on the order of)|~|≈|\u223c)\s*$",
     re.IGNORECASE,
 )
 _BOUNDS: tuple[tuple[str, Bound], ...] = (
@@ -73,11 +75,61 @@ _BOUNDS: tuple[tuple[str, Bound], ...] = (
     (r"less than|fewer than|under|below|<", "lt"),
     (r"at most|up to|no more than|≤|<=|maximum of|within", "le"),
 )
-_BOUND_RE = [(re.compile(rf"(?:\b|(?<=\s)|^)(?:{words})\s*$", re.IGNORECASE), b) for words, b in _BOUNDS]
+_BOUND_RE = [
+    (re.compile(rf"(?:\b|(?<=\s)|^)(?:{words})\s*$", re.IGNORECASE), b) for words, b in _BOUNDS
+]
 _STOP = frozenset(
-    "a an and are as at be by each every for from has have in into is it its more less "
-    "most least of on or per than that the their them then these they this those to was "
-    "were which while with without not no out over under".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "each",
+        "every",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "more",
+        "less",
+        "most",
+        "least",
+        "of",
+        "on",
+        "or",
+        "per",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "was",
+        "were",
+        "which",
+        "while",
+        "with",
+        "without",
+        "not",
+        "no",
+        "out",
+        "over",
+        "under",
+    ]
 )
 NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -94,7 +146,9 @@ class Quantity:
     low: Decimal  # in the unit as written, magnitude applied
     high: Decimal  # == low unless a range
     decimals: int  # digits after the decimal point, as written
-    dimension: str | None  # time | size | percent | ratio | currency:USD | count:<noun> | label:<word> | None
+    dimension: (
+        str | None
+    )  # time | size | percent | ratio | currency:USD | count:<noun> | label:<word> | None
     unit: str | None  # the unit as written, normalised (ms, %, x, finding, …)
     scale: Decimal  # unit → dimension base (ms → 0.001 s)
     approx: bool = False
@@ -162,7 +216,9 @@ def _read(text: str, start: int, end: int) -> Quantity | None:
     after_index = end
     rest = text[end:]
     # A range: 10-20, 10–20, 10 to 20, between 10 and 20.
-    range_match = re.match(r"(\s*(?:–|—|-|to)\s*|\s+and\s+)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)", rest)
+    range_match = re.match(
+        r"(\s*(?:–|—|-|to)\s*|\s+and\s+)((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)", rest
+    )
     if range_match and (
         range_match.group(1).strip() != "and" or re.search(r"\bbetween\s+$", before, re.I)
     ):
@@ -185,7 +241,7 @@ def _read(text: str, start: int, end: int) -> Quantity | None:
     currency = before[-1:] if before[-1:] in _CURRENCY else ""
     if currency and (dimension is None or dimension.startswith("count:")):
         dimension, unit, scale = f"currency:{_CURRENCY[currency]}", currency, Decimal(1)
-    head = before[: -1] if currency else before
+    head = before[:-1] if currency else before
     approx = bool(_APPROX.search(head))
     bound: Bound = "eq"
     for pattern, name in _BOUND_RE:
@@ -193,9 +249,14 @@ def _read(text: str, start: int, end: int) -> Quantity | None:
             bound = name
             break
     label = _label_word(head)
-    if label is not None and not approx and bound == "eq" and dimension not in ("percent", "ratio", "time", "size"):
+    if (
+        label is not None
+        and not approx
+        and bound == "eq"
+        and dimension not in ("percent", "ratio", "time", "size")
+    ):
         dimension, unit, scale = f"label:{label}", label, Decimal(1)
-    negative = bool(re.search(r"(?:^|[\s(])[-−]$", head))
+    negative = bool(re.search(r"(?:^|[\s(])[-\u2212]$", head))
     if negative:
         low, high = -high, -low
     return Quantity(
@@ -232,7 +293,11 @@ def _unit(rest: str) -> tuple[str | None, str | None, Decimal, int]:
             return "percent", "%", Decimal(1), used
     for word in _RATIO:
         spaced = word in ("times", "×", "-fold", "fold")
-        pattern = rf"\s?{re.escape(word)}(?![A-Za-z0-9])" if spaced else rf"{re.escape(word)}(?![A-Za-z0-9])"
+        pattern = (
+            rf"\s?{re.escape(word)}(?![A-Za-z0-9])"
+            if spaced
+            else rf"{re.escape(word)}(?![A-Za-z0-9])"
+        )
         if re.match(pattern, lower):
             return "ratio", "x", Decimal(1), lower.index(word) + len(word)
     unit_match = re.match(r"(\s?)([A-Za-zµ]+)(?![A-Za-z0-9])", rest)
@@ -240,7 +305,12 @@ def _unit(rest: str) -> tuple[str | None, str | None, Decimal, int]:
         word = unit_match.group(2)
         key = word.lower()
         if key in _TIME and (key not in ("s", "h", "min") or len(word) <= 3):
-            return "time", key if key in ("ns", "µs", "us", "ms") else _time_name(key), _TIME[key], unit_match.end()
+            return (
+                "time",
+                key if key in ("ns", "µs", "us", "ms") else _time_name(key),
+                _TIME[key],
+                unit_match.end(),
+            )
         if key in _SIZE and (word[-1] == "B" or key in ("byte", "bytes")):
             return "size", word, _SIZE[key], unit_match.end()
         if glued:
@@ -304,6 +374,7 @@ def compatible(claim: Quantity, evidence: Quantity) -> bool:
         return True
     if {a, b} == {"percent", "ratio"}:
         return True
+
     # Bare numbers and counts compare ("labelled 126" / "126 findings" / "126 real
     # findings"); only the same noun makes a difference meaningful (strongly_typed).
     def countish(d: str | None) -> bool:
@@ -329,8 +400,7 @@ def compare(claim: Quantity, evidence: Quantity) -> tuple[Match, str]:
         if verdict[0] == "equal":
             return "equal", how or verdict[1]
     unconfirmed = [
-        _compare_values(claim, claim_low, claim_high, evidence, lo, hi)
-        for lo, hi, _ in candidates
+        _compare_values(claim, claim_low, claim_high, evidence, lo, hi) for lo, hi, _ in candidates
     ]
     for verdict in unconfirmed:
         if verdict[0] == "unconfirmed":
@@ -362,7 +432,10 @@ def _evidence_values(claim: Quantity, evidence: Quantity) -> list[tuple[Decimal,
 
 def _rounds_to(value: Decimal, target: Decimal, decimals: int) -> bool:
     quantum = Decimal(1).scaleb(-decimals)
-    return any(value.quantize(quantum, rounding=mode) == target for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN))
+    return any(
+        value.quantize(quantum, rounding=mode) == target
+        for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN)
+    )
 
 
 def _compare_values(
@@ -376,10 +449,16 @@ def _compare_values(
     if claim.bound != "eq":
         return _compare_bound(claim, c_low, evidence, e_low, e_high)
     if evidence.bound != "eq":
-        inside = _satisfies(evidence.bound, c_low, e_low) and _satisfies(evidence.bound, c_high, e_high)
+        inside = _satisfies(evidence.bound, c_low, e_low) and _satisfies(
+            evidence.bound, c_high, e_high
+        )
         if c_low == e_low and c_high == e_high:
             return "equal", "same value"
-        return ("unconfirmed", f"the evidence gives only a bound: {evidence.text}") if inside else ("differs", "")
+        return (
+            ("unconfirmed", f"the evidence gives only a bound: {evidence.text}")
+            if inside
+            else ("differs", "")
+        )
     if c_low == e_low and c_high == e_high:
         return "equal", "same value"
     if claim.is_range or evidence.is_range:
@@ -397,7 +476,12 @@ def _compare_values(
     claim_value = claim.low
     evidence_in_claim_unit = e_low / claim.scale
     if _rounds_to(evidence_in_claim_unit, claim_value, claim.decimals):
-        return "equal", "rounded from the evidence" if evidence.decimals > claim.decimals or evidence.scale != claim.scale else "same value"
+        return (
+            "equal",
+            "rounded from the evidence"
+            if evidence.decimals > claim.decimals or evidence.scale != claim.scale
+            else "same value",
+        )
     if claim.approx:
         tolerance = abs(evidence_in_claim_unit) * Decimal("0.1")
         if abs(evidence_in_claim_unit - claim_value) <= tolerance:
@@ -406,9 +490,12 @@ def _compare_values(
         tolerance = abs(evidence_in_claim_unit) * Decimal("0.1")
         if abs(evidence_in_claim_unit - claim_value) <= tolerance:
             return "unconfirmed", f"the evidence is approximate: {evidence.text}"
-    if evidence.decimals < claim.decimals and evidence.scale == claim.scale:
-        if _rounds_to(claim_value, e_low / evidence.scale, evidence.decimals):
-            return "unconfirmed", f"the claim is more precise than the evidence ({evidence.text})"
+    if (
+        evidence.decimals < claim.decimals
+        and evidence.scale == claim.scale
+        and _rounds_to(claim_value, e_low / evidence.scale, evidence.decimals)
+    ):
+        return "unconfirmed", f"the claim is more precise than the evidence ({evidence.text})"
     return "differs", ""
 
 
@@ -431,7 +518,11 @@ def _compare_bound(
         stronger = (
             claim.bound in ("gt", "ge") and evidence.bound in ("gt", "ge") and e_low >= c_low
         ) or (claim.bound in ("lt", "le") and evidence.bound in ("lt", "le") and e_low <= c_low)
-        return ("equal", "implied by the evidence bound") if stronger else ("unconfirmed", f"the evidence gives another bound: {evidence.text}")
+        return (
+            ("equal", "implied by the evidence bound")
+            if stronger
+            else ("unconfirmed", f"the evidence gives another bound: {evidence.text}")
+        )
     holds = _satisfies(claim.bound, e_low, c_low) and _satisfies(claim.bound, e_high, c_low)
     if holds:
         return "equal", f"{evidence.text} satisfies the bound"
