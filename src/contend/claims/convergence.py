@@ -77,7 +77,10 @@ class Turn:
 
     @property
     def usable(self) -> bool:
-        return self.kind in ("attack", "no-attack-point")
+        """An attack turn that carries no attack is as unusable as silence."""
+        if self.kind == "attack":
+            return bool(self.attacks or self.meta_attacks)
+        return self.kind == "no-attack-point"
 
 
 @dataclass(frozen=True, slots=True)

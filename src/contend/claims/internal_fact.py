@@ -212,6 +212,16 @@ def check_number(
     # one: which of two numbers a phrase attaches to ("20 ms at p99") is beyond a lexical
     # check, and a false reject is the worst outcome.
     anchored_equal = any(_anchored(q, r[3], r[1], r[2]) for r in equal)
+    # A value of the claim's own shape that is only less precise, standing in the claim's
+    # context, blocks a reject too: the claim is then unconfirmed, not contradicted.
+    shape = (q.bound, q.approx)
+    if refuting and any(
+        r[4] == "unconfirmed"
+        and (r[3].quantity.bound, r[3].quantity.approx) == shape
+        and _anchored(q, r[3], r[1], r[2])
+        for r in rated
+    ):
+        refuting = False
     if equal and (anchored_equal or not refuting or equal[0][0] >= 0.6 * best[0]):
         _, _, _, e, _, how = equal[0]
         return Finding(

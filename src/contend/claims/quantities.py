@@ -206,6 +206,9 @@ def _read(text: str, start: int, end: int) -> Quantity | None:
         return None  # sha256, v2, x86, path/42, .5 after a word: identifiers
     if re.search(r"[A-Za-z][\w]*-$", before):
         return None  # GPT-4, UTF-8, level-1: part of a name
+    line_start = text.rfind("\n", 0, start) + 1
+    if not text[line_start:start].strip() and re.match(r"[.)]\s", text[end : end + 2]):
+        return None  # "5. user config": a list marker, no quantity
     raw = text[start:end]
     try:
         low = Decimal(raw.replace(",", ""))
