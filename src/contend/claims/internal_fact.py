@@ -214,10 +214,10 @@ def check_number(
     anchored_equal = any(_anchored(q, r[3], r[1], r[2]) for r in equal)
     # A value of the claim's own shape that is only less precise, standing in the claim's
     # context, blocks a reject too: the claim is then unconfirmed, not contradicted.
-    shape = (q.bound, q.approx)
+    claim_shape = (q.bound, q.approx)
     if refuting and any(
         r[4] == "unconfirmed"
-        and (r[3].quantity.bound, r[3].quantity.approx) == shape
+        and (r[3].quantity.bound, r[3].quantity.approx) == claim_shape
         and _anchored(q, r[3], r[1], r[2])
         for r in rated
     ):
