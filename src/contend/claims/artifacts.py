@@ -39,6 +39,13 @@ def verifier_result(result: ClaimResult) -> dict[str, Any]:
     candidates = [
         {"candidate": text, "status": "rejected", "reason": "retracted during verification"}
         for text in result.retracted_claims
+    ] + [
+        {
+            "candidate": control.candidate,
+            "status": "rejected" if control.verdict == "reject" else "not-rejected",
+            "reason": f"negative control ({control.changed}): verdict {control.verdict}",
+        }
+        for control in result.controls
     ]
     if result.surviving_claim is not None:
         candidates.append(
@@ -82,7 +89,12 @@ def candidate_playbook(result: ClaimResult) -> str:
         lines += [f"- does not guarantee: {inline(g)}" for g in boundary.non_guarantees]
         lines.append("")
     lines += ["## Rejected candidates", ""]
-    lines += [f"- {inline(t)}" for t in result.retracted_claims] or ["- none"]
+    rejected = [*result.retracted_claims] + [
+        f"{c.candidate} (negative control, {c.changed})"
+        for c in result.controls
+        if c.verdict == "reject"
+    ]
+    lines += [f"- {inline(t)}" for t in rejected] or ["- none"]
     verdict = verifier_result(result)
     lines += ["", "## Verifier", "", f"{verdict['verdict']}: {inline(str(verdict['reason']))}."]
     return visible("\n".join(lines) + "\n")

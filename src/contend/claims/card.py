@@ -221,6 +221,7 @@ StrList = Annotated[list[str], BeforeValidator(_string_list)]
 class ClaimCard(_Card):
     """One normalized claim (seed Step 1 plus the Input Shape's options)."""
 
+    # An id names a directory of evaluator artifacts: no separators, no "." or "..".
     claim_id: str = Field(min_length=1, pattern=r"^[^\s/\\]+$")
     claim_text: str = Field(min_length=1)
     claim_type: ClaimType
@@ -251,6 +252,8 @@ class ClaimCard(_Card):
 
     @model_validator(mode="after")
     def _weights_match_rule(self) -> ClaimCard:
+        if self.claim_id in (".", ".."):
+            raise ValueError(f"claim-id {self.claim_id!r} is not a name")
         if self.consensus_rule == "weighted" and not self.consensus_weights:
             raise ValueError("consensus-rule weighted needs consensus-weights (axis: weight)")
         if self.consensus_weights is not None and self.consensus_rule != "weighted":

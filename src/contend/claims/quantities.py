@@ -75,6 +75,9 @@ _BOUNDS: tuple[tuple[str, Bound], ...] = (
     (r"less than|fewer than|under|below|<", "lt"),
     (r"at most|up to|no more than|≤|<=|maximum of|within", "le"),
 )
+# Bound words that also mean something else ("12.5 s over 4,800 files": across; "under
+# 2 cores": with): at the boundary value itself they are read as that other sense.
+_LOOSE_BOUND = re.compile(r"\b(?:over|above|under|below|within)\s*$", re.IGNORECASE)
 _BOUND_RE = [
     (re.compile(rf"(?:\b|(?<=\s)|^)(?:{words})\s*$", re.IGNORECASE), b) for words, b in _BOUNDS
 ]
@@ -153,6 +156,7 @@ class Quantity:
     scale: Decimal  # unit → dimension base (ms → 0.001 s)
     approx: bool = False
     bound: Bound = "eq"
+    loose_bound: bool = False  # the bound word has another sense (over, under, …)
     from_words: bool = False  # a number word in evidence ("three"): can confirm, never refute
 
     @property
@@ -274,6 +278,7 @@ def _read(text: str, start: int, end: int) -> Quantity | None:
         scale=scale,
         approx=approx,
         bound=bound,
+        loose_bound=bound != "eq" and bool(_LOOSE_BOUND.search(head)),
     )
 
 
@@ -529,6 +534,8 @@ def _compare_bound(
     holds = _satisfies(claim.bound, e_low, c_low) and _satisfies(claim.bound, e_high, c_low)
     if holds:
         return "equal", f"{evidence.text} satisfies the bound"
+    if e_low == c_low and claim.loose_bound:
+        return "equal", "the value itself; the bound word read in its other sense"
     if claim.approx or e_low == c_low:
         # "over 644 items" may mean "across"; at the boundary value itself, a bound word
         # is read loosely, never as a contradiction.

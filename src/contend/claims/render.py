@@ -19,6 +19,11 @@ from contend.report.mdtext import code, inline, one_line
 _MARK = {"present": "present", "absent": "ABSENT", "contradicted": "CONTRADICTED"}
 
 
+def _cell(text: str) -> str:
+    """A code span inside a table cell: GFM reads `\\|` there as a literal pipe."""
+    return code(text).replace("|", "\\|")
+
+
 def render_markdown(report: ClaimsReport) -> str:
     lines = [
         f"# contend verify: {report.verdict} (exit {report.exit_code})",
@@ -65,10 +70,10 @@ def _claim(claim: ClaimResult) -> list[str]:
         for f in claim.checks:
             evidence = inline(f.where)
             if f.evidence_line:
-                evidence += f": {code(f.evidence_line.strip())}"
+                evidence += f": {_cell(f.evidence_line.strip())}"
             if f.note:
                 evidence += f" ({inline(f.note)})"
-            out.append(f"| {f.kind} {code(f.claimed)} | {_MARK[f.status]} | {evidence} |")
+            out.append(f"| {f.kind} {_cell(f.claimed)} | {_MARK[f.status]} | {evidence} |")
         out.append("")
     skipped = [e for e in claim.evidence if e.status != "checked"]
     if skipped:

@@ -130,6 +130,7 @@ class ClaimResult(_Model):
     level: Literal[1, 2, 3]
     verdict: Verdict
     stage: Stage = Field(description="Where the verdict was reached.")
+    summary: str = Field(description="One line: why this verdict.")
     reasons: list[str]
     surviving_claim: str | None = Field(description="The narrow claim that survived; None if none.")
     required_assumptions: list[str]
@@ -142,6 +143,18 @@ class ClaimResult(_Model):
     evidence: list[EvidenceOutcome]
     checks: list[CheckFinding]
     deadlock_report: DeadlockReport | None = None
+    controls: list[ControlLog] = Field(
+        default_factory=list,
+        description="Level 3: changed copies of the claim the verifier must reject.",
+    )
+
+
+class ControlLog(_Model):
+    """A changed copy of the claim the verifier had to reject (level 3)."""
+
+    candidate: str
+    changed: str
+    verdict: Literal["accept", "reject", "escalate"]
 
 
 class CardErrorLog(_Model):

@@ -24,6 +24,7 @@ from typing import Literal
 from contend.claims import events
 from contend.claims.axes import assign_axes
 from contend.claims.card import ClaimCard, LocalEvidence, LogicEvidence, WebEvidence
+from contend.claims.controls import negative_control
 from contend.claims.convergence import Verdict
 from contend.claims.evidence import EvidenceText, Unreadable, locate, read_evidence
 from contend.claims.findings import CitedRegion, InternalFactResult
@@ -36,6 +37,7 @@ from contend.claims.report import (
     CheckFinding,
     ClaimResult,
     ClaimsReport,
+    ControlLog,
     EscalationIssue,
     EvidenceOutcome,
     GuaranteeBoundary,
@@ -98,7 +100,8 @@ def _access(
             continue
         text = read(ref.path)
         if isinstance(text, Unreadable):
-            refused[eid] = text
+            # The path as the card wrote it, not where this machine resolved it.
+            refused[eid] = Unreadable(text.kind, text.reason.replace(str(ref.path), ref.declared))
             continue
         located = locate(text, item.page, item.region)
         if isinstance(located, Unreadable):
@@ -155,7 +158,9 @@ def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[eve
     assignment = assign_axes(card.verification_complexity, card.domain_axes)
     base = _Result(loaded)
     if decision.outcome == "bypass":
-        result = base.build("accept", "bypass", decision.reasons, assignment.reasons)
+        result = base.build(
+            "accept", "bypass", decision.reasons, assignment.reasons, decision.reasons[0]
+        )
         log.append(events.verdict(cid, "accept", decision.reasons))
         return result, log
     removed, regions = _access(loaded, read)
@@ -167,11 +172,13 @@ def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[eve
         verdict: Verdict = check.outcome
         base.missing = list(check.missing)
         base.precheck_issues = [r for r in check.reasons if " removed: " not in r]
-        result = base.build(verdict, "precheck", reasons, assignment.reasons)
+        result = base.build(verdict, "precheck", reasons, assignment.reasons, check.reasons[0])
         log.append(events.verdict(cid, verdict, reasons))
         return result, log
     if decision.outcome == "precheck-only":
-        result = base.build("accept", "precheck", reasons, assignment.reasons)
+        result = base.build(
+            "accept", "precheck", reasons, assignment.reasons, "level 1: evidence precheck passed"
+        )
         log.append(events.verdict(cid, "accept", reasons))
         return result, log
     run = [a for a in assignment.axes if a in CRITICS]
@@ -187,6 +194,16 @@ def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[eve
     base.fact = fact
     base.checked = {r.evidence_id for r in kept_regions}
     base.axes_run = list(run)
+    if card.verification_complexity == 3:
+        control = negative_control(card.claim_text, kept_regions)
+        if control is not None:
+            base.controls = [
+                ControlLog(
+                    candidate=control.candidate,
+                    changed=control.changed,
+                    verdict=control.verdict,  # type: ignore[arg-type]
+                )
+            ]
     not_run = [a for a in assignment.axes if a not in run]
     reasons = (
         *reasons,
@@ -194,7 +211,12 @@ def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[eve
         *(a.message for a in fact.attacks),
         *([f"axes not run (they need agents): {', '.join(not_run)}"] if not_run else []),
     )
-    result = base.build(fact.verdict, "internal-fact", reasons, assignment.reasons)
+    summary = (
+        fact.attacks[0].message
+        if fact.attacks
+        else "every number, quote and name is confirmed by its cited region"
+    )
+    result = base.build(fact.verdict, "internal-fact", reasons, assignment.reasons, summary)
     log.append(events.verdict(cid, fact.verdict, reasons))
     return result, log
 
@@ -210,6 +232,7 @@ class _Result:
         self.fact: InternalFactResult | None = None
         self.checked: set[str] = set()
         self.axes_run: list[str] = []
+        self.controls: list[ControlLog] = []
 
     def build(
         self,
@@ -217,6 +240,7 @@ class _Result:
         stage: Stage,
         reasons: tuple[str, ...],
         axis_reasons: tuple[str, ...],
+        summary: str,
     ) -> ClaimResult:
         card = self.loaded.card
         assignment = assign_axes(card.verification_complexity, card.domain_axes)
@@ -233,6 +257,7 @@ class _Result:
             level=card.verification_complexity,
             verdict=verdict,
             stage=stage,
+            summary=summary,
             reasons=list(reasons),
             surviving_claim=card.claim_text if verdict != "reject" else None,
             required_assumptions=list(card.assumptions or []),
@@ -266,6 +291,7 @@ class _Result:
                 )
                 for f in findings
             ],
+            controls=self.controls,
         )
 
     def _issues(

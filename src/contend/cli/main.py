@@ -51,6 +51,7 @@ _OPTIONAL_COMMANDS: list[tuple[str, str]] = [
     ("respond_cmd", "decide_cmd"),
     ("demo_cmd", "demo"),
     ("status_cmd", "status"),
+    ("verify_cmd", "verify"),
 ]
 
 
