@@ -151,10 +151,16 @@ def test_a_repeated_attack_without_narrowing_escalates() -> None:
 
 def test_the_fifty_round_cap_deadlocks() -> None:
     churn = [
-        with_turn(QUIET, Turn("internal-fact", "attack", attacks=(Attack(f"A{n}", "internal-fact",
-                                                                         f"objection {n}"),)))
+        with_turn(
+            QUIET,
+            Turn(
+                "internal-fact",
+                "attack",
+                attacks=(Attack(f"A{n}", "internal-fact", f"objection {n}"),),
+            ),
+        )
         for n in range(SAFETY_CAP)
-    ]  # fmt: skip
+    ]
     assert converge(state(*churn[: SAFETY_CAP - 1])).kind == "partial"
     result = converge(state(*churn))
     assert result.kind == "judge-deadlock" and "safety cap of 50 rounds" in result.reasons[0]
@@ -214,11 +220,15 @@ turns = st.builds(
     kind=st.sampled_from(["attack", "no-attack-point", "silent", "unparseable"]),
     position=st.sampled_from([None, "accept", "reject"]),
     attacks=st.lists(
-        st.builds(Attack, id=st.sampled_from(["A1", "A2", "A3"]), axis=st.sampled_from(AXES),
-                  text=st.sampled_from(["x", "y", "z"])),
+        st.builds(
+            Attack,
+            id=st.sampled_from(["A1", "A2", "A3"]),
+            axis=st.sampled_from(AXES),
+            text=st.sampled_from(["x", "y", "z"]),
+        ),
         max_size=2,
     ).map(tuple),
-)  # fmt: skip
+)
 
 
 @settings(max_examples=200, deadline=None)

@@ -62,11 +62,15 @@ def test_true_claims_are_accepted(claim: str) -> None:
         ("Cross-model review caught 98% of silent fallbacks.", "98%", "89%"),
         ("A static pass takes 1,250 s on 2 cores.", "1,250 s", "1,250 ms"),
         ("Silent fallback / anti-slop caught 86% 52% 89% 94%", "86%", "14%"),
-        ("The read-only cross-model reviewer flagged weakened assertions 68% to 91% of the time.",
-         "68%", "86%"),
+        (
+            "The read-only cross-model reviewer flagged weakened assertions 68% to 91% "
+            "of the time.",
+            "68%",
+            "86%",
+        ),
         ("A static pass takes 1,250 ms on 2 cores, a 5.3x speed-up.", "5.3x", "3.5x"),
     ],
-)  # fmt: skip
+)
 def test_a_contradicted_number_is_a_reject_naming_both(
     claim: str, claimed: str, evidence: str
 ) -> None:
@@ -99,19 +103,30 @@ def test_ambiguous_attachment_never_rejects_a_true_claim() -> None:
 
 
 def test_quotes_present_altered_absent() -> None:
-    assert check_claim('The seed says "easy convergence is suspicious".',
-                       region("1. Easy convergence is suspicious, so every agent ...")).verdict == "accept"  # fmt: skip
-    altered = check_claim('It says "easy convergence is reassuring".',
-                          region("Easy convergence is suspicious, so every agent attacks."))  # fmt: skip
+    assert (
+        check_claim(
+            'The seed says "easy convergence is suspicious".',
+            region("1. Easy convergence is suspicious, so every agent ..."),
+        ).verdict
+        == "accept"
+    )
+    altered = check_claim(
+        'It says "easy convergence is reassuring".',
+        region("Easy convergence is suspicious, so every agent attacks."),
+    )
     assert (
         altered.verdict == "reject"
         and "easy convergence is suspicious" in altered.attacks[0].message
     )
-    numbers = check_claim('It says "Python 2.18+ standard library".',
-                          region('compatibility:\n  - "Python 3.11+ standard library"'))  # fmt: skip
+    numbers = check_claim(
+        'It says "Python 2.18+ standard library".',
+        region('compatibility:\n  - "Python 3.11+ standard library"'),
+    )
     assert numbers.verdict == "reject" and "3.11+" in numbers.attacks[0].message
-    elided = check_claim('"Easy convergence ... every agent"',
-                         region("Easy convergence is suspicious, so every agent attacks."))  # fmt: skip
+    elided = check_claim(
+        '"Easy convergence ... every agent"',
+        region("Easy convergence is suspicious, so every agent attacks."),
+    )
     assert elided.verdict == "accept"
     assert check_claim('"nothing like it"', region("Something else.")).verdict == "escalate"
 
@@ -147,8 +162,12 @@ def test_form_feed_pages() -> None:
 
 
 def test_quantity_reading() -> None:
-    values = {q.text: (str(q.low), q.dimension) for q in extract(
-        "between 3 and 5 agents, 1.2k rows, $1.2M, 10-20 MB, ~2 min, more than 40 rounds")}  # fmt: skip
+    values = {
+        q.text: (str(q.low), q.dimension)
+        for q in extract(
+            "between 3 and 5 agents, 1.2k rows, $1.2M, 10-20 MB, ~2 min, more than 40 rounds"
+        )
+    }
     assert values["3 and 5"] == ("3", "count:agent")
     assert values["1.2k"] == ("1200.0", "count:row")
     assert values["1.2M"][1] == "currency:USD"

@@ -42,6 +42,10 @@ ABSTRACTION_LEVELS: tuple[str, ...] = ("theory", "method", "experiment", "system
 Region = Literal["top", "middle", "bottom", "n/a"]
 ConsensusRule = Literal["unanimity", "majority", "weighted"]
 Level = Literal[1, 2, 3]
+LevelName = Literal[
+    "1", "2", "3", "level-1", "level-2", "level-3",
+    "level-1-simple", "level-2-evidence-required", "level-3-high-stakes",
+]  # fmt: skip
 StatementKind = Literal[
     "assertion",
     "self-identical-fact",
@@ -237,7 +241,9 @@ class ClaimCard(_Card):
     possible_conflicts: StrList | None = None
     evidence_list: list[Evidence]
     owner_approval_flag: bool
-    verification_complexity: Annotated[Level, BeforeValidator(_level)] = Field(
+    verification_complexity: Annotated[
+        Level, BeforeValidator(_level, json_schema_input_type=Level | LevelName)
+    ] = Field(
         default=2, description="level-1-simple | level-2-evidence-required | level-3-high-stakes"
     )
     domain_axes: StrList = Field(default_factory=list)
