@@ -219,3 +219,18 @@ def test_on_this_repositorys_own_docs(doc: str) -> None:
         rejected += check_claim(changed, cited).verdict == "reject"
     assert checked >= 5
     assert rejected / checked >= 0.8, (rejected, checked)
+
+
+def test_a_number_whose_unit_the_claim_cut_off_is_not_contradicted() -> None:
+    row = region(
+        "| fold + verify a 100,000-event ledger (43.6 MB) | < 1 s | 0.76 s median of 5 "
+        "(verify 0.46 s, fold 0.29 s) |"
+    )
+    result = check_claim("ledger (43.6 MB) < 1 s 0.76 s median of 5 (verify 0.46", row)
+    assert result.verdict == "accept", [a.message for a in result.attacks]
+
+
+def test_a_quote_of_a_markdown_links_text_is_present() -> None:
+    text = region("diversity into `escalate`. Details: [`docs/agents.md`](docs/agents.md) (CLIs)")
+    result = check_claim('The source says "escalate. Details: docs/agents.md (CLIs)".', text)
+    assert result.verdict == "accept", [a.message for a in result.attacks]

@@ -161,12 +161,13 @@ def _score(claim: _Context, evidence: _Context) -> tuple[int, int, float]:
 
 
 def _confirms_only(q: Quantity, e: _Located) -> bool:
-    """A label of the same number ("issue 3") may confirm a bare "3" whose label word the
-    claim left out; it is never a different value."""
+    """The same number with a label or unit the claim left out ("issue 3", "0.46 s" for a
+    bare "3" or "0.46") may confirm it; it is never a different value."""
+    bare = q.dimension is None or q.dimension.startswith("count:")
     return (
-        e.quantity.is_label
+        bare
         and not q.is_label
-        and (q.dimension is None or q.dimension.startswith("count:"))
+        and not compatible(q, e.quantity)
         and (e.quantity.low, e.quantity.high) == (q.low, q.high)
     )
 

@@ -33,8 +33,11 @@ _UNIFY = str.maketrans(
 
 
 def normalise(text: str) -> str:
-    """Casefolded, NFKC, quotes and dashes unified, Markdown emphasis and whitespace gone."""
-    text = unicodedata.normalize("NFKC", text).translate(_UNIFY)
+    """Casefolded, NFKC, quotes and dashes unified; Markdown emphasis, link targets and
+    extra whitespace gone."""
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"\[([^\]\n]*)\]\([^)\s]*\)", r"\1", text)  # a Markdown link: its text
+    text = text.translate(_UNIFY)
     text = re.sub(r"(\w)-\n(\w)", r"\1\2", text)  # a word hyphenated at a line end
     return re.sub(r"\s+", " ", text).strip().casefold()
 
