@@ -145,3 +145,28 @@ def test_bad_usage_is_one_line_exit_2(
     assert main(["verify", str(examples / "level-3.json"), "--out", str(used)]) == 0
     assert main(["verify", str(examples / "level-3.json"), "--out", str(used)]) == 2
     assert "already holds a run's ledger" in capsys.readouterr().err
+
+
+def test_secrets_in_a_card_are_redacted_in_every_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    (tmp_path / "e.txt").write_text(f"The token {token} has 40 characters.\n")
+    card = {
+        "claim-id": "S1",
+        "claim-text": f"The token {token} has 40 characters.",
+        "claim-type": "empirical",
+        "claim-shape": "fact",
+        "abstraction-level": "system",
+        "verification-complexity": 3,
+        "owner-approval-flag": True,
+        "evidence-list": [{"file_path": "e.txt", "page": 1, "region": "n/a", "locator_note": "x"}],
+    }
+    (tmp_path / "c.json").write_text(json.dumps(card))
+    out = tmp_path / "run"
+    main(["verify", str(tmp_path / "c.json"), "--out", str(out), "--format", "markdown"])
+    assert token not in capsys.readouterr().out
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert len(written) >= 8
+    for path in written:
+        assert token not in path.read_text(encoding="utf-8"), path

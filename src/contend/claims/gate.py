@@ -51,7 +51,7 @@ _LEGAL = re.compile(
 _ASSERTS = {
     "guarantees": re.compile(r"\b(guarantee\w*|ensures?|always|never|proves?|proven)\b", re.I),
     "state-of-the-art status": re.compile(r"\b(state[- ]of[- ]the[- ]art|sota|best)\b", re.I),
-    "novelty": re.compile(r"\b(novel\w*|first|only|unprecedented|new)\b", re.I),
+    "novelty": re.compile(r"\b(novel\w*|first|the only|unprecedented|first-ever)\b", re.I),
     "component compatibility": re.compile(r"\b(compatib\w*|interoperab\w*|works with)\b", re.I),
     "reproducibility": re.compile(r"\breproduc\w*\b", re.I),
     "experimental effect": re.compile(

@@ -28,6 +28,7 @@ from contend.claims.run import CRITICS, verify_loaded
 from contend.errors import UserError
 from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
 from contend.ledger.store import Ledger, write_atomic
+from contend.redaction import redact_json_text, redact_text
 from contend.report.escape import visible
 
 CARD_SUFFIXES = (".yaml", ".yml", ".json")
@@ -137,8 +138,15 @@ def verify(cards: tuple[Path, ...], out: Path | None, fmt: str) -> int:
     with Ledger(run_dir / LEDGER_FILE, run_id) as ledger:
         ledger.append_many([run_started([str(f) for f in files], CRITICS), *events])
         ledger.checkpoint()
-    write_atomic(run_dir / "report.json", report.to_json().encode("utf-8"))
-    write_atomic(run_dir / "report.md", render_markdown(report).encode("utf-8"))
+    # Every rendered output passes redaction on its way to disk or stdout, as review's do:
+    # a card or its evidence may carry a secret the ledger already redacted.
+    texts = {
+        "json": redact_json_text(report.to_json()),
+        "markdown": redact_text(render_markdown(report)),
+        "text": redact_text(_summary(report)),
+    }
+    write_atomic(run_dir / "report.json", texts["json"].encode("utf-8"))
+    write_atomic(run_dir / "report.md", texts["markdown"].encode("utf-8"))
     by_id = {c.card.claim_id: c.card for c in loaded.cards}
     for claim in report.claims:
         if claim.level != 3:
@@ -151,12 +159,8 @@ def verify(cards: tuple[Path, ...], out: Path | None, fmt: str) -> int:
         target = run_dir / "claims" / claim.claim_id
         target.mkdir(parents=True, exist_ok=True)
         for name, text in evaluator_artifacts(by_id[claim.claim_id], claim, trace).items():
-            write_atomic(target / name, text.encode("utf-8"))
-    if fmt == "json":
-        click.echo(report.to_json(), nl=False)
-    elif fmt == "markdown":
-        click.echo(render_markdown(report), nl=False)
-    else:
-        click.echo(_summary(report), nl=False)
+            safe = redact_json_text(text) if name.endswith(".json") else redact_text(text)
+            write_atomic(target / name, safe.encode("utf-8"))
+    click.echo(texts[fmt], nl=False)
     click.echo(f"contend: run {run_id} → {run_dir}", err=True)
     return report.exit_code
