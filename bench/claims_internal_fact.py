@@ -38,7 +38,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from contend.claims.evidence import EvidenceText, locate, read_evidence, region_bounds
+from contend.claims.evidence import (
+    EvidenceText,
+    RegionText,
+    locate,
+    read_evidence,
+    region_bounds,
+)
 from contend.claims.internal_fact import CitedRegion, InternalFactResult, check_claim
 from contend.claims.quantities import Quantity, compare, extract
 
@@ -138,9 +144,9 @@ def derive(path: Path, rng: random.Random) -> list[Case]:
             if in_code or len(line) < 25 or sum(c.isalpha() for c in line) < len(line) / 2:
                 continue
             located = locate(evidence, page_number, _region_of(evidence, page_number, index))
-            if not isinstance(located, type(locate(evidence, 1, "n/a"))):
+            if not isinstance(located, RegionText):
                 continue
-            cited = CitedRegion("E1", name, located)  # type: ignore[arg-type]
+            cited = CitedRegion("E1", name, located)
             for sentence in _sentences(line):
                 if 20 <= len(sentence) <= 240 and _numbers(sentence):
                     cases.extend(_number_cases(name, sentence, cited, rng))

@@ -9,11 +9,12 @@ so its candidate is not promoted by this run. Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from contend.claims.findings import CitedRegion
+from contend.claims.findings import CheckVerdict, CitedRegion
 from contend.claims.internal_fact import check_claim
 from contend.claims.quantities import extract
 
@@ -21,7 +22,7 @@ from contend.claims.quantities import extract
 @dataclass(frozen=True, slots=True)
 class Control:
     candidate: str
-    verdict: str
+    verdict: CheckVerdict
     changed: str  # "12.5 → 25"
 
 
@@ -29,21 +30,20 @@ def _changed(value: Decimal) -> Decimal:
     return value + 3 if value == value.to_integral_value() and abs(value) < 10 else value * 2
 
 
+_DIGITS = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+")
+
+
 def negative_control(claim_text: str, regions: Sequence[CitedRegion]) -> Control | None:
     for q in extract(claim_text):
         if q.is_label or q.is_range:
             continue
-        written = claim_text[q.start : q.end]
-        digits = written.split()[0].rstrip("%x×")
-        try:
-            value = Decimal(digits.replace(",", ""))
-        except ArithmeticError:
+        # The number as written (before any magnitude or unit) starts the quantity.
+        written = _DIGITS.match(claim_text, q.start)
+        if written is None:
             continue
-        new = _changed(value)
-        new_text = f"{new:.{q.decimals}f}"
-        candidate = (
-            claim_text[: q.start] + written.replace(digits, new_text, 1) + claim_text[q.end :]
-        )
+        value = Decimal(written.group().replace(",", ""))
+        new_text = f"{_changed(value):.{q.decimals}f}"
+        candidate = claim_text[: q.start] + new_text + claim_text[written.end() :]
         result = check_claim(candidate, regions)
-        return Control(candidate, result.verdict, f"{digits} → {new_text}")
+        return Control(candidate, result.verdict, f"{written.group()} → {new_text}")
     return None

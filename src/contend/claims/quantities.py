@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from typing import Literal
 
 Bound = Literal["eq", "ge", "gt", "le", "lt"]
@@ -214,10 +214,7 @@ def _read(text: str, start: int, end: int) -> Quantity | None:
     if not text[line_start:start].strip() and re.match(r"[.)]\s", text[end : end + 2]):
         return None  # "5. user config": a list marker, no quantity
     raw = text[start:end]
-    try:
-        low = Decimal(raw.replace(",", ""))
-    except InvalidOperation:
-        return None
+    low = Decimal(raw.replace(",", ""))  # _NUMBER only matches decimal digits
     decimals = len(raw.split(".")[1]) if "." in raw else 0
     high = low
     after_index = end

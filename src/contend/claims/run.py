@@ -201,7 +201,7 @@ def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[eve
                 ControlLog(
                     candidate=control.candidate,
                     changed=control.changed,
-                    verdict=control.verdict,  # type: ignore[arg-type]
+                    verdict=control.verdict,
                 )
             ]
     not_run = [a for a in assignment.axes if a not in run]
