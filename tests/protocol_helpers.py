@@ -3,11 +3,12 @@ them, folded as they go, so tests assert on the state a real ledger would give."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from contend.protocol import events as ev
 from contend.protocol.events import EventKind
-from contend.protocol.model import Action, Attack, Location, Severity
+from contend.protocol.model import Action, Attack, Location, Severity, Status
 from contend.protocol.state import Reducer, RunState, ThreadState
 
 
@@ -117,3 +118,65 @@ def make_attack(
     }
     fields.update(overrides)
     return Attack(**fields)
+
+
+# The attack transition table of DESIGN §2, written out here independently of
+# protocol/machine.py so tests can check the machine against it (not against itself).
+# (status, action) → new status. Unlisted pairs are illegal; every action on a resolved
+# attack is illegal; DEADLOCK also needs a defence made at some point.
+_S, _A = Status, Action
+_TABLE: dict[tuple[Status, Action], Status] = {
+    # the author answers an attack that waits for an answer …
+    **{
+        (s, a): to
+        for s in (_S.OPEN, _S.RE_ATTACKED, _S.UNRESOLVED, _S.UPHELD, _S.DEADLOCKED)
+        for a, to in ((_A.FIX, _S.FIXED), (_A.CONCEDE, _S.CONCEDED), (_A.DEFEND, _S.DEFENDED))
+    },
+    # … the critic judges an answer …
+    (_S.FIXED, _A.ACCEPT): _S.FIXED,
+    (_S.CONCEDED, _A.ACCEPT): _S.CONCEDED,
+    (_S.DEFENDED, _A.ACCEPT): _S.ACCEPTED,
+    (_S.FIXED, _A.RE_ATTACK): _S.RE_ATTACKED,
+    (_S.CONCEDED, _A.RE_ATTACK): _S.RE_ATTACKED,
+    (_S.DEFENDED, _A.RE_ATTACK): _S.RE_ATTACKED,
+    # … the engine closes a thread with what is left open …
+    (_S.OPEN, _A.MARK_UNRESOLVED): _S.UNRESOLVED,
+    (_S.RE_ATTACKED, _A.MARK_UNRESOLVED): _S.UNRESOLVED,
+    (_S.UNRESOLVED, _A.MARK_UNRESOLVED): _S.UNRESOLVED,
+    (_S.UPHELD, _A.MARK_UNRESOLVED): _S.UNRESOLVED,
+    (_S.DEADLOCKED, _A.MARK_UNRESOLVED): _S.UNRESOLVED,
+    (_S.FIXED, _A.MARK_UNRESOLVED): _S.UNRESOLVED,
+    (_S.DEFENDED, _A.MARK_UNRESOLVED): _S.UNRESOLVED,
+    (_S.CONCEDED, _A.MARK_UNRESOLVED): _S.CONCEDED,  # conceded-unfixed stands
+    (_S.DEFENDED, _A.DEADLOCK): _S.DEADLOCKED,
+    (_S.RE_ATTACKED, _A.DEADLOCK): _S.DEADLOCKED,
+}
+_ANYTIME = {  # the critic may withdraw and a human may decide at any point
+    _A.WITHDRAW: _S.WITHDRAWN,
+    _A.UPHOLD: _S.UPHELD,
+    _A.OVERRULE: _S.OVERRULED,
+    _A.WAIVE: _S.WAIVED,
+}
+_RESOLVES = {_A.ACCEPT, _A.WITHDRAW, _A.OVERRULE, _A.WAIVE}
+
+
+@dataclass(frozen=True)
+class ModelAttack:
+    status: Status = Status.OPEN
+    resolved: bool = False
+    defended: bool = False
+
+
+def model_step(attack: ModelAttack, action: Action) -> ModelAttack | None:
+    """The attack after `action`, or None where the action is illegal."""
+    if attack.resolved:
+        return None
+    if action in _ANYTIME:
+        to = _ANYTIME[action]
+    elif (attack.status, action) in _TABLE:
+        to = _TABLE[attack.status, action]
+    else:
+        return None
+    if action is _A.DEADLOCK and not attack.defended:
+        return None
+    return ModelAttack(to, action in _RESOLVES, attack.defended or action is _A.DEFEND)
