@@ -308,6 +308,7 @@ def test_500_raises_agent_error_after_bounded_retries(server: FakeModelServer, r
     assert caught.value.retryable is True
     assert caught.value.backend == "openai-compatible"
     assert "HTTP 500" in str(caught.value) and "gave up after 3 attempts" in str(caught.value)
+    assert (caught.value.failure, caught.value.status) == ("http_status", 500)
     assert len(server.requests_to(CHAT)) == 3  # 1 + http_retries
     assert server.remaining(CHAT) == 1
 
@@ -325,6 +326,16 @@ def test_connection_dropping_every_time_is_an_agent_error(server: ChatServer, re
     with pytest.raises(AgentError, match="gave up after 3 attempts") as caught:
         run(compatible(server), request_for(repo))
     assert caught.value.retryable is True
+    assert (caught.value.failure, caught.value.status) == ("malformed", None)
+
+
+def test_a_server_that_is_down_is_unreachable(repo: Path) -> None:
+    with FakeModelServer() as gone:
+        pass  # closed on exit: nothing listens there any more
+    with pytest.raises(AgentError, match="connection failed") as caught:
+        run(compatible(gone), request_for(repo))
+    assert (caught.value.failure, caught.value.status) == ("unreachable", None)
+    assert not isinstance(caught.value, AgentTimeout)
 
 
 def test_401_is_not_retried(server: FakeModelServer, repo: Path) -> None:
@@ -332,6 +343,7 @@ def test_401_is_not_retried(server: FakeModelServer, repo: Path) -> None:
     with pytest.raises(AgentError) as caught:
         run(compatible(server), request_for(repo))
     assert caught.value.retryable is False
+    assert (caught.value.failure, caught.value.status) == ("http_status", 401)
     assert len(server.requests_to(CHAT)) == 1
 
 

@@ -195,3 +195,50 @@ def test_environment_passes_through_with_additions(
 def test_missing_binary_is_an_agent_error(tmp_path: Path) -> None:
     with pytest.raises(AgentError, match="not found"):
         _run([str(tmp_path / "no-such-cli")], tmp_path, timeout_s=5)
+
+
+def test_give_up_ends_the_run_at_the_line_it_names_and_kills_the_group(tmp_path: Path) -> None:
+    # A CLI that says it cannot reach its server and will retry forever: the line, once
+    # complete, ends the run at once, with the group (a stubborn grandchild too) killed.
+    pid_file = tmp_path / "grandchild.pid"
+    code = SPAWN_STUBBORN_GRANDCHILD.replace(
+        "time.sleep(300)\n",
+        "print('working', flush=True)\n"
+        "sys.stdout.write('Reconnecting... waiting'); sys.stdout.flush(); time.sleep(0.3)\n"
+        "print(' for network', flush=True)\n"
+        "time.sleep(300)\n",
+    )
+    seen: list[str] = []
+
+    def give_up(line: str) -> AgentError | None:
+        seen.append(line)
+        if "waiting for network" in line:
+            return AgentError(f"test: {line}", backend="test", failure="unreachable")
+        return None
+
+    started = time.monotonic()
+    with pytest.raises(AgentError, match=r"Reconnecting\.\.\. waiting for network") as info:
+        _run(
+            [PY, "-c", code, str(pid_file)],
+            tmp_path,
+            timeout_s=60,
+            kill_grace_s=0.3,
+            give_up=give_up,
+        )
+    assert time.monotonic() - started < 10
+    assert info.value.failure == "unreachable" and not isinstance(info.value, AgentTimeout)
+    assert seen == ["working", "Reconnecting... waiting for network"]  # whole lines only
+    assert _wait_gone(int(pid_file.read_text()))
+
+
+def test_give_up_skips_an_overlong_line_and_reads_on(tmp_path: Path) -> None:
+    code = "print('x' * 200_000); print('short line after it')"
+    seen: list[str] = []
+
+    def give_up(line: str) -> AgentError | None:
+        seen.append(line)
+        return None
+
+    result = _run([PY, "-c", code], tmp_path, timeout_s=10, give_up=give_up)
+    assert len(result.stdout) == 200_000 + 1 + len("short line after it") + 1
+    assert seen == ["short line after it"]

@@ -38,7 +38,13 @@ from contend.errors import ConfigError, NotAGitRepository, UserError
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     root.mkdir()
+    git(root, "init", "-q", "-b", "main")
     return root
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    return done.stdout.decode().strip()
 
 
 @pytest.fixture
@@ -60,10 +66,19 @@ def user_file(home: Path, text: str) -> Path:
     return path
 
 
-def project_file(repo: Path, text: str, name: str = "contend.toml") -> Path:
-    path = repo / name
-    path.write_text(text, encoding="utf-8")
-    return path
+def project_file(repo: Path, text: str, name: str = "contend.toml") -> str:
+    """Commit a project config file, then a change on top of it: the config sits at the
+    base revision of a plain `contend review`, where it is read. Returns its source label."""
+    return commit_config(repo, name, text.encode("utf-8"))
+
+
+def commit_config(repo: Path, name: str, data: bytes) -> str:
+    (repo / name).write_bytes(data)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", f"configure {name}")
+    sha = git(repo, "rev-parse", "HEAD")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "the change under review")
+    return f"{name} at base revision {sha[:12]}"
 
 
 def config_error(repo: Path | None, env: dict[str, str], **kwargs: Any) -> str:
@@ -184,6 +199,62 @@ def test_flags_take_tuples_and_dotted_table_keys(repo: Path, env: dict[str, str]
 # --- project config sources ---------------------------------------------------------------
 
 
+def test_project_config_is_read_at_the_base_revision_not_the_working_tree(
+    repo: Path, env: dict[str, str]
+) -> None:
+    source = project_file(repo, "max_rounds = 6\n")
+    (repo / "contend.toml").write_text("max_rounds = 1\n")  # uncommitted: part of the change
+    settings = load_settings(repo, env=env)
+    assert settings.max_rounds == 6
+    assert settings.origin.project_rev is not None
+    # The tree is dirty, so the base is HEAD, whose config is the committed one.
+    assert settings.origin.project_rev == git(repo, "rev-parse", "HEAD")
+    assert source.startswith("contend.toml at base revision")
+    assert settings.origin.kind_of("max_rounds") == "project"
+    assert settings.origin.kind_of("parallelism") == "default"
+
+
+def test_config_committed_on_the_reviewed_branch_is_not_applied(
+    repo: Path, env: dict[str, str]
+) -> None:
+    project_file(repo, "trivial_diff_lines = 0\nmax_file_bytes = 5000\n")
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "contend.toml").write_text("trivial_diff_lines = 100000\nmax_file_bytes = 1\n")
+    git(repo, "commit", "-q", "-am", "weaken the review")
+    settings = load_settings(repo, env=env)
+    assert (settings.trivial_diff_lines, settings.max_file_bytes) == (0, 5000)
+
+
+def test_a_base_named_by_the_project_config_is_where_it_is_read(
+    repo: Path, env: dict[str, str]
+) -> None:
+    project_file(repo, "max_rounds = 4\n")
+    git(repo, "tag", "release")
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "contend.toml").write_text("max_rounds = 5\nbase = 'release'\n")
+    git(repo, "commit", "-q", "-am", "name a base")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--ff-only", "feature")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "later work")
+    # On main, clean: the default base is HEAD~1, whose config names `release` as the base.
+    settings = load_settings(repo, env=env)
+    assert settings.origin.project_rev == git(repo, "rev-parse", "release")
+    assert (settings.max_rounds, settings.base) == (4, "release")
+
+
+def test_explicit_project_revision_or_none(repo: Path, env: dict[str, str]) -> None:
+    project_file(repo, "max_rounds = 6\n")
+    assert load_settings(repo, env=env, project_rev=None).max_rounds == 3
+    head = git(repo, "rev-parse", "HEAD")
+    assert load_settings(repo, env=env, project_rev=head).max_rounds == 6
+
+
+def test_repository_without_commits_has_no_project_config(repo: Path, env: dict[str, str]) -> None:
+    (repo / "contend.toml").write_text("max_rounds = 6\n")
+    settings = load_settings(repo, env=env)
+    assert settings.max_rounds == 3 and settings.origin.project_rev is None
+
+
 def test_pyproject_tool_contend_is_read(repo: Path, env: dict[str, str]) -> None:
     project_file(repo, "[project]\nname = 'x'\n[tool.contend]\nmax_rounds = 9\n", "pyproject.toml")
     assert load_settings(repo, env=env).max_rounds == 9
@@ -200,7 +271,7 @@ def test_contend_toml_and_tool_contend_together_is_an_error(
     project_file(repo, "[tool.contend]\nmax_rounds = 9\n", "pyproject.toml")
     project_file(repo, "max_rounds = 2\n")
     message = config_error(repo, env)
-    assert str(repo / "contend.toml") in message
+    assert "contend.toml at base revision" in message
     assert "[tool.contend]" in message
     assert "keep one of them" in message
 
@@ -335,8 +406,7 @@ def test_duplicate_key_is_invalid_toml(repo: Path, env: dict[str, str]) -> None:
 
 
 def test_config_that_is_not_utf8(repo: Path, env: dict[str, str]) -> None:
-    path = repo / "contend.toml"
-    path.write_bytes(b"base = '\xff'\n")
+    path = commit_config(repo, "contend.toml", b"base = '\xff'\n")
     assert config_error(repo, env) == f"{path}: not valid UTF-8 (byte 8)"
 
 
@@ -652,6 +722,19 @@ def test_config_show_prints_values_and_sources(
     assert any(re.fullmatch(r"parallelism += 2  # env CONTEND_PARALLELISM", x) for x in lines)
     assert any(re.fullmatch(r'format += "text"  # default', x) for x in lines)
     assert any(re.fullmatch(r"base += \(none\)  # default", x) for x in lines)
+    assert "at base revision" in path
+
+
+def test_config_show_ignores_the_working_tree_config(git_repo: Path) -> None:
+    project_file(git_repo, "max_rounds = 5\n")
+    (git_repo / "contend.toml").write_text("max_rounds = 1\n")
+    result = CliRunner().invoke(config, ["show"], standalone_mode=False)
+    assert result.exception is None, result.output
+    [line] = [x for x in result.output.splitlines() if x.startswith("max_rounds")]
+    assert re.fullmatch(
+        r"max_rounds += 5  # project config contend.toml at base revision \w+", line
+    )
+    assert "# project config read at base revision" in result.output
 
 
 def test_config_show_json(git_repo: Path) -> None:
@@ -695,10 +778,15 @@ def test_config_path_outside_a_repository(tmp_path: Path, monkeypatch: pytest.Mo
     assert isinstance(explicit.exception, NotAGitRepository)
 
 
-def test_dangling_symlink_config_is_reported(repo: Path, env: dict[str, str]) -> None:
-    path = repo / "contend.toml"
-    path.symlink_to(repo / "missing.toml")
-    assert config_error(repo, env) == f"{path}: not a regular file"
+def test_committed_symlink_config_is_reported(repo: Path, env: dict[str, str]) -> None:
+    (repo / "contend.toml").symlink_to(repo / "missing.toml")
+    git(repo, "add", "contend.toml")
+    git(repo, "commit", "-q", "-m", "link")
+    sha = git(repo, "rev-parse", "HEAD")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "change")
+    assert config_error(repo, env) == (
+        f"contend.toml at base revision {sha[:12]}: not a regular file (git mode 120000)"
+    )
 
 
 # --- the reference page stays in step with the model ----------------------------------------

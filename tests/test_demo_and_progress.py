@@ -98,3 +98,28 @@ def test_static_threads_log_only_their_end() -> None:
     assert stream.getvalue().splitlines() == [
         "contend: thread static:secrets: ended (awaiting_author), 0 open"
     ]
+
+
+def test_progress_never_prints_raw_control_sequences() -> None:
+    """Agent errors, topics and notes come from the change and the agents: an ESC, an OSC
+    or a newline of theirs must not reach the terminal raw (DESIGN §9)."""
+    planted = "x\x1b]0;owned\x07y\x1b[2Jz\nforged line"
+    raw = [
+        ev.event(EventKind.THREAD_STARTED, thread="C1", critic="codex", family="openai"),
+        ev.event(EventKind.TOPIC_DECLARED, thread="C1", topic=planted),
+        ev.event(EventKind.AGENT_FAILED, thread="C1", role="critic", round=1, error=planted),
+    ]
+    stream = io.StringIO()
+    progress = Progress(stream, live=False)
+    reducer = Reducer()
+    for i, e in enumerate(raw):
+        entry = {**e, "seq": i}
+        reducer.apply(entry)
+        progress(entry, reducer.state)
+    progress.note(planted)
+    table_console = Console(file=io.StringIO(), width=200, color_system=None)
+    table_console.print(progress._table())
+    for text in (stream.getvalue(), table_console.file.getvalue()):  # type: ignore[attr-defined]
+        assert "\x1b" not in text and "\x07" not in text
+        assert "\\x1b]0;owned\\x07" in text
+    assert all(line.startswith("contend: ") for line in stream.getvalue().splitlines())

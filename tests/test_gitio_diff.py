@@ -172,12 +172,27 @@ def test_untracked_binary_file_is_skipped(repo: Path) -> None:
 
 def test_non_utf8_file_is_skipped_with_reason(repo: Path) -> None:
     write(repo, "latin.py", "name = 'caf\xe9'\n".encode("latin-1"))
+    write(repo, "latin.txt", "name = 'caf\xe9'\n".encode("latin-1"))
     commit_all(repo)
     changes, skipped = collect_changes(repo, "HEAD~1", "HEAD")
     assert changes == []
-    (skip,) = skipped
-    assert skip.path == "latin.py"
-    assert skip.reason.startswith("not UTF-8 on the new side")
+    assert reasons(skipped) == {
+        # Python itself refuses this file: no coding declaration, not UTF-8.
+        "latin.py": "cannot be read as Python source on the new side: "
+        "invalid or missing encoding declaration",
+        "latin.txt": "not UTF-8 on the new side (byte 11): cannot be read",
+    }
+
+
+def test_python_file_with_a_coding_declaration_is_decoded_as_python_does(repo: Path) -> None:
+    source = "# -*- coding: latin-1 -*-\nname = 'caf\xe9'\n"
+    write(repo, "latin.py", source.encode("latin-1"))
+    write(repo, "bom.py", b"\xef\xbb\xbfx = 1\n")
+    commit_all(repo)
+    changes, skipped = collect_changes(repo, "HEAD~1", "HEAD")
+    assert skipped == []
+    texts = {c.path: c.new_text for c in changes}
+    assert texts == {"latin.py": source, "bom.py": "x = 1\n"}
 
 
 def test_very_large_file_is_skipped_with_sizes(repo: Path) -> None:
@@ -276,12 +291,19 @@ def test_untracked_nested_repository_is_skipped(repo: Path) -> None:
     }
 
 
-def test_non_utf8_file_name_is_skipped_not_crashed(repo: Path) -> None:
+def test_non_utf8_file_name_is_reviewed_under_a_printable_name(repo: Path) -> None:
     (repo / os.fsdecode(b"caf\xe9.py")).write_text("x = 1\n")
-    commit_all(repo)
-    changes, skipped = collect_changes(repo, "HEAD~1", "HEAD")
-    assert changes == []
-    assert reasons(skipped) == {"caf\\xe9.py": "file name is not valid UTF-8; cannot be reported"}
+    (repo / os.fsdecode(b"new\xff.py")).write_text("y = 2\n")
+    git(repo, "add", os.fsdecode(b"caf\xe9.py"))
+    git(repo, "commit", "-q", "-m", "committed")
+    for changes, skipped in (
+        collect_changes(repo, "HEAD~1", "HEAD"),  # from blobs
+        collect_changes(repo, "HEAD~1"),  # from disk, the untracked one too
+    ):
+        assert skipped == []
+        texts = {c.path: c.new_text for c in changes}
+        assert texts["caf\\xe9.py"] == "x = 1\n"
+    assert texts["new\\xff.py"] == "y = 2\n"
 
 
 def test_many_files_keep_their_texts_apart(repo: Path) -> None:

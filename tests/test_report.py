@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from contend.errors import ProtocolError
 from contend.protocol.events import EventKind, attack_raised, event, transition
 from contend.protocol.model import Action, Attack, Location, Severity
 from contend.protocol.state import Reducer, RunState
@@ -36,6 +38,7 @@ DISPUTE_KEYS = {
     "contention",
     "rounds_survived",
     "re_attacked",
+    "locations",  # every place of a grouped finding (issue 8); the first is `location`
 }
 TRICKY_EVIDENCE = "```python\nvalue = cache.get(key) or ``default``\n````\n`x`\n"
 WAIVER_REASON = "legacy callers rely on None here; tracked in ADR-7"
@@ -255,6 +258,133 @@ def mixed() -> RunState:
     return run.state
 
 
+def grouped_and_failed() -> RunState:
+    """A grouped static finding (three places, one moved later), a widened handler with
+    its old code, and a model critic whose call failed."""
+    run = Run()
+    run.thread("static", "static")
+    run.thread("claude", "anthropic", model="claude-x")
+    run.start("static", 1)
+    places = tuple(Location("src/conv.py", n, n + 1, f"parse_{n}") for n in (4, 11, 18))
+    grouped = Attack(
+        id="G1",
+        thread="static",
+        critic="static",
+        family="static",
+        topic="silent-fallback",
+        rule="swallowing-handler",
+        severity=Severity.MINOR,
+        location=places[0],
+        claim="`parse_4` returns None on any error",
+        evidence="except Exception:\n    return None",
+        raised_round=1,
+        raised_seq=0,
+        fingerprint="group-fp",
+        confidence="high",
+        locations=places,
+        members=("m1", "m1", "m2"),
+    )
+    run.apply(attack_raised(grouped))
+    widened = Attack(
+        id="W2",
+        thread="static",
+        critic="static",
+        family="static",
+        topic="silent-fallback",
+        rule="widened-except",
+        severity=Severity.MAJOR,
+        location=Location("src/io.py", 4, 5, "load"),
+        claim="`load` widened `except FileNotFoundError` to `except Exception`",
+        evidence="except Exception:\n    return ''",
+        raised_round=1,
+        raised_seq=0,
+        fingerprint="fp-w2",
+        confidence="low",
+        old_evidence="except FileNotFoundError:\n    return ''",
+    )
+    run.apply(attack_raised(widened))
+    run.close("static", 1)
+    run.start("claude", 1)
+    run.apply(
+        event(
+            EventKind.AGENT_FAILED,
+            thread="claude",
+            role="critic",
+            round=1,
+            backend="claude",
+            model="claude-x",
+            error="HTTP 529: overloaded",
+            retryable=True,
+        )
+    )
+    run.close("claude", 1)
+    run.apply(event(EventKind.THREAD_ENDED, thread="claude", reason="awaiting_author"))
+    return run.state
+
+
+def test_grouped_attack_lists_its_places_and_failures_carry_their_reason() -> None:
+    data = json.loads(report_of(grouped_and_failed()).to_json())
+    group = next(d for d in data["disputes"] if d["id"] == "G1")
+    assert [(s["start_line"], s["symbol"], s["fingerprint"]) for s in group["locations"]] == [
+        (4, "parse_4", "m1"),
+        (11, "parse_11", "m1"),
+        (18, "parse_18", "m2"),
+    ]
+    assert group["location"] == {"path": "src/conv.py", "start_line": 4, "end_line": 5}
+    assert data["confidence"] == {"G1": "high", "W2": "low"}
+    assert data["old_evidence"] == {"W2": "except FileNotFoundError:\n    return ''"}
+    assert data["failures"] == [
+        {
+            "thread": "claude",
+            "critic": "claude",
+            "role": "critic",
+            "round": 1,
+            "backend": "claude",
+            "model": "claude-x",
+            "kind": "error",
+            "error": "HTTP 529: overloaded",
+        }
+    ]
+    threads = {t["name"]: t for t in data["threads"]}
+    assert threads["claude"]["failed"] is True and threads["static"]["failed"] is False
+    assert data["verdict"] == "fail"
+
+
+def test_a_ledger_without_the_new_fields_still_folds_and_ranks() -> None:
+    """Ledgers written before confidence, old evidence and grouping fold unchanged; an
+    attack with no stated confidence ranks as medium; an unknown confidence is refused."""
+    legacy = {
+        "id": "L1",
+        "thread": "static",
+        "critic": "static",
+        "family": "static",
+        "topic": "silent-fallback",
+        "rule": "r",
+        "severity": "major",
+        "location": {"path": "a.py", "start_line": 3, "end_line": 3},
+        "claim": "c",
+        "evidence": "e",
+        "round": 1,
+        "fingerprint": "fp",
+        "ways_out": [],
+    }
+    run = Run()
+    run.thread("static", "static")
+    run.start("static", 1)
+    run.apply(event(EventKind.ATTACK_RAISED, **legacy))
+    for attack_id, confidence in (("H1", "high"), ("M1", "medium"), ("W1", "low")):
+        run.apply(
+            event(EventKind.ATTACK_RAISED, **{**legacy, "id": attack_id, "confidence": confidence})
+        )
+    report = report_of(run.state)
+    assert report.disputes[0].locations[0].fingerprint == "fp"
+    # Ties on contention and severity: high, then medium (stated or not, oldest first), low.
+    assert [d.id for d in report.disputes] == ["H1", "L1", "M1", "W1"]
+    assert report.headline == "H1"
+    with pytest.raises(ProtocolError, match="confidence"):
+        run.apply(event(EventKind.ATTACK_RAISED, **{**legacy, "id": "X1", "confidence": "sure"}))
+
+
 def test_no_attacks_passes_with_empty_lists_and_null_rate() -> None:
     report = report_of(no_attacks())
     data = json.loads(report.to_json())
@@ -416,7 +546,7 @@ def test_markdown_sections_come_in_order() -> None:
     order = [unresolved.index(f"`{i}`") for i in ("R1", "M1", "N1", "L1")]
     assert order == sorted(order)
     stats = md[md.index("## Stats") :]
-    assert "critic-found-bug rate: 28.6% (1 fixed + 1 conceded of 7 attacks)" in stats
+    assert "fixed or conceded by the author: 2 of 7 (28.6%) — the critic-found-bug rate" in stats
     assert "model families (2): anthropic, static" in stats
 
 
@@ -441,8 +571,9 @@ def test_evidence_with_backticks_stays_fenced() -> None:
     md = render_markdown(report_of(mixed()))
     tokens = MarkdownIt("commonmark").parse(md)
     fenced = [t.content for t in tokens if t.type == "fence"]
-    # Headline and the dispute itself both show R1's evidence, byte for byte.
-    assert fenced.count(TRICKY_EVIDENCE) == 2
+    # The headline shows R1's evidence byte for byte, once: its entry points back to it.
+    assert fenced.count(TRICKY_EVIDENCE) == 1
+    assert "Evidence and ways out: in the headline above." in md
     assert "`````" in md  # the longest run inside is four backticks, so the fence is five
 
 
@@ -496,7 +627,7 @@ def test_text_rendering_fits_100_columns_and_neutralises_escapes() -> None:
     lines = text.splitlines()
     assert lines[0] == "contend review: FAIL (exit 1)"
     assert any(line.startswith("headline: [major] src/app.py:20-22") for line in lines)
-    assert "critic-found-bug rate 28.6%" in text
+    assert "fixed or conceded by the author: 2 of 7 (28.6%)" in text
     assert text.index("Unresolved disputes (4)") < text.index("Resolved (3)")
     assert "waived in code with a reason (in-source concession): " + WAIVER_REASON[:20] in text
 
@@ -529,7 +660,7 @@ def test_text_shows_gate_tail_deadlocks_and_spec() -> None:
     state.gates[0]["output"] = "\n".join(f"line {i}" for i in range(30))
     text = render_text(report_of(state))
     assert "      | … 10 earlier line(s) in report.md\n      | line 10\n" in text
-    assert "      | line 29\n\nattacks 0" in text
+    assert "      | line 29\n\nfixed or conceded by the author: 0 of 0" in text
     assert "spec: none" in text
     text = render_text(report_of(deadlock()))
     assert "Deadlock reports (1):\n  - attack: D1\n    cause: interpretation\n" in text
@@ -559,6 +690,16 @@ def test_property_inline_text_stays_one_plain_list_item(text: str) -> None:
     kinds = [t.type for t in tokens]
     assert kinds.count("list_item_open") == 1
     assert "heading_open" not in kinds and "fence" not in kinds and "html_block" not in kinds
-    children = {c.type for t in tokens if t.children for c in t.children}
-    assert not children & {"html_inline", "link_open", "image", "code_inline", "em_open"}
+    children = [c for t in tokens if t.children for c in t.children]
+    # Code spans the text holds stay code (issue 8); nothing else becomes markup.
+    assert not {c.type for c in children} & {"html_inline", "link_open", "image", "em_open"}
     assert tokens[-2].content == "after"
+    # Nothing is dropped or added: the shown characters are the text's own, backticks and
+    # blanks aside (they delimit code spans and line breaks).
+    [item] = [t for t in tokens if t.type == "inline" and t.content.startswith("claim:")]
+    shown = "".join(c.content for c in item.children or [] if c.type in ("text", "code_inline"))
+    assert _bare(shown.removeprefix("claim:")) == _bare(text)
+
+
+def _bare(text: str) -> str:
+    return "".join(ch for ch in text if ch not in "` \t\n")

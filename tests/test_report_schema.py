@@ -14,6 +14,7 @@ from test_report import (
     DISPUTE_KEYS,
     deadlock,
     fixed_attack,
+    grouped_and_failed,
     mixed,
     no_attacks,
     re_attacked_major,
@@ -21,6 +22,7 @@ from test_report import (
     report_of,
     waived_static,
 )
+from test_report_controls import planted_state
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "schemas" / "report.v1.schema.json"
 
@@ -79,7 +81,17 @@ def test_schema_pins_the_contract(schema: dict[str, Any]) -> None:
         assert key in stats
 
 
-SCENARIOS = [no_attacks, fixed_attack, waived_static, re_attacked_major, deadlock, red_gate, mixed]
+SCENARIOS = [
+    no_attacks,
+    fixed_attack,
+    waived_static,
+    re_attacked_major,
+    deadlock,
+    red_gate,
+    mixed,
+    grouped_and_failed,
+    planted_state,
+]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)

@@ -177,9 +177,12 @@ def test_unknown_config_key_is_one_line_exit_2(
     in_repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (in_repo / "contend.toml").write_text("max_round = 3\n")
-    assert main(["review"]) == 2
+    git(in_repo, "add", "contend.toml")
+    git(in_repo, "commit", "-q", "-m", "configure")
+    # Read at the base revision, where the review's configuration comes from.
+    assert main(["review", "--base", "HEAD"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "unknown key 'max_round'" in err and "contend.toml" in err
+    assert "unknown key 'max_round'" in err and "contend.toml at base revision" in err
     assert len(err.splitlines()) == 1
 
 

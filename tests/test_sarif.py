@@ -23,6 +23,7 @@ from test_report import (
     Run,
     deadlock,
     fixed_attack,
+    grouped_and_failed,
     mixed,
     no_attacks,
     re_attacked_major,
@@ -30,6 +31,7 @@ from test_report import (
     report_of,
     waived_static,
 )
+from test_report_controls import planted_state
 
 OASIS_ID = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -56,7 +58,17 @@ def results_by_id(log: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["properties"]["id"]: r for r in log["runs"][0]["results"]}
 
 
-SCENARIOS = [no_attacks, fixed_attack, waived_static, re_attacked_major, deadlock, red_gate, mixed]
+SCENARIOS = [
+    no_attacks,
+    fixed_attack,
+    waived_static,
+    re_attacked_major,
+    deadlock,
+    red_gate,
+    mixed,
+    grouped_and_failed,
+    planted_state,
+]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)
@@ -166,3 +178,27 @@ def test_no_attacks_gives_an_empty_result_list() -> None:
     log = sarif_log(report_of(no_attacks()))
     assert log["runs"][0]["results"] == []
     assert log["runs"][0]["tool"]["driver"]["rules"] == []
+
+
+def test_a_grouped_dispute_is_a_result_at_each_of_its_places() -> None:
+    log = log_of(grouped_and_failed())
+    group = [r for r in log["runs"][0]["results"] if r["properties"]["id"] == "G1"]
+    lines = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in group]
+    assert lines == [4, 11, 18]
+    assert [r["partialFingerprints"]["contendFingerprint/v1"] for r in group] == ["m1", "m1", "m2"]
+    assert [r["properties"]["symbol"] for r in group] == ["parse_4", "parse_11", "parse_18"]
+    assert all("(one of 3 places of G1)" in r["message"]["text"] for r in group)
+    [widened] = [r for r in log["runs"][0]["results"] if r["properties"]["id"] == "W2"]
+    assert widened["properties"]["oldEvidence"].startswith("except FileNotFoundError")
+    assert widened["properties"]["confidence"] == "low"
+
+
+def test_a_failed_agent_call_is_a_tool_execution_notification() -> None:
+    [invocation] = log_of(grouped_and_failed())["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    [note] = invocation["toolExecutionNotifications"]
+    assert note["level"] == "error"
+    assert "HTTP 529: overloaded" in note["message"]["text"]
+    assert note["properties"]["thread"] == "claude" and note["properties"]["kind"] == "error"
+    [clean] = log_of(mixed())["runs"][0]["invocations"]
+    assert clean == {"executionSuccessful": True, "toolExecutionNotifications": []}

@@ -11,7 +11,8 @@
     │   └── LedgerTorn            the last line was cut by a crash mid-write
     ├── ProtocolError             an illegal transition or malformed agent output
     │   └── IllegalTransition     an action the attack state machine forbids
-    └── AgentError                a backend failed (which backend, retryable or not)
+    └── AgentError                a backend failed (which backend, retryable or not, and
+        │                         how: `failure`, with the HTTP `status` when there is one)
         └── AgentTimeout          an agent process or request ran past its deadline
 
 Ledger errors are user-facing too (exit 2 when a command is handed a corrupt ledger);
@@ -20,6 +21,16 @@ Adapters convert library errors with `raise ... from exc`; nothing here is swall
 """
 
 from __future__ import annotations
+
+from typing import Literal
+
+# How a backend failed, for the ledger and the reports:
+#   crashed      the client exited abnormally, could not start, or failed otherwise
+#   timeout      killed at its deadline
+#   malformed    its reply (or the reply stream) was not usable output
+#   http_status  the model server answered with an HTTP error (`status` when known)
+#   unreachable  the client could not connect to the model server
+Failure = Literal["crashed", "timeout", "malformed", "http_status", "unreachable"]
 
 
 class ContendError(Exception):
@@ -76,11 +87,25 @@ class IllegalTransition(ProtocolError):
 class AgentError(ContendError):
     """A backend failed to produce a usable answer."""
 
-    def __init__(self, message: str, *, backend: str, retryable: bool = False):
+    default_failure: Failure = "crashed"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        backend: str,
+        retryable: bool = False,
+        failure: Failure | None = None,
+        status: int | None = None,
+    ):
         super().__init__(message)
         self.backend = backend
         self.retryable = retryable
+        self.failure: Failure = failure or self.default_failure
+        self.status = status
 
 
 class AgentTimeout(AgentError):
     """The agent ran past its hard deadline and was killed."""
+
+    default_failure: Failure = "timeout"

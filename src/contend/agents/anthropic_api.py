@@ -159,7 +159,9 @@ class MessagesWire:
             ) from exc
         except httpx2.RequestError as exc:
             raise common.HttpFailure(
-                f"connection failed while reading the response: {exc}", status=None
+                f"connection failed while reading the response: {exc}",
+                status=None,
+                failure="malformed",
             ) from exc
 
     def parse(self, data: Any) -> common.ModelTurn:

@@ -33,7 +33,7 @@ from contend.agents.base import AgentReply, AgentRequest, Usage
 from contend.agents.prices import ModelPrice, Provider, builtin_price
 from contend.agents.repo_tools import TOOL_NAMES, RepoTools, ToolResult
 from contend.agents.schemas import validate
-from contend.errors import AgentError, AgentTimeout, ProtocolError, UserError
+from contend.errors import AgentError, AgentTimeout, Failure, ProtocolError, UserError
 
 if TYPE_CHECKING:
     from contend.config import Price
@@ -89,11 +89,15 @@ class HttpFailure(Exception):
         status: int | None,
         retry_after: float | None = None,
         body: str = "",
+        failure: Failure | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
         self.body = body
+        # No status: the connection failed before an answer (unreachable), unless the
+        # adapter says otherwise (a connection dropped mid-answer is a broken reply).
+        self.failure: Failure = failure or ("http_status" if status is not None else "unreachable")
 
     @property
     def retryable(self) -> bool:
@@ -438,13 +442,19 @@ class Loop:
                         continue
                 if not failure.retryable:
                     raise AgentError(
-                        f"{self.backend}: {failure}", backend=self.backend, retryable=False
+                        f"{self.backend}: {failure}",
+                        backend=self.backend,
+                        retryable=False,
+                        failure=failure.failure,
+                        status=failure.status,
                     ) from failure
                 if attempt >= self.limits.http_retries:
                     raise AgentError(
                         f"{self.backend}: {failure} (gave up after {attempt + 1} attempts)",
                         backend=self.backend,
                         retryable=True,
+                        failure=failure.failure,
+                        status=failure.status,
                     ) from failure
                 delay = self._backoff(attempt, failure.retry_after)
                 if delay >= self.deadline - time.monotonic():
@@ -453,6 +463,8 @@ class Loop:
                         "the deadline",
                         backend=self.backend,
                         retryable=True,
+                        failure=failure.failure,
+                        status=failure.status,
                     ) from failure
                 self.exchange.notes.append(
                     f"attempt {attempt + 1}: {failure}; retrying in {delay:.2f}s"

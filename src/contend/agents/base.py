@@ -40,6 +40,10 @@ class AgentRequest:
     worktree: Path
     timeout_s: float
     session: str | None = None  # author session to fork (proposer) or to continue
+    # The reviewed repository's root, where the author works: a fork without a named
+    # session looks the author's newest session up there. None: the main work tree of
+    # `worktree`'s repository.
+    repo: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)

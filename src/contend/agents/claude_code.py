@@ -10,18 +10,35 @@ Critic / oracle, run in the thread's worktree with the prompt on stdin:
 
 `--tools` is the read-only guarantee: it limits the built-in tools the model is offered, so
 user settings that allow more cannot add a writing tool; `--strict-mcp-config` without a
-config drops the user's MCP servers, which could write; `--setting-sources user` keeps
-the worktree's own .claude/ settings (part of the change under review: hooks could run
-commands) from configuring the critic. `--json-schema` makes claude offer
+config drops the user's MCP servers, which could write. `--json-schema` makes claude offer
 a StructuredOutput tool and validate its input; we validate the result again.
+
+Trust boundary (DESIGN §9), for every role: the worktree holds the change under review, so
+`--setting-sources user` keeps its `.claude/settings.json` and `settings.local.json`
+(hooks run commands; `enableAllProjectMcpServers` would start its `.mcp.json` servers)
+from configuring claude; the user's own settings apply. The tools offered (`--tools`)
+include neither Skill nor Agent, so the change's `.claude/skills` and `.claude/agents`
+cannot be invoked; CLAUDE.md is content, read as instructions about the code. claude does
+not load a `.env` from its working directory (a test plants one).
 
 Proposer (`claude-fork[:SESSION]`): `claude -p --resume SESSION --fork-session` with
 Read/Grep/Glob/Edit/Write and `--permission-mode acceptEdits`, so it can fix in its own
 worktree. claude looks a session up only under the project directory of its cwd
 (~/.claude/projects/<cwd with every non-alphanumeric character as "-">), and the worktree
-is not the author's checkout, so the author's transcript is COPIED there for the run and
-the copy removed after; the author's own file is only ever read, and the fork gets a new
-session id. Without SESSION the newest transcript of the repository is used.
+is not the author's checkout, so the author's transcript is COPIED there for the run. The
+author's own file is only ever read, and the fork gets a new session id. After the call
+everything the call added to the worktree's project directory — the copy, the fork's
+transcript (which holds the author's context), claude's per-project memory directory —
+is removed, and the directory itself when the call created it; nothing else is touched.
+Without SESSION the newest transcript of the reviewed repository (AgentRequest.repo, else
+the main work tree of the worktree's repository) is used — never of contend's own current
+directory.
+
+Failures carry a `failure` kind: an API error with a status is `http_status` (claude prints
+`subtype: "success"` with `is_error: true` for those, so the subtype is not the label),
+"Unable to connect" is `unreachable`, "an empty or malformed response" (garbage or a cut
+stream from the server) is `malformed`, anything else — a non-zero exit without a result
+too — is `crashed`.
 
 The user's environment reaches claude unchanged (login, subscription, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL, CLAUDE_CONFIG_DIR, settings and hooks); `extra_args` / `env_add` are
@@ -40,9 +57,10 @@ from typing import TYPE_CHECKING, Any
 from contend.agents.api_common import check_model_requests_allowed, lookup_price
 from contend.agents.base import AgentReply, AgentRequest, Role, Usage
 from contend.agents.cli_agent import CliAgentConfig
+from contend.agents.gitpaths import author_checkout
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
-from contend.errors import AgentError, ProtocolError, UserError
+from contend.errors import AgentError, Failure, ProtocolError, UserError
 
 if TYPE_CHECKING:
     from contend.config import Settings
@@ -64,6 +82,9 @@ DEFAULT_ENDPOINT = "https://api.anthropic.com"
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 # A review reply this long is not a review; refusing it also keeps the ledger bounded.
 MAX_REPLY_CHARS = 1_000_000
+# claude's words (2.1) for a model server it could not connect to.
+_UNREACHABLE_MARKERS = ("Unable to connect", "Connection error", "ECONNREFUSED", "ENOTFOUND")
+_MALFORMED_MARKERS = ("malformed response",)  # "API returned an empty or malformed response"
 
 
 def claude_home() -> Path:
@@ -75,16 +96,6 @@ def claude_home() -> Path:
 def project_dir_name(path: Path) -> str:
     """claude's directory name for a project: every non-alphanumeric character becomes '-'."""
     return re.sub(r"[^A-Za-z0-9]", "-", str(path.resolve()))
-
-
-def repo_root(start: Path) -> Path:
-    """The git work tree containing `start` (the nearest directory with a .git entry), or
-    `start` itself outside any repository."""
-    here = start.resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return here
 
 
 def newest_session(repo: Path) -> str:
@@ -124,6 +135,9 @@ class ClaudeCodeAgent(CliAgentConfig):
         argv = [self.binary, "-p", "--output-format", "json"]
         argv += ["--json-schema", json.dumps(request.schema, separators=(",", ":"))]
         argv += ["--append-system-prompt", request.system]
+        # The worktree holds the change under review: its .claude/ settings (hooks,
+        # permissions, MCP approvals) must not configure claude. The user's own apply.
+        argv += ["--setting-sources", "user"]
         if self.role == "proposer":
             if session is None:
                 raise AgentError("claude-fork: no session to fork", backend=self.backend)
@@ -134,31 +148,47 @@ class ClaudeCodeAgent(CliAgentConfig):
             tools = ",".join(READ_ONLY_TOOLS)
             argv += ["--tools", tools, "--allowedTools", tools]
             argv += ["--disallowedTools", ",".join(DENIED_FOR_CRITIC)]
-            # The worktree holds the change under review: its .claude/ settings (hooks,
-            # permissions) must not configure the critic. The user's own settings apply.
-            argv += ["--setting-sources", "user"]
             argv += ["--strict-mcp-config", "--no-session-persistence"]
         if self._model_flag:
             argv += ["--model", self._model_flag]
         return [*argv, *self.extra_args]
 
+    def _session(self, request: AgentRequest) -> str | None:
+        """The session a proposer forks: the one named, else the newest of the reviewed
+        repository (never of contend's current directory)."""
+        if self.role != "proposer":
+            return None
+        named = request.session or self.session
+        if named is not None:
+            return named
+        repo = author_checkout(request.worktree, request.repo, backend=self.backend)
+        try:
+            return newest_session(repo)
+        except UserError as exc:
+            raise AgentError(str(exc), backend=self.backend) from exc
+
     async def run(self, request: AgentRequest) -> AgentReply:
         check_model_requests_allowed(self.endpoint(), backend=self.backend)
-        session = (request.session or self.session) if self.role == "proposer" else None
+        session = self._session(request)
         argv = self.argv(request, session)
-        copied = _place_transcript(session, request.worktree) if session is not None else None
+        project = claude_home() / "projects" / project_dir_name(request.worktree)
+        existed = _entries(project)
         try:
-            result = await run_process(
-                argv,
-                backend=self.backend,
-                cwd=request.worktree,
-                timeout_s=request.timeout_s,
-                stdin=request.prompt.encode(),
-                env_add=self.env_add,
-            )
+            copied = _place_transcript(session, request.worktree) if session else None
+            try:
+                result = await run_process(
+                    argv,
+                    backend=self.backend,
+                    cwd=request.worktree,
+                    timeout_s=request.timeout_s,
+                    stdin=request.prompt.encode(),
+                    env_add=self.env_add,
+                )
+            finally:
+                if copied is not None:
+                    copied.unlink(missing_ok=True)
         finally:
-            if copied is not None:
-                copied.unlink(missing_ok=True)
+            _remove_added(project, existed)
         return self._reply(request, argv, result)
 
     def _reply(self, request: AgentRequest, argv: list[str], result: ProcessResult) -> AgentReply:
@@ -211,17 +241,30 @@ class ClaudeCodeAgent(CliAgentConfig):
         return reply
 
     def _failure(self, doc: dict[str, Any], result: ProcessResult) -> AgentError:
+        """The error of a result that says it failed. claude reports an API error with
+        `subtype: "success"`; only an error subtype (error_max_turns, ...) names the kind."""
         status = doc.get("api_error_status")
-        detail = doc.get("result") or "; ".join(map(str, doc.get("errors") or [])) or ""
-        kind = doc.get("subtype", "error")
+        status = status if isinstance(status, int) else None
+        detail = str(doc.get("result") or "; ".join(map(str, doc.get("errors") or [])) or "")
+        subtype = str(doc.get("subtype") or "")
+        kind = subtype if subtype.startswith("error") else "error"
         message = f"{self.backend}: {kind}"
-        if isinstance(status, int):
+        if status is not None:
             message += f" (HTTP {status})"
-        message += f": {str(detail)[:2000]}" if detail else f"; {result.failure()}"
+        message += f": {detail[:2000]}" if detail else f"; {result.failure()}"
+        failure: Failure = "crashed"
+        if status is not None:
+            failure = "http_status"
+        elif any(marker in detail for marker in _UNREACHABLE_MARKERS):
+            failure = "unreachable"
+        elif any(marker in detail for marker in _MALFORMED_MARKERS):
+            failure = "malformed"
         return AgentError(
             message,
             backend=self.backend,
-            retryable=isinstance(status, int) and status in RETRYABLE_STATUS,
+            retryable=status in RETRYABLE_STATUS or failure == "unreachable",
+            failure=failure,
+            status=status,
         )
 
     def _cost(self, doc: dict[str, Any], usage: Usage, exchange: dict[str, Any]) -> float:
@@ -259,6 +302,31 @@ def _str_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _entries(folder: Path) -> set[str] | None:
+    """The names in `folder`, or None when it does not exist."""
+    try:
+        return {entry.name for entry in folder.iterdir()}
+    # contend: allow silent-fallback -- a missing folder is recorded as missing (None)
+    except FileNotFoundError:
+        return None
+
+
+def _remove_added(folder: Path, existed: set[str] | None) -> None:
+    """Remove what appeared in `folder` since `existed` was taken, and `folder` itself when
+    it did not exist then. Only what a call of ours added is ever removed."""
+    now = _entries(folder)
+    if now is None:
+        return
+    for name in now - (existed or set()):
+        path = folder / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    if existed is None and not any(folder.iterdir()):
+        folder.rmdir()
+
+
 def _place_transcript(session: str, worktree: Path) -> Path | None:
     """Copy the transcript of `session` to the worktree's project directory so that
     `claude --resume` finds it there; return the copy to delete, or None when the
@@ -282,6 +350,6 @@ def _place_transcript(session: str, worktree: Path) -> Path | None:
 def create(arg: str | None, settings: Settings, role: Role) -> ClaudeCodeAgent:
     """`claude[:MODEL]` for a critic or oracle; `claude-fork[:SESSION]` for the proposer."""
     if role == "proposer":
-        session = arg or newest_session(repo_root(Path.cwd()))
-        return ClaudeCodeAgent(role=role, settings=settings, session=session)
+        # Without SESSION the newest one of the reviewed repository is looked up per call.
+        return ClaudeCodeAgent(role=role, settings=settings, session=arg)
     return ClaudeCodeAgent(role=role, settings=settings, model=arg)

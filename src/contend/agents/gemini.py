@@ -18,9 +18,14 @@ What it cannot do, and what we do instead:
 - no cost in its output: cost comes from `prices` in config, else 0 with
   `cost_known = false` (there is no built-in Gemini price table);
 - headless runs require a trusted folder, so `--skip-trust` is passed: gemini then also
-  loads the worktree's own `.gemini/` settings and `.env` — the reviewed change could
-  configure the critic. A worktree with a `.gemini/` directory is refused (AgentError);
-  a `.env` is not (too common): see docs/agents.md;
+  loads the worktree's own `.gemini/` settings and the first `.gemini/.env` or `.env` it
+  finds walking up from the worktree — the reviewed change could configure the critic (a
+  planted `.env` picks the model and, unless the user set GOOGLE_GEMINI_BASE_URL, sends
+  the diff and the user's API key to any server: verified with gemini 0.61). A worktree
+  with a `.gemini/` directory is refused (AgentError), and so is a run in which gemini
+  would load such an env file from anywhere but the home directory — gemini's own
+  `advanced.ignoreLocalEnv = true` (in ~/.gemini/settings.json) lets it skip a plain
+  `.env`, and then contend runs it; gemini has no command-line flag for that;
 - on HTTP 429 it retries with backoff on its own for a long time: a rate-limited run ends
   at our deadline (AgentTimeout).
 
@@ -34,6 +39,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contend.agents.api_common import check_model_requests_allowed, lookup_price
@@ -111,6 +117,16 @@ class GeminiAgent:
                 "review, so this critic refuses to run there",
                 backend=self.backend,
             )
+        env_file = project_env_file(request.worktree, ignore_local_env=_ignores_local_env())
+        if env_file is not None:
+            raise AgentError(
+                f"gemini: gemini would load {env_file} into its environment (it reads the "
+                "first .env above its working directory), and that file may come from the "
+                "change under review: it could pick the model or the server that receives "
+                "your API key, so this critic refuses to run; set advanced.ignoreLocalEnv "
+                "= true in ~/.gemini/settings.json to have gemini skip a project .env",
+                backend=self.backend,
+            )
         check_model_requests_allowed(self.endpoint(), backend=self.backend)
         argv = self.argv()
         result = await run_process(
@@ -134,10 +150,14 @@ class GeminiAgent:
         doc = _envelope(result.stdout_text) or _envelope(_last_json_block(result.stderr_text))
         if doc is not None and isinstance(doc.get("error"), dict):
             error = doc["error"]
+            code = error.get("code")
+            status = code if isinstance(code, int) and 100 <= code <= 599 else None
             raise AgentError(
-                f"gemini: {error.get('message', 'error')} (code {error.get('code')})",
+                f"gemini: {error.get('message', 'error')} (code {code})",
                 backend=self.backend,
-                retryable=error.get("code") in (429, 500, 503),
+                retryable=code in (429, 500, 503),
+                failure="http_status" if status is not None else "crashed",
+                status=status,
             )
         if result.returncode != 0:
             raise AgentError(f"gemini: {result.failure()}", backend=self.backend)
@@ -178,6 +198,37 @@ class GeminiAgent:
         exchange["cost_known"] = price is not None
         exchange["cost_source"] = price.source if price is not None else "unknown"
         return price.cost(usage.tokens_in, usage.tokens_out) if price is not None else 0.0
+
+
+def project_env_file(start: Path, *, ignore_local_env: bool) -> Path | None:
+    """The env file gemini 0.61 would load for a trusted folder `start` (its findEnvFile),
+    when that file is not one of the home directory's; None otherwise. Walking up from
+    `start`, each directory's `.gemini/.env` comes first, then its `.env` (skipped under
+    `advanced.ignoreLocalEnv`, except in the home directory)."""
+    home = Path.home().resolve()
+    here = start.resolve()
+    for directory in (here, *here.parents):
+        for candidate, local in (
+            (directory / ".gemini" / ".env", False),
+            (directory / ".env", True),
+        ):
+            if local and ignore_local_env and directory != home:
+                continue
+            if candidate.exists():
+                return None if directory == home else candidate
+    return None
+
+
+def _ignores_local_env() -> bool:
+    """Whether the user's gemini settings say `advanced.ignoreLocalEnv = true`."""
+    path = Path.home() / ".gemini" / "settings.json"
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    # contend: allow silent-fallback -- unreadable: assume not set, so the guard refuses
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    advanced = settings.get("advanced") if isinstance(settings, dict) else None
+    return isinstance(advanced, dict) and advanced.get("ignoreLocalEnv") is True
 
 
 def _envelope(text: str) -> dict[str, Any] | None:

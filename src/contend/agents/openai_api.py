@@ -175,7 +175,9 @@ class ChatWire:
             raise common.HttpFailure(f"connection failed: {exc}", status=None) from exc
         except httpx2.RequestError as exc:
             raise common.HttpFailure(
-                f"connection failed while reading the response: {exc}", status=None
+                f"connection failed while reading the response: {exc}",
+                status=None,
+                failure="malformed",
             ) from exc
 
     def parse(self, data: Any) -> common.ModelTurn:

@@ -13,6 +13,11 @@ Why files and not pipes: claude 2.1 (a bun binary) exits without flushing a larg
 still queued for a pipe that is not drained fast enough — a 10 MB reply arrived cut at
 128 KB through asyncio pipes and complete through a file. A file also cannot block the CLI.
 
+A backend may also pass `give_up`, called with each complete line of stdout as it arrives:
+a CLI that says it cannot reach its model server and will keep retrying (codex: "Reconnecting...
+waiting for network") is killed at once and its own words raised, instead of waiting out the
+deadline. stdout is read with pread, never through the shared file offset the CLI writes at.
+
 The environment reaches the CLI unchanged by default — the user's logins, config files,
 API keys and base URLs are theirs to keep — plus explicit additions. This module never
 interprets the output: the backend does.
@@ -26,7 +31,7 @@ import os
 import signal
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -41,6 +46,7 @@ POLL_S = 0.05
 # After the leader exits, helpers it left may still be writing its output; wait while the
 # output files grow, until this much silence, before the group is killed.
 POST_EXIT_IDLE_S = 0.3
+WATCHED_LINE_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +82,16 @@ def require_success(result: ProcessResult, *, backend: str) -> ProcessResult:
     return result
 
 
+# Looks at one line of stdout; returns the error to end the run with, or None to go on.
+GiveUp = Callable[[str], AgentError | None]
+
+
+class _GaveUp(Exception):
+    def __init__(self, error: AgentError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class _OutputTooLarge(Exception):
     def __init__(self, stream: str, limit: int) -> None:
         super().__init__(f"{stream} exceeded {limit} bytes")
@@ -94,11 +110,13 @@ async def run_process(
     env_add: Mapping[str, str] | None = None,
     max_stdout: int = MAX_STDOUT_BYTES,
     kill_grace_s: float = KILL_GRACE_S,
+    give_up: GiveUp | None = None,
 ) -> ProcessResult:
     """Run `argv` and return its result, whatever its exit code (the backend judges that).
 
     Raises AgentTimeout past `timeout_s` (the process group is killed first), AgentError
-    when the binary cannot be started or its output exceeds the caps.
+    when the binary cannot be started or its output exceeds the caps, and the error
+    `give_up` returns for a line of stdout (the group is killed first).
     `env` replaces the inherited environment only when given; `env_add` is merged on top.
     """
     full_env = dict(os.environ if env is None else env)
@@ -110,7 +128,7 @@ async def run_process(
             async with asyncio.timeout(timeout_s):
                 if stdin is not None:
                     await _feed(proc, stdin)
-                await _watch(proc, out, err, max_stdout)
+                await _watch(proc, out, err, max_stdout, give_up)
         except TimeoutError:
             await _kill_group(proc, kill_grace_s)
             tail = _tail(err).decode("utf-8", errors="replace").strip()[-1000:]
@@ -119,6 +137,9 @@ async def run_process(
                 "group was killed" + (f". stderr tail:\n{tail}" if tail else ""),
                 backend=backend,
             ) from None
+        except _GaveUp as exc:
+            await _kill_group(proc, kill_grace_s)
+            raise exc.error from None
         except _OutputTooLarge as exc:
             await _kill_group(proc, kill_grace_s)
             what = "reply" if exc.stream == "stdout" else "stderr"
@@ -126,6 +147,7 @@ async def run_process(
                 f"{backend}: {what} exceeded {exc.limit} bytes; the process was killed and "
                 "the output discarded",
                 backend=backend,
+                failure="malformed",
             ) from None
         finally:
             # Also reached on success and on cancellation: a no-op once the group is gone.
@@ -170,17 +192,28 @@ async def _spawn(
 
 
 async def _watch(
-    proc: asyncio.subprocess.Process, out: IO[bytes], err: IO[bytes], max_stdout: int
+    proc: asyncio.subprocess.Process,
+    out: IO[bytes],
+    err: IO[bytes],
+    max_stdout: int,
+    give_up: GiveUp | None,
 ) -> None:
-    """Poll until the leader has exited and its output stopped growing; enforce the caps."""
+    """Poll until the leader has exited and its output stopped growing; enforce the caps
+    and hand each new stdout line to `give_up`."""
     idle_since: float | None = None
     last = -1
+    lines = _LineReader(out.fileno()) if give_up is not None else None
     while True:
         sizes = (os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size)
         if sizes[0] > max_stdout:
             raise _OutputTooLarge("stdout", max_stdout)
         if sizes[1] > MAX_STDERR_BYTES:
             raise _OutputTooLarge("stderr", MAX_STDERR_BYTES)
+        if lines is not None and give_up is not None:
+            for line in lines.new_lines(sizes[0]):
+                error = give_up(line)
+                if error is not None:
+                    raise _GaveUp(error)
         if proc.returncode is not None:
             now = time.monotonic()
             if sum(sizes) != last:
@@ -188,6 +221,37 @@ async def _watch(
             elif idle_since is not None and now - idle_since >= POST_EXIT_IDLE_S:
                 return
         await asyncio.sleep(POLL_S)
+
+
+class _LineReader:
+    """The complete lines appended to a file since the last call, read with pread so the
+    offset the child process writes at is never moved. A line longer than
+    WATCHED_LINE_BYTES is skipped: what a backend watches for is a short status line, and
+    re-joining a 10 MB reply chunk by chunk would cost quadratic time."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.offset = 0
+        self.partial = b""
+        self.skipping = False
+
+    def new_lines(self, size: int) -> list[str]:
+        if size <= self.offset:
+            return []
+        chunk = os.pread(self.fd, size - self.offset, self.offset)
+        self.offset += len(chunk)
+        *complete, rest = chunk.split(b"\n")
+        lines = []
+        for part in complete:
+            line = self.partial + part
+            if not self.skipping and len(line) <= WATCHED_LINE_BYTES:
+                lines.append(line.decode("utf-8", errors="replace"))
+            self.partial, self.skipping = b"", False
+        if not self.skipping:
+            self.partial += rest
+            if len(self.partial) > WATCHED_LINE_BYTES:
+                self.partial, self.skipping = b"", True
+        return lines
 
 
 def _tail(err: IO[bytes]) -> bytes:

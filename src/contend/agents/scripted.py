@@ -12,7 +12,7 @@ A TURN is one of
     {"output": {...}}                    the structured output for that round
     {"output": {...}, "edits": {"path": "new content" | null}}   proposer fixes (null deletes)
     {"raw": "text"}                      unparsable or schema-breaking output, as is
-    {"error": "crash" | "timeout" | "http-429" | "http-500"}
+    {"error": "crash" | "timeout" | "unreachable" | "http-NNN"}   a failure of that kind
     {"sleep": seconds, ...}              extra latency before the turn
     {"interrupt_once": "MARKER", ...}    Ctrl-C during this call, the first time only
 The text "{thread}" in a turn's output and edits is replaced by the calling thread's name
@@ -72,11 +72,7 @@ class ScriptedAgent:
         if error == "timeout":
             raise AgentTimeout("scripted timeout", backend=self.backend)
         if error is not None:
-            raise AgentError(
-                f"scripted failure: {error}",
-                backend=self.backend,
-                retryable=str(error) == "http-429",
-            )
+            raise _scripted_failure(str(error), self.backend)
         if request.role == "proposer":
             edits = {
                 path: None if text is None else str(text).replace("{thread}", request.thread)
@@ -116,6 +112,23 @@ class ScriptedAgent:
                 raise UserError(f"{self.source}: {role} turn {rnd} must be an object")
             return turn
         return {"output": QUIET.get(role, {})}
+
+
+def _scripted_failure(error: str, backend: str) -> AgentError:
+    """The AgentError a script's {"error": ...} turn stands for."""
+    message = f"scripted failure: {error}"
+    if error.startswith("http-") and error[5:].isdigit():
+        status = int(error[5:])
+        return AgentError(
+            message,
+            backend=backend,
+            retryable=status in (429, 500, 502, 503, 529),
+            failure="http_status",
+            status=status,
+        )
+    if error == "unreachable":
+        return AgentError(message, backend=backend, retryable=True, failure="unreachable")
+    return AgentError(message, backend=backend)
 
 
 def _apply_edits(worktree: Path, edits: dict[str, str | None]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from contend.config import explain_settings, load_settings, user_config_path
-from contend.config.files import read_project_layer
+from contend.config.files import read_project_layer, read_project_layer_at
 from contend.errors import NotAGitRepository
 from contend.gitio.git import repo_root
 
@@ -43,20 +43,31 @@ def config() -> None:
 def show(path: Path | None, as_json: bool) -> int:
     """Print every setting, its effective value and its source.
 
-    Sources, lowest precedence first: default, user config, project config, env, flag.
+    Sources, lowest precedence first: default, user config, project config (read from git at
+    the base revision a plain `contend review` compares with, never from the working tree),
+    env, flag.
     """
     root = _root(path)
     rows = explain_settings(root)
+    project_rev = load_settings(root).origin.project_rev if root is not None else None
     if as_json:
         document = {
             "schema": _SCHEMA,
             "repo_root": None if root is None else str(root),
+            "project_rev": project_rev,
             "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
         }
         click.echo(json.dumps(document, indent=2))
         return 0
     if root is None:
         click.echo("# not inside a git repository: no project config")
+    elif project_rev is None:
+        click.echo("# the repository has no commit yet: no base revision, no project config")
+    else:
+        click.echo(
+            f"# project config read at base revision {project_rev[:12]} (the base a plain "
+            "`contend review` compares with), not from the working tree"
+        )
     width = max(len(key) for key, _, _ in rows)
     for key, value, source in rows:
         shown = "(none)" if value is None else json.dumps(value)  # TOML has no null
@@ -77,11 +88,18 @@ def path_cmd(path: Path | None) -> int:
     if root is None:
         click.echo("project config: none (not inside a git repository)")
         return 0
-    project = read_project_layer(root)
+    settings = load_settings(root)
+    rev = settings.origin.project_rev
+    project = read_project_layer_at(root, rev) if rev is not None else None
     if project is None:
         click.echo(f"project config: none (write {root / 'contend.toml'} to add one)")
     else:
         click.echo(f"project config: {project.source}")
-    state = load_settings(root).state_path(root)
-    click.echo(f"state dir:      {state}")
+    working = read_project_layer(root)
+    if working is not None and (project is None or working.data != project.data):
+        click.echo(
+            f"                (the working tree's {working.source} differs: it governs "
+            "reviews once it is committed at the base)"
+        )
+    click.echo(f"state dir:      {settings.state_path(root)}")
     return 0

@@ -65,6 +65,11 @@ def main(argv: list[str] | None = None) -> int:
             err=True,
         )
         return 130
+    except click.UsageError as exc:
+        # One line, like every other error; --help has the usage.
+        where = exc.ctx.command_path if exc.ctx is not None else "contend"
+        click.echo(f"contend: error: {exc.format_message()} (see `{where} --help`)", err=True)
+        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code

@@ -11,6 +11,7 @@ from rich.live import Live
 from rich.table import Table
 
 from contend.protocol.state import RunState
+from contend.report.escape import visible
 
 # Without a terminal, one line per step that takes time or changes the outcome; the
 # objections themselves are in the report, not repeated here.
@@ -73,7 +74,18 @@ class Progress:
             line = template.format(**data)
         except (KeyError, IndexError, TypeError):
             line = f"{entry['kind']}: {data}"
-        print(f"contend: {line}", file=self.stream, flush=True)
+        # Names, errors and gate commands come from the change and the agents: no raw
+        # control sequence or newline of theirs may reach the terminal (DESIGN §9).
+        print(f"contend: {visible(line, single_line=True)}", file=self.stream, flush=True)
+
+    def note(self, text: str) -> None:
+        """A note of the review (always shown, even when quiet): above the live table on a
+        terminal, else one line."""
+        line = f"contend: note: {visible(text, single_line=True)}"
+        if self._live is not None:
+            self._console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(line, file=self.stream, flush=True)
 
     def _table(self) -> Table:
         table = Table(title="contend review", expand=False)
@@ -86,7 +98,7 @@ class Progress:
             open_count = sum(
                 1 for a in state.attacks.values() if a.thread == t.name and not a.resolved
             )
-            table.add_row(
+            cells = (
                 t.name,
                 t.critic,
                 t.topic or "…",
@@ -96,6 +108,7 @@ class Progress:
                 f"${t.cost:.4f}",
                 t.ended or "running",
             )
+            table.add_row(*(visible(c, single_line=True) for c in cells))
         return table
 
     def __enter__(self) -> Progress:

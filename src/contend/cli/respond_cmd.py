@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from contend.config import load_settings
 from contend.gitio.git import repo_root
 from contend.protocol.model import Action
+from contend.report.escape import visible
+
+if TYPE_CHECKING:
+    from contend.review.respond import Answered
 
 
 @click.command("respond")
@@ -36,30 +41,50 @@ def respond(
     assert text is not None
     settings = load_settings(repo_root(path))
     done = answer(path, settings, attack_id, action, text=text, evidence=evidence)
-    click.echo(
-        f"{done.attack_id}: {done.status} (run {done.run_id}); verdict now {done.outcome.verdict}"
-    )
+    click.echo(_said(done))
     return 0
 
 
 @click.command("decide")
 @click.argument("attack_id")
-@click.option("--uphold", "decision", flag_value="uphold", help="The objection stands.")
-@click.option("--overrule", "decision", flag_value="overrule", help="The objection is wrong.")
-@click.option("--waive", "decision", flag_value="waive", help="Real, but accepted as is.")
+@click.option("--uphold", is_flag=True, help="The objection stands.")
+@click.option("--overrule", is_flag=True, help="The objection is wrong.")
+@click.option("--waive", is_flag=True, help="Real, but accepted as is.")
 @click.option("--note", required=True, help="Why: recorded in the ledger verbatim.")
 @click.option(
     "-C", "path", type=click.Path(path_type=Path), default=".", help="Repository (default: here)."
 )
-def decide_cmd(attack_id: str, decision: str | None, note: str, path: Path) -> int:
-    """Record a human decision on objection ATTACK_ID: uphold, overrule or waive."""
+def decide_cmd(
+    attack_id: str, uphold: bool, overrule: bool, waive: bool, note: str, path: Path
+) -> int:
+    """Record a human decision on objection ATTACK_ID: uphold, overrule or waive.
+
+    The decision records who made it (git user.name and user.email of the repository, else
+    the OS user) and carries to the next `contend review`: a waived or overruled finding
+    that is still in the code stays resolved.
+    """
     from contend.review.respond import answer
 
-    if decision is None:
-        raise click.UsageError("give one of --uphold, --overrule or --waive")
+    chosen = [
+        flag for flag, on in (("uphold", uphold), ("overrule", overrule), ("waive", waive)) if on
+    ]
+    if len(chosen) != 1:
+        given = " and ".join(f"--{c}" for c in chosen)
+        raise click.UsageError(
+            f"{given} are mutually exclusive: give exactly one"
+            if chosen
+            else "give one of --uphold, --overrule or --waive"
+        )
+    [decision] = chosen
     settings = load_settings(repo_root(path))
     done = answer(path, settings, attack_id, Action(decision), text=note, by="human")
-    click.echo(
-        f"{done.attack_id}: {done.status} (run {done.run_id}); verdict now {done.outcome.verdict}"
-    )
+    click.echo(_said(done))
     return done.outcome.exit_code if decision == "uphold" else 0
+
+
+def _said(done: Answered) -> str:
+    # The id is what the user typed: echo it escaped, never as raw control bytes.
+    return visible(
+        f"{done.attack_id}: {done.status} (run {done.run_id}); verdict now {done.outcome.verdict}",
+        single_line=True,
+    )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -10,6 +12,12 @@ import click
 from contend.cli.progress import Progress
 from contend.config import load_settings
 from contend.gitio.git import repo_root
+
+
+def _wait_seconds(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value) or value < 0:
+        raise click.BadParameter(f"{value!r} is not a number of seconds (0 or more)")
+    return value
 
 
 @click.command("review")
@@ -67,7 +75,13 @@ from contend.gitio.git import repo_root
 @click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Also write the reports and the ledger into DIR.",
+    help="Also write the reports and the ledger into DIR (new, empty, or written by "
+    "contend before).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Let --out overwrite report and ledger files contend did not write.",
 )
 @click.option(
     "--format",
@@ -81,6 +95,7 @@ from contend.gitio.git import repo_root
     type=float,
     default=0.0,
     show_default=True,
+    callback=_wait_seconds,
     help="Seconds to wait for another review on this repository to finish.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress output on stderr.")
@@ -103,6 +118,7 @@ def review(
     resume: bool,
     apply: bool,
     out: Path | None,
+    force: bool,
     fmt: str | None,
     wait_s: float,
     quiet: bool,
@@ -122,6 +138,7 @@ def review(
     """
     from contend.review.engine import ReviewRequest
     from contend.review.engine import review as run_review
+    from contend.review.target import resolve_target
 
     root = repo_root(path)
     flags = {
@@ -135,10 +152,22 @@ def review(
         "format": fmt,
         "base": base,
     }
-    settings = load_settings(root, flags=flags)
+
+    def base_of(configured: str | None, exclude: Sequence[str]) -> str | None:
+        # The project config is read at the base of the review asked for (DESIGN §9).
+        return resolve_target(
+            path,
+            base=None if commit_range is not None else configured,
+            head=head,
+            staged=staged,
+            commit_range=commit_range,
+            exclude=exclude,
+        ).base
+
+    settings = load_settings(root, flags=flags, base_of=base_of)
     request = ReviewRequest(
         path=path,
-        base=settings.base,
+        base=None if commit_range is not None else settings.base,
         head=head,
         staged=staged,
         commit_range=commit_range,
@@ -148,14 +177,14 @@ def review(
         resume=resume,
         apply=apply,
         out=out,
+        force=force,
         wait_s=wait_s,
         stdin=sys.stdin if spec == "-" else None,
         command="contend " + " ".join(sys.argv[1:]),
     )
     with Progress(quiet=quiet) as progress:
+        request.on_note = progress.note
         result = run_review(request, settings, listener=progress)
-    for note in result.notes:
-        click.echo(f"contend: note: {note}", err=True)
     click.echo(result.texts[settings.format], nl=False)
     if not quiet:
         click.echo(f"contend: run {result.run_id} → {result.run_dir}", err=True)

@@ -35,9 +35,10 @@ def status(path: Path, limit: int, rebuild: bool, as_json: bool) -> int:
     is listed as unreadable, not indexed.
     """
     from contend.ledger.index import recent, refresh, verdict_counts
+    from contend.review.state_dir import open_state_dir
 
     root = repo_root(path)
-    state_dir = load_settings(root).state_path(root)
+    state_dir = open_state_dir(root, load_settings(root))
     refreshed = refresh(state_dir, rebuild=rebuild)
     rows = recent(state_dir, limit)
     counts = verdict_counts(state_dir)

@@ -5,6 +5,11 @@ else `$HOME/.config/contend/config.toml`. Project config: `contend.toml` at the 
 root, or the `[tool.contend]` table of the root `pyproject.toml`. Both at once is an error:
 one of them would be silently ignored. Every failure (unreadable file, invalid UTF-8 or
 TOML, both project sources) raises ConfigError naming the file.
+
+The project config that governs a review is read from git at the review's base revision
+(`read_project_layer_at`), never from the working tree: the change under review must not
+configure its own reviewer (DESIGN §9). `read_project_layer` reads the working tree, for
+`contend config path` and for comparing what a change would alter.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from contend.errors import ConfigError
+from contend.gitio.git import GitError, run_git
 
 LayerKind = Literal["user", "project", "env", "flags"]
 
@@ -78,28 +84,68 @@ def project_config_paths(repo_root: Path) -> tuple[Path, Path]:
 
 
 def read_project_layer(repo_root: Path) -> Layer | None:
-    """The project config layer, or None when the project configures nothing."""
+    """The project config layer of the working tree, or None when it configures nothing."""
     contend_toml, pyproject = project_config_paths(repo_root)
+    contend_data = read_toml(contend_toml, str(contend_toml)) if _present(contend_toml) else None
+    pyproject_data = read_toml(pyproject, str(pyproject)) if _present(pyproject) else None
+    return project_layer(contend_data, pyproject_data, str(contend_toml), str(pyproject))
+
+
+def read_project_layer_at(repo_root: Path, rev: str) -> Layer | None:
+    """The project config layer as committed at `rev` (a commit or tree id), read from git;
+    None when the project configures nothing there. Sources read "contend.toml at base
+    revision <id>", so every message and `contend config show` say where a value came from."""
+    where = f"at base revision {rev[:12]}"
+    contend_name, pyproject_name = (p.name for p in project_config_paths(repo_root))
+    contend_data = _toml_at(repo_root, rev, contend_name, f"{contend_name} {where}")
+    pyproject_data = _toml_at(repo_root, rev, pyproject_name, f"{pyproject_name} {where}")
+    return project_layer(
+        contend_data, pyproject_data, f"{contend_name} {where}", f"{pyproject_name} {where}"
+    )
+
+
+def project_layer(
+    contend_data: dict[str, Any] | None,
+    pyproject_data: dict[str, Any] | None,
+    contend_source: str,
+    pyproject_source: str,
+) -> Layer | None:
+    """The project layer from the parsed `contend.toml` and `pyproject.toml` (None: absent)."""
     from_pyproject: dict[str, Any] | None = None
-    pyproject_source = f"{pyproject} [tool.contend]"
-    if _present(pyproject):
-        tool = read_toml(pyproject, str(pyproject)).get("tool", {})
+    if pyproject_data is not None:
+        tool = pyproject_data.get("tool", {})
         if not isinstance(tool, dict):
-            raise ConfigError(f"{pyproject}: 'tool' must be a table")
+            raise ConfigError(f"{pyproject_source}: 'tool' must be a table")
         if "contend" in tool:
             if not isinstance(tool["contend"], dict):
-                raise ConfigError(f"{pyproject}: 'tool.contend' must be a table")
+                raise ConfigError(f"{pyproject_source}: 'tool.contend' must be a table")
             from_pyproject = tool["contend"]
-    if _present(contend_toml):
+    if contend_data is not None:
         if from_pyproject is not None:
             raise ConfigError(
-                f"both {contend_toml} and [tool.contend] in {pyproject} configure contend; "
-                "keep one of them"
+                f"both {contend_source} and [tool.contend] in {pyproject_source} configure "
+                "contend; keep one of them"
             )
-        return Layer("project", str(contend_toml), read_toml(contend_toml, str(contend_toml)))
+        return Layer("project", contend_source, contend_data)
     if from_pyproject is not None:
-        return Layer("project", pyproject_source, from_pyproject)
+        return Layer("project", f"{pyproject_source} [tool.contend]", from_pyproject)
     return None
+
+
+def _toml_at(repo_root: Path, rev: str, name: str, source: str) -> dict[str, Any] | None:
+    """Parse file `name` at the top of `rev`'s tree; None when the tree has no such entry."""
+    listing = run_git(repo_root, ["ls-tree", "-z", rev, "--", name])
+    if not listing:
+        return None
+    meta, _, _path = listing.rstrip(b"\0").partition(b"\t")
+    mode, kind, sha = meta.decode("ascii").split()
+    if kind != "blob" or mode not in ("100644", "100755"):
+        raise ConfigError(f"{source}: not a regular file (git mode {mode})")
+    try:
+        raw = run_git(repo_root, ["cat-file", "blob", sha])
+    except GitError as exc:
+        raise ConfigError(f"{source}: cannot read: {exc}") from exc
+    return parse_toml_bytes(raw, source)
 
 
 def _present(path: Path) -> bool:
@@ -116,6 +162,11 @@ def read_toml(path: Path, source: str) -> dict[str, Any]:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{source}: cannot read: {exc.strerror}") from exc
+    return parse_toml_bytes(raw, source)
+
+
+def parse_toml_bytes(raw: bytes, source: str) -> dict[str, Any]:
+    """Parse TOML bytes; ConfigError names `source` and, for bad syntax, the line."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

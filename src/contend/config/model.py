@@ -8,11 +8,14 @@ describes each key for users; keep the two in step.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from contend.config.specs import parse_critic_spec, parse_proposer_spec
 
@@ -82,8 +85,27 @@ class Providers(_Strict):
     gemini: ProviderConfig = Field(default_factory=ProviderConfig)
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where the effective settings came from, set by the loader.
+
+    `project_rev` is the revision the project config was read at (None: no project config
+    was read, e.g. a repository without commits); `kinds` names, per top-level key, the
+    kind of layer that set it ("user", "project", "env", "flags"); keys absent are defaults.
+    """
+
+    project_rev: str | None = None
+    kinds: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def kind_of(self, key: str) -> str:
+        return self.kinds.get(key, "default")
+
+
 class Settings(_Strict):
     """The effective configuration of one contend invocation."""
+
+    # Provenance, not configuration: never read from or written to a file.
+    _origin: Origin = PrivateAttr(default_factory=Origin)
 
     critics: list[str] = Field(default_factory=lambda: ["static"], min_length=1)
     proposer: str = "none"
@@ -131,6 +153,15 @@ class Settings(_Strict):
         if any(not gate.strip() for gate in value):
             raise ValueError("a gate command must not be empty")
         return value
+
+    @property
+    def origin(self) -> Origin:
+        return self._origin
+
+    def with_origin(self, origin: Origin) -> Settings:
+        """These settings, recording where they came from (the loader calls this)."""
+        self._origin = origin
+        return self
 
     def state_path(self, repo_root: Path) -> Path:
         """The state directory: `state_dir` as is when absolute, else under `repo_root`."""

@@ -22,18 +22,22 @@ _DIFF = [
 ]
 
 
-def apply_to_worktree(repo: Path, base_commit: str, merged_commit: str) -> list[str]:
+def apply_to_worktree(
+    repo: Path, base_commit: str, merged_commit: str, *, exclude: Sequence[str] = ()
+) -> list[str]:
     """Apply the diff base_commit..merged_commit to the user's working tree; the changed paths.
 
     Refuses (UserError, naming the files) when the working tree no longer matches
     `base_commit`'s tree — the snapshot the review saw. Only files change: the patch is
     applied without --index (and so without --3way, which implies it), leaving the user's
     index as it was; on an unchanged tree the patch applies exactly, so no 3-way is needed.
+    `exclude`d paths (contend's state directory) are left out of the comparison, as they
+    were left out of the snapshot.
     """
     root = repo_root(repo)
     base = resolve_commit(root, base_commit)
     merged = resolve_commit(root, merged_commit)
-    current = worktree_tree(root)
+    current = worktree_tree(root, exclude=exclude)
     changed = _names(root, [base, current])
     if changed:
         shown = ", ".join(changed[:10]) + (

@@ -9,9 +9,11 @@ as a delete plus an add, because contend never writes to the user's index.
 
 from __future__ import annotations
 
+import io
+import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from unidiff.patch import PatchSet
 
@@ -22,9 +24,24 @@ from contend.critics.static.base import (
     is_test_path,
     language_of,
 )
+from contend.critics.static.review_config import CONFIG_FILES
 from contend.errors import UserError
+from contend.gitio.base import exclude_pathspec
 from contend.gitio.git import EMPTY_TREE, GitError, repo_root, resolve_commit, run_git
 
+DELETED_REASON = "deleted: nothing on the new side to check"
+SYMLINK_REASON = "symlink: a link target is not source to check"
+SUBMODULE_REASON = "submodule: its contents belong to another repository"
+# Source files beyond the languages the static critics read (Python, JS/TS): a skipped one
+# is still unreviewed code.
+_CODE_SUFFIXES = frozenset(
+    (
+        *(".go", ".rs", ".java", ".kt", ".kts", ".scala", ".rb", ".php", ".c", ".h", ".cc"),
+        *(".cpp", ".cxx", ".hpp", ".hh", ".cs", ".swift", ".m", ".mm", ".sh", ".bash", ".zsh"),
+        *(".ps1", ".pl", ".pm", ".lua", ".r", ".jl", ".dart", ".ex", ".exs", ".erl", ".hs"),
+        *(".ml", ".clj", ".groovy", ".sql", ".vue", ".svelte"),
+    )
+)
 _NULL_SHA = "0" * 40
 _SUBMODULE_MODE = "160000"
 _SYMLINK_MODE = "120000"
@@ -58,8 +75,11 @@ def collect_changes(
     staged: bool = False,
     include_untracked: bool = True,
     max_file_bytes: int = 1_000_000,
+    exclude: Sequence[str] = (),
 ) -> tuple[list[FileChange], list[Skipped]]:
-    """The files changed from `base` to `head` (None: the working tree; staged: the index)."""
+    """The files changed from `base` to `head` (None: the working tree; staged: the index).
+
+    `exclude`: repository-relative paths never part of the change (contend's state dir)."""
     if staged and head is not None:
         raise UserError("choose one new side: --staged (the index) or --head REV, not both")
     root = repo_root(repo)
@@ -72,8 +92,9 @@ def collect_changes(
     elif staged:
         side.insert(0, "--cached")
     reader = _Reader(root, from_disk=head_sha is None and not staged, limit=max_file_bytes)
-    entries = _raw_entries(root, side)
-    hunks = _hunks(root, side)
+    pathspec = exclude_pathspec(exclude)[1:]
+    entries = _raw_entries(root, side, pathspec)
+    hunks = _hunks(root, side, pathspec)
     if len(entries) != len(hunks):
         raise GitError(
             f"git diff listed {len(entries)} files but its patch has {len(hunks)}; "
@@ -98,7 +119,7 @@ def collect_changes(
     for entry, entry_hunks in plans:
         _sort_into(_pre_skip(entry, entry_hunks) or _change_of(entry, entry_hunks, reader))
     if head_sha is None and not staged and include_untracked:
-        for path in _untracked(root):
+        for path in _untracked(root, pathspec):
             _sort_into(_untracked_change(root, path, max_file_bytes))
     return changes, skipped
 
@@ -118,8 +139,8 @@ def _diff_options() -> list[str]:
     ]
 
 
-def _raw_entries(root: Path, side: Sequence[str]) -> list[_RawEntry]:
-    out = run_git(root, [*_diff_options(), "--raw", "-z", "--no-abbrev", *side, "--"])
+def _raw_entries(root: Path, side: Sequence[str], pathspec: Sequence[str]) -> list[_RawEntry]:
+    out = run_git(root, [*_diff_options(), "--raw", "-z", "--no-abbrev", *side, "--", *pathspec])
     tokens = out.split(b"\0")
     entries: list[_RawEntry] = []
     i = 0
@@ -139,8 +160,8 @@ def _path(raw: bytes) -> str:
     return raw.decode("utf-8", errors="surrogateescape")
 
 
-def _hunks(root: Path, side: Sequence[str]) -> list[_Hunks]:
-    out = run_git(root, [*_diff_options(), "-U0", *side, "--"])
+def _hunks(root: Path, side: Sequence[str], pathspec: Sequence[str]) -> list[_Hunks]:
+    out = run_git(root, [*_diff_options(), "-U0", *side, "--", *pathspec])
     # Only line numbers are taken from the patch; file contents are decoded (strictly) from
     # the blobs, so undecodable bytes here cannot leak into a finding.
     patch = PatchSet(out.decode("utf-8", errors="surrogateescape"))
@@ -161,26 +182,27 @@ def _hunks(root: Path, side: Sequence[str]) -> list[_Hunks]:
 def _pre_skip(entry: _RawEntry, hunks: _Hunks) -> Skipped | None:
     """The skip decided by the listing alone, before any content is read."""
     letter = entry.status[0]
-    path = entry.new_path
-    if _has_surrogates(path) or _has_surrogates(entry.old_path):
-        return Skipped(_printable(path), "file name is not valid UTF-8; cannot be reported")
+    path = _printable(entry.new_path)
     if letter == "U":
         return Skipped(path, "unmerged: resolve the merge conflict first")
     if _SUBMODULE_MODE in (entry.old_mode, entry.new_mode):
-        return Skipped(path, "submodule: its contents belong to another repository")
+        return Skipped(path, SUBMODULE_REASON)
     if _SYMLINK_MODE in (entry.old_mode, entry.new_mode):
-        return Skipped(path, "symlink: a link target is not source to check")
+        return Skipped(path, SYMLINK_REASON)
     if hunks.binary:
         return Skipped(path, "binary file")
-    if letter == "D" and not is_test_path(entry.old_path):
-        return Skipped(path, "deleted: nothing on the new side to check")
+    # A deleted test or review configuration file is still checked: removing it weakens.
+    if letter == "D" and not is_test_path(entry.old_path) and path not in CONFIG_FILES:
+        return Skipped(path, DELETED_REASON)
     if letter not in _STATUS:
         return Skipped(path, f"unsupported git change status {entry.status!r}")
     return None
 
 
 def _change_of(entry: _RawEntry, hunks: _Hunks, reader: _Reader) -> FileChange | Skipped:
-    path = entry.new_path
+    # A name that is not UTF-8 is reviewed under a printable form (\xNN escapes); its
+    # bytes are read by blob id or by the real name on disk.
+    path = _printable(entry.new_path)
     status = _STATUS[entry.status[0]]
     old_text: str | None = None
     new_text: str | None = None
@@ -190,13 +212,13 @@ def _change_of(entry: _RawEntry, hunks: _Hunks, reader: _Reader) -> FileChange |
             return got
         old_text = got
     if status != "deleted":
-        got = reader.text(entry.new_sha, path, "new")
+        got = reader.text(entry.new_sha, path, "new", disk_path=entry.new_path)
         if isinstance(got, Skipped):
             return got
         new_text = got
     return FileChange(
         path=path,
-        old_path=entry.old_path if status == "renamed" else None,
+        old_path=_printable(entry.old_path) if status == "renamed" else None,
         status=status,
         old_text=old_text,
         new_text=new_text,
@@ -242,11 +264,11 @@ class _Reader:
                 _parse_batch(run_git(self._root, ["cat-file", "--batch"], stdin=request))
             )
 
-    def text(self, sha: str, path: str, side: str) -> str | Skipped:
+    def text(self, sha: str, path: str, side: str, *, disk_path: str = "") -> str | Skipped:
         if sha == _NULL_SHA:
             if not self._from_disk:
                 raise GitError(f"git diff gave no blob for the {side} side of {path}")
-            return _read_disk(self._root, path, self._limit)
+            return _read_disk(self._root, disk_path or path, self._limit, shown=path)
         size = self._sizes.get(sha)
         if size is None:
             raise GitError(f"blob {sha} of {path} is missing from the repository")
@@ -269,18 +291,21 @@ def _parse_batch(out: bytes) -> dict[str, bytes]:
     return blobs
 
 
-def _read_disk(root: Path, path: str, limit: int) -> str | Skipped:
+def _read_disk(root: Path, path: str, limit: int, *, shown: str = "") -> str | Skipped:
+    """The text of `path` (its real name, which may hold surrogate escapes) on disk;
+    messages and skips name it as `shown`."""
+    name = shown or path
     full = root / path
     try:
         size = full.stat().st_size
         if size > limit:
-            return _too_large(path, size, limit, "new")
+            return _too_large(name, size, limit, "new")
         data = full.read_bytes()
     except FileNotFoundError as exc:
-        raise GitError(f"{path} disappeared while it was being read; run again") from exc
+        raise GitError(f"{name} disappeared while it was being read; run again") from exc
     except OSError as exc:
-        return Skipped(path, f"unreadable: {exc.strerror or exc}")
-    return _decode(data, path, "new")
+        return Skipped(name, f"unreadable: {exc.strerror or exc}")
+    return _decode(data, name, "new")
 
 
 def _too_large(path: str, size: int, limit: int, side: str) -> Skipped:
@@ -290,43 +315,62 @@ def _too_large(path: str, size: int, limit: int, side: str) -> Skipped:
 def _decode(data: bytes, path: str, side: str) -> str | Skipped:
     if b"\0" in data[:_BINARY_PROBE]:
         return Skipped(path, "binary file")
+    encoding = "utf-8"
+    if language_of(path) == "python":
+        # As Python itself reads a source file: a PEP 263 coding declaration or a BOM.
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as exc:
+            # What Python says too: not UTF-8 and no (valid) coding declaration.
+            return Skipped(path, f"cannot be read as Python source on the {side} side: {exc.msg}")
     try:
-        return data.decode("utf-8")
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        return Skipped(path, f"not UTF-8 on the {side} side (byte {exc.start}): cannot be read")
+        shown = "UTF-8" if encoding == "utf-8" else encoding
+        return Skipped(path, f"not {shown} on the {side} side (byte {exc.start}): cannot be read")
 
 
-def _untracked(root: Path) -> list[str]:
-    out = run_git(root, ["ls-files", "--others", "--exclude-standard", "-z"])
+def _untracked(root: Path, pathspec: Sequence[str]) -> list[str]:
+    out = run_git(root, ["ls-files", "--others", "--exclude-standard", "-z", "--", *pathspec])
     return sorted(_path(raw) for raw in out.split(b"\0") if raw)
 
 
 def _untracked_change(root: Path, path: str, limit: int) -> FileChange | Skipped:
-    if _has_surrogates(path):
-        return Skipped(_printable(path), "file name is not valid UTF-8; cannot be reported")
+    shown = _printable(path)
     full = root / path
     if path.endswith("/"):
-        return Skipped(path, "nested git repository: its contents belong to another repository")
+        return Skipped(shown, "nested git repository: its contents belong to another repository")
     if full.is_symlink():
-        return Skipped(path, "symlink: a link target is not source to check")
-    got = _read_disk(root, path, limit)
+        return Skipped(shown, SYMLINK_REASON)
+    got = _read_disk(root, path, limit, shown=shown)
     if isinstance(got, Skipped):
         return got
     return FileChange(
-        path=path,
+        path=shown,
         old_path=None,
         status="added",
         old_text=None,
         new_text=got,
         added_lines=frozenset(range(1, len(got.splitlines()) + 1)),
         removed_lines=frozenset(),
-        language=language_of(path),
+        language=language_of(shown),
     )
 
 
-def _has_surrogates(text: str) -> bool:
-    return any("\udc80" <= ch <= "\udcff" for ch in text)
-
-
 def _printable(path: str) -> str:
+    """A name as UTF-8 text: bytes that are not UTF-8 become `\\xNN` escapes."""
     return path.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="backslashreplace")
+
+
+def blocks_pass(skipped: Skipped) -> bool:
+    """Whether a skip means a code file went unreviewed, so the verdict cannot be `pass`
+    (DESIGN §9). Deleted files, symlinks and submodules hold no code to check; binary
+    assets, lockfiles and other data are not code."""
+    if skipped.reason.startswith((DELETED_REASON, SYMLINK_REASON, SUBMODULE_REASON)):
+        return False
+    return is_code_path(skipped.path)
+
+
+def is_code_path(path: str) -> bool:
+    """Source code by its extension: the languages the critics read, and common others."""
+    return language_of(path) != "other" or PurePosixPath(path).suffix.lower() in _CODE_SUFFIXES

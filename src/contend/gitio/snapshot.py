@@ -2,9 +2,13 @@
 without touching the user's index or files.
 
 The tree is built in a temporary index (a copy of the real one, next to it so split-index
-files still resolve); `git add -A` there picks up untracked, not-ignored files. The commit is
-kept under the given ref so `git gc` cannot collect it while a review refers to it. Also here:
-the environment (contend's own identity) every git command that writes objects runs with.
+files still resolve); `git add -A` there picks up untracked, not-ignored files — an ignored
+file (a `.env.local` listed in .gitignore) never enters a snapshot. The commit is kept under
+the given ref so `git gc` cannot collect it while a review refers to it (see `runrefs` for
+when it goes). The temporary index is named `contend-index-<pid>-…`, so one that a killed
+process left behind can be proven stale and removed (`remove_stale_temp_indexes`). Also
+here: the environment (contend's own identity) every git command that writes objects runs
+with.
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from contend.errors import RevisionNotFound, UserError
+from contend.gitio.base import exclude_pathspec
 from contend.gitio.git import GitError, git_text, repo_root, resolve_commit, run_git
+
+TEMP_INDEX_PREFIX = "contend-index-"
 
 # Commits contend makes for itself carry its own identity: the user may have none configured,
 # and these commits are contend's work, not the user's.
@@ -52,28 +59,78 @@ def run_git_result(
     )
 
 
-def snapshot_worktree(repo: Path, ref: str) -> str:
-    """A commit of the working tree (untracked files included), stored under `ref`."""
+def snapshot_worktree(repo: Path, ref: str, *, exclude: Sequence[str] = ()) -> str:
+    """A commit of the working tree (untracked, not-ignored files included; `exclude`d
+    paths left out), stored under `ref`."""
     root = repo_root(repo)
-    tree = worktree_tree(root)
+    tree = worktree_tree(root, exclude=exclude)
     return _commit_and_store(root, tree, ref, "contend: snapshot of the working tree")
 
 
 def snapshot_index(repo: Path, ref: str) -> str:
     """A commit of the index (what `--staged` reviews), stored under `ref`."""
     root = repo_root(repo)
-    with _temp_index(root) as index:
-        # write-tree on the real index would store a refreshed cache-tree in it.
-        tree = _write_tree(root, index, what="the index")
-    return _commit_and_store(root, tree, ref, "contend: snapshot of the index")
+    return _commit_and_store(root, index_tree(root), ref, "contend: snapshot of the index")
 
 
-def worktree_tree(repo: Path) -> str:
-    """The tree id of `repo`'s working tree as `git add -A` would stage it, index untouched."""
+def index_tree(repo: Path) -> str:
+    """The tree id of `repo`'s index, the index untouched."""
     root = repo_root(repo)
     with _temp_index(root) as index:
-        run_git(root, ["add", "-A", "--", "."], env=contend_env(index))
+        # write-tree on the real index would store a refreshed cache-tree in it.
+        return _write_tree(root, index, what="the index")
+
+
+def commit_snapshot(repo: Path, tree: str, ref: str, *, what: str) -> str:
+    """A commit of `tree` (on top of HEAD, in contend's name), stored under new ref `ref`."""
+    return _commit_and_store(repo_root(repo), tree, ref, f"contend: snapshot of {what}")
+
+
+def worktree_tree(repo: Path, *, exclude: Sequence[str] = ()) -> str:
+    """The tree id of `repo`'s working tree as `git add -A` would stage it, index untouched;
+    `exclude`d repository-relative paths (contend's state directory) are left out."""
+    root = repo_root(repo)
+    pathspec = exclude_pathspec(exclude) or ["--", "."]
+    with _temp_index(root) as index:
+        if exclude:
+            # Paths of the state directory that an older index copy may hold go too.
+            run_git(
+                root,
+                ["rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", *exclude],
+                env=contend_env(index),
+            )
+        run_git(root, ["add", "-A", *pathspec], env=contend_env(index))
         return _write_tree(root, index, what="the working tree")
+
+
+def remove_stale_temp_indexes(repo: Path) -> list[str]:
+    """Remove temporary indexes that contend processes left in the git directory when they
+    were killed; one message per file. Only files named by a process that is gone (on this
+    host) are removed: a live process's index, or one of unknown origin, is kept."""
+    git_dir = _index_path(repo_root(repo)).parent
+    messages: list[str] = []
+    for path in sorted(git_dir.glob(f"{TEMP_INDEX_PREFIX}*")):
+        pid_text = path.name[len(TEMP_INDEX_PREFIX) :].split("-", 1)[0]
+        if not pid_text.isdigit() or _alive(int(pid_text)):
+            continue
+        path.unlink(missing_ok=True)
+        messages.append(
+            f"removed {path.name} from {git_dir}: a temporary index left by contend process "
+            f"{pid_text}, which is gone"
+        )
+    return messages
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    # contend: allow silent-fallback -- no such pid: not alive
+    except ProcessLookupError:
+        return False
+    # contend: allow silent-fallback -- EPERM: the pid exists under another user
+    except PermissionError:
+        return True
+    return True
 
 
 def store_ref(repo: Path, ref: str, commit: str, *, reason: str) -> None:
@@ -121,12 +178,16 @@ def _has_unmerged(root: Path, index: Path) -> bool:
     return bool(run_git(root, ["ls-files", "--unmerged", "-z"], env=contend_env(index)))
 
 
-@contextmanager
-def _temp_index(root: Path) -> Iterator[Path]:
-    real = Path(
+def _index_path(root: Path) -> Path:
+    return Path(
         git_text(root, ["rev-parse", "--path-format=absolute", "--git-path", "index"]).strip()
     )
-    handle, name = tempfile.mkstemp(prefix="contend-index-", dir=real.parent)
+
+
+@contextmanager
+def _temp_index(root: Path) -> Iterator[Path]:
+    real = _index_path(root)
+    handle, name = tempfile.mkstemp(prefix=f"{TEMP_INDEX_PREFIX}{os.getpid()}-", dir=real.parent)
     os.close(handle)
     temp = Path(name)
     try:

@@ -1,6 +1,10 @@
 """Stale worktrees left by crashed runs under <state_dir>/worktrees/<run>/: removed, but
 never silently — uncommitted changes, commits that no ref reaches, and files of a directory
 git no longer knows are first stored under refs/contend/rescue/<run>/<name>.
+
+A worktree whose `git worktree add` was killed mid-checkout (git leaves it locked with the
+reason "initializing") holds no one's work: its missing files are an unfinished checkout,
+not deletions, so it is removed without a rescue, and the message says so.
 """
 
 from __future__ import annotations
@@ -89,6 +93,11 @@ def _rescue_missing(root: Path, runs: Path, keep: set[str]) -> list[str]:
         if run in keep:
             continue
         where = f"missing stale worktree {path} (run {run})"
+        if worktree_locks(root).get(path) == _INTERRUPTED_CHECKOUT:
+            # A locked worktree is never pruned; this lock only marks a killed checkout.
+            run_git(root, ["worktree", "unlock", path])
+            messages.append(f"pruned {where}: its checkout was interrupted")
+            continue
         if head is not None and not _on_some_ref(root, head):
             saved = _rescue(root, run, name, head, "commits on no ref")
             messages.append(f"pruned {where}; {saved}")
@@ -97,10 +106,20 @@ def _rescue_missing(root: Path, runs: Path, keep: set[str]) -> list[str]:
     return messages
 
 
+_INTERRUPTED_CHECKOUT = "initializing"
+
+
 def _clean_one(root: Path, run: str, path: Path) -> str:
     where = f"stale worktree {path} (run {run})"
     if not registered(root, path):
         return _clean_unregistered(root, run, path, where)
+    if worktree_locks(root).get(os.path.realpath(path)) == _INTERRUPTED_CHECKOUT:
+        # Twice --force: git refuses to remove a locked worktree otherwise.
+        run_git(root, ["worktree", "remove", "--force", "--force", str(path)])
+        return (
+            f"removed {where}: its checkout was interrupted (a killed `git worktree add`), "
+            "so it held nothing to rescue"
+        )
     head = resolve_commit(path, "HEAD")
     saved: str | None = None
     dirty = bool(run_git(path, ["--no-optional-locks", "status", "--porcelain", "-z"]))
@@ -191,6 +210,20 @@ def _on_some_ref(root: Path, commit: str) -> bool:
 
 def registered(repo: Path, path: Path) -> bool:
     return os.path.realpath(path) in worktree_heads(repo)
+
+
+def worktree_locks(repo: Path) -> dict[str, str]:
+    """Every locked registered worktree's real path and its lock reason ("" when none)."""
+    listing = run_git(repo, ["worktree", "list", "--porcelain", "-z"])
+    locks: dict[str, str] = {}
+    current: str | None = None
+    for record in listing.split(b"\0"):
+        text = record.decode("utf-8", errors="surrogateescape")
+        if text.startswith("worktree "):
+            current = os.path.realpath(text[len("worktree ") :])
+        elif current is not None and (text == "locked" or text.startswith("locked ")):
+            locks[current] = text[len("locked ") :] if text != "locked" else ""
+    return locks
 
 
 def worktree_heads(repo: Path) -> dict[str, str | None]:

@@ -23,6 +23,7 @@ class EventKind(StrEnum):
     ATTACK_RAISED = "attack_raised"
     ATTACK_DROPPED = "attack_dropped"
     ATTACK_TRANSITION = "attack_transition"
+    ATTACK_RELOCATED = "attack_relocated"
     ROUND_CLOSED = "round_closed"
     AGENT_CALL = "agent_call"
     AGENT_FAILED = "agent_failed"
@@ -44,6 +45,15 @@ def event(kind: EventKind, **data: Any) -> Event:
 
 
 def attack_raised(attack: Attack) -> Event:
+    # Optional fields are written only when set, so ledgers without them fold unchanged.
+    optional: dict[str, Any] = {}
+    if attack.confidence is not None:
+        optional["confidence"] = attack.confidence
+    if attack.old_evidence is not None:
+        optional["old_evidence"] = attack.old_evidence
+    if attack.locations:
+        optional["locations"] = [loc.to_json() for loc in attack.locations]
+        optional["members"] = list(attack.members)
     return event(
         EventKind.ATTACK_RAISED,
         id=attack.id,
@@ -59,6 +69,30 @@ def attack_raised(attack: Attack) -> Event:
         round=attack.raised_round,
         fingerprint=attack.fingerprint,
         ways_out=list(attack.ways_out),
+        **optional,
+    )
+
+
+def attack_relocated(
+    attack_id: str,
+    locations: list[Location],
+    members: list[str],
+    *,
+    claim: str,
+    evidence: str,
+    old_evidence: str | None,
+) -> Event:
+    """A grouped finding's places changed between reviews (some fixed, some added, lines
+    moved): the attack keeps its identity and its history; where it is, and the claim and
+    evidence of its first place, follow the code."""
+    return event(
+        EventKind.ATTACK_RELOCATED,
+        attack=attack_id,
+        locations=[loc.to_json() for loc in locations],
+        members=members,
+        claim=claim,
+        evidence=evidence,
+        old_evidence=old_evidence,
     )
 
 
@@ -77,6 +111,16 @@ def transition(
 
 
 _SEVERITIES = {str(s): s for s in Severity}
+CONFIDENCES = frozenset({"high", "medium", "low"})
+
+
+def _confidence(data: dict[str, Any]) -> str | None:
+    value = data.get("confidence")
+    if value is None:
+        return None
+    if value not in CONFIDENCES:
+        raise ValueError(f"confidence {value!r} is not one of {sorted(CONFIDENCES)}")
+    return str(value)
 
 
 def attack_from_raised(data: dict[str, Any], seq: int) -> Attack:
@@ -95,4 +139,8 @@ def attack_from_raised(data: dict[str, Any], seq: int) -> Attack:
         raised_seq=seq,
         fingerprint=data.get("fingerprint"),
         ways_out=tuple(str(w) for w in data.get("ways_out", ())),
+        confidence=_confidence(data),
+        old_evidence=str(data["old_evidence"]) if data.get("old_evidence") is not None else None,
+        locations=tuple(Location.from_json(loc) for loc in data.get("locations", ())),
+        members=tuple(str(m) for m in data.get("members", ())),
     )

@@ -71,13 +71,27 @@ class Location:
     path: str
     start_line: int
     end_line: int
+    symbol: str | None = None  # the enclosing function or class, when the critic knows it
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "start_line": self.start_line, "end_line": self.end_line}
+        out: dict[str, Any] = {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+        }
+        if self.symbol is not None:
+            out["symbol"] = self.symbol
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Location:
-        return cls(str(data["path"]), int(data["start_line"]), int(data["end_line"]))
+        symbol = data.get("symbol")
+        return cls(
+            str(data["path"]),
+            int(data["start_line"]),
+            int(data["end_line"]),
+            str(symbol) if symbol is not None else None,
+        )
 
 
 @dataclass(slots=True)
@@ -110,6 +124,12 @@ class Attack:
     history: list[dict[str, Any]] = field(default_factory=list)
     fingerprint: str | None = None
     ways_out: tuple[str, ...] = ()  # the evidence-bound ways to resolve it, for the report
+    confidence: str | None = None  # the rule's confidence (high/medium/low); None: not stated
+    old_evidence: str | None = None  # the code before the change, for diff-aware findings
+    # A grouped finding (one rule, one file, several places): every location and the
+    # fingerprint of the finding at each, in the same order. Empty: just `location`.
+    locations: tuple[Location, ...] = ()
+    members: tuple[str, ...] = ()
     # Survival is counted lazily: rounds of the thread closed after the raising round,
     # up to the moment of resolution (frozen then) or up to now while unresolved.
     counter: RoundCounter = field(default_factory=RoundCounter)

@@ -15,7 +15,7 @@ from contend.errors import ProtocolError
 from contend.gcpause import gc_paused
 from contend.protocol.events import EventKind, attack_from_raised
 from contend.protocol.machine import apply_action
-from contend.protocol.model import Action, Attack, RoundCounter
+from contend.protocol.model import Action, Attack, Location, RoundCounter
 
 
 @dataclass(slots=True)
@@ -43,6 +43,7 @@ class ThreadState:
     ended: str | None = None
     malformed_streak: int = 0
     failures: int = 0
+    failure_log: list[dict[str, Any]] = field(default_factory=list)  # agent_failed data
     usable_outputs: int = 0
     calls: int = 0
     tokens_in: int = 0
@@ -220,6 +221,26 @@ def _attack_transition(state: RunState, data: Mapping[str, Any], seq: int) -> No
         _tally(_thread(state, attack.thread)).re_attacks += 1
 
 
+def _attack_relocated(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    attack_id = str(data["attack"])
+    attack = state.attacks.get(attack_id)
+    if attack is None:
+        raise ProtocolError(f"relocation names attack {attack_id}, which was never raised")
+    try:
+        locations = tuple(Location.from_json(loc) for loc in data["locations"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ProtocolError(f"malformed attack_relocated at seq {seq}: {exc!r}") from exc
+    if not locations:
+        raise ProtocolError(f"attack_relocated at seq {seq} gives no location")
+    attack.location = locations[0]
+    attack.locations = locations
+    attack.members = tuple(str(m) for m in data.get("members", ()))
+    attack.claim = str(data.get("claim", attack.claim))
+    attack.evidence = str(data.get("evidence", attack.evidence))
+    old = data.get("old_evidence")
+    attack.old_evidence = str(old) if old is not None else None
+
+
 def _round_closed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     thread = _thread(state, str(data["thread"]))
     rnd = int(data["round"])
@@ -248,6 +269,7 @@ def _agent_call(state: RunState, data: Mapping[str, Any], seq: int) -> None:
 def _agent_failed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     thread = _thread(state, str(data["thread"]))
     thread.failures += 1
+    thread.failure_log.append(dict(data))
     if data.get("role") == "proposer":
         thread.proposer_rounds.append(int(data.get("round", thread.round)))
     if data.get("role", "critic") == "critic":
@@ -298,6 +320,7 @@ _HANDLERS = {
     str(EventKind.ATTACK_RAISED): _attack_raised,
     str(EventKind.ATTACK_DROPPED): _attack_dropped,
     str(EventKind.ATTACK_TRANSITION): _attack_transition,
+    str(EventKind.ATTACK_RELOCATED): _attack_relocated,
     str(EventKind.ROUND_CLOSED): _round_closed,
     str(EventKind.AGENT_CALL): _agent_call,
     str(EventKind.AGENT_FAILED): _agent_failed,

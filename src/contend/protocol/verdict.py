@@ -6,7 +6,8 @@ fail              a critical/major attack unresolved and not deadlocked,
                   or a red gate                                               exit 1
 escalate          no block, but liveness failed: a deadlock on a blocking
                   attack, a thread that crashed or gave no usable output,
-                  too few model families, or no critic ran at all              exit 3
+                  too few model families, no critic ran at all, or a code
+                  file that could not be reviewed (a skip marked `blocks`)     exit 3
 """
 
 from __future__ import annotations
@@ -83,6 +84,12 @@ def decide(state: RunState, *, min_families: int = 1, nothing_to_review: bool = 
     families = state.families()
     if state.threads and len(families) < min_families:
         liveness.append(f"{len(families)} model family(ies), {min_families} required")
+    # engine (issue 9): a code file that could not be reviewed never gives pass (DESIGN §9);
+    # the engine marks such skips `blocks` when it records them.
+    unreviewed = sorted({str(s.get("path")) for s in state.skipped if s.get("blocks")})
+    if unreviewed:
+        shown = ", ".join(unreviewed[:5]) + (" …" if len(unreviewed) > 5 else "")
+        liveness.append(f"{len(unreviewed)} code file(s) could not be reviewed: {shown}")
     if liveness:
         return Outcome(Verdict.ESCALATE, tuple(liveness), top_id, _caveats(unresolved))
 

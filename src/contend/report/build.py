@@ -3,6 +3,10 @@
 Conventions read from the fold (set by the review engine):
 - a `concede` transition with `in_source: true` is an in-code waiver (`# contend: allow …`)
   and its `text` is the waiver's reason;
+- a `withdraw` transition with `change_withdrawn: true` resolves a dispute whose code left
+  the reviewed diff; a `person` on a transition names who answered or decided;
+- caveats are the minor items of a conditional pass (README): a `fail` or `escalate` report
+  lists its unresolved disputes, not caveats;
 - gate dicts carry name, cmd (string or argv list), ok, exit_code, output, when;
 - `state.spec` carries `source` (absent or empty: there was no spec), optionally `path` and
   `text`.
@@ -20,14 +24,18 @@ from pydantic import JsonValue, TypeAdapter
 from contend import __version__
 from contend.protocol.contention import ranked
 from contend.protocol.model import Action, Attack, Status
+from contend.protocol.model import Location as Place
 from contend.protocol.state import RunState, ThreadState
-from contend.protocol.verdict import Outcome
+from contend.protocol.verdict import Outcome, Verdict
 from contend.report.model import (
     Dispute,
     Exchange,
+    Failure,
     Gate,
     Location,
+    Person,
     Report,
+    Site,
     Skipped,
     Spec,
     Stats,
@@ -46,7 +54,7 @@ def build_report(state: RunState, outcome: Outcome, *, wall_time_s: float) -> Re
         verdict=outcome.verdict.value,
         exit_code=outcome.exit_code,
         reasons=list(outcome.reasons),
-        caveats=list(outcome.caveats),
+        caveats=list(outcome.caveats) if outcome.verdict is Verdict.CONDITIONAL_PASS else [],
         headline=outcome.headline,
         spec=_spec(state.spec),
         disputes=[_dispute(a) for a in ranked(a for a in attacks if not a.resolved)],
@@ -54,6 +62,9 @@ def build_report(state: RunState, outcome: Outcome, *, wall_time_s: float) -> Re
         history={a.id: [_exchange(h) for h in a.history] for a in attacks},
         ways_out={a.id: list(a.ways_out) for a in attacks if a.ways_out},
         fingerprints={a.id: a.fingerprint for a in attacks},
+        confidence={a.id: a.confidence for a in attacks if a.confidence is not None},
+        old_evidence={a.id: a.old_evidence for a in attacks if a.old_evidence is not None},
+        failures=[_failure(t, f) for t in state.threads.values() for f in t.failure_log],
         gates=[_gate(g) for g in state.gates],
         skipped=[_skipped(s) for s in state.skipped],
         threads=[_thread(t) for t in state.threads.values()],
@@ -81,6 +92,25 @@ def _dispute(a: Attack) -> Dispute:
         contention=a.contention,
         rounds_survived=a.rounds_survived,
         re_attacked=a.re_attacked,
+        locations=[_site(loc, fp) for loc, fp in _sites(a)],
+    )
+
+
+def _sites(a: Attack) -> list[tuple[Place, str | None]]:
+    if not a.locations:
+        return [(a.location, a.fingerprint)]
+    members: list[str | None] = list(a.members)
+    members += [None] * (len(a.locations) - len(members))
+    return list(zip(a.locations, members, strict=True))
+
+
+def _site(loc: Place, fingerprint: str | None) -> Site:
+    return Site(
+        path=loc.path,
+        start_line=loc.start_line,
+        end_line=loc.end_line,
+        symbol=loc.symbol,
+        fingerprint=fingerprint,
     )
 
 
@@ -94,6 +124,41 @@ def _exchange(h: Mapping[str, Any]) -> Exchange:
         evidence=str(h.get("evidence", "")),
         round=int(rnd) if rnd is not None else None,
         in_source=bool(h.get("in_source", False)),
+        change_withdrawn=bool(h.get("change_withdrawn", False)),
+        person=_person(h.get("person")),
+    )
+
+
+def _person(data: Any) -> Person | None:
+    if data is None:
+        return None
+    email = data.get("email")
+    return Person(
+        name=str(data["name"]),
+        email=str(email) if email else None,
+        source=str(data["source"]),
+    )
+
+
+def _failure(t: ThreadState, f: Mapping[str, Any]) -> Failure:
+    rnd = f.get("round")
+    if f.get("failure"):
+        kind = str(f["failure"])
+    elif f.get("timeout"):
+        kind = "timeout"
+    elif f.get("malformed"):
+        kind = "malformed"
+    else:
+        kind = "error"
+    return Failure(
+        thread=t.name,
+        critic=t.critic,
+        role=str(f.get("role", "critic")),
+        round=int(rnd) if rnd is not None else None,
+        backend=str(f.get("backend", t.backend)),
+        model=str(f.get("model", t.model)),
+        kind=kind,
+        error=str(f["error"]),
     )
 
 
@@ -149,6 +214,9 @@ def _thread(t: ThreadState) -> Thread:
         dropped_attacks=t.dropped_attacks,
         violations=list(t.violations),
         same_family_as_proposer=t.same_family_as_proposer,
+        # A critic whose latest call failed has not reviewed the current code, whatever
+        # the reason the thread paused with (e.g. awaiting_author in author mode).
+        failed=t.failed or t.malformed_streak > 0,
     )
 
 

@@ -11,13 +11,13 @@ shares, so Markdown, SARIF and text cannot disagree on why a dispute left the op
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from contend.protocol.model import Action, Severity, Status
+from contend.report.escape import json_text
 
 SCHEMA_ID = "contend.report/v1"
 
@@ -38,8 +38,23 @@ class Location(_Model):
     end_line: int = Field(description="1-based last line, inclusive.")
 
 
+class Site(_Model):
+    """One place of a dispute: a repeated finding of one rule in one file has several."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None = Field(
+        default=None, description="The enclosing function or class, when the critic knows it."
+    )
+    fingerprint: str | None = Field(
+        default=None, description="The fingerprint of the finding at this place."
+    )
+
+
 class Dispute(_Model):
-    """One attack. Exactly the keys of DESIGN §8; anything else goes in a top-level map."""
+    """One attack. The keys of DESIGN §8 plus `locations`; anything else goes in a
+    top-level map keyed by id."""
 
     id: str
     thread: str
@@ -55,6 +70,18 @@ class Dispute(_Model):
     contention: int = Field(description="rounds_survived + 1 if re_attacked.")
     rounds_survived: int
     re_attacked: bool
+    locations: list[Site] = Field(
+        description="Every place of the dispute, in line order; the first is `location`. "
+        "Repeated findings of one rule in one file are one dispute with several places."
+    )
+
+
+class Person(_Model):
+    """Who gave a human answer or decision."""
+
+    name: str
+    email: str | None
+    source: str = Field(description="'git config' (the repository's user.name) or 'os user'.")
 
 
 class Exchange(_Model):
@@ -68,6 +95,14 @@ class Exchange(_Model):
     round: int | None = None
     in_source: bool = Field(
         default=False, description="True for a concession made by an in-code waiver."
+    )
+    change_withdrawn: bool = Field(
+        default=False,
+        description="True for a withdrawal because the code left the reviewed diff (the "
+        "author withdrew that part of the change), not because the critic changed its mind.",
+    )
+    person: Person | None = Field(
+        default=None, description="The person behind a human answer or decision."
     )
 
 
@@ -118,6 +153,24 @@ class Thread(_Model):
         description="The critic shares the proposer's model family (allowed only with a "
         "different model): its blind spots may be the author's.",
     )
+    failed: bool = Field(
+        default=False,
+        description="The critic's last call failed, or the thread ended by a liveness "
+        "failure: its review of the current code is missing (see `failures`).",
+    )
+
+
+class Failure(_Model):
+    """One failed agent call: which agent, and why (crash, timeout, garbage, HTTP status)."""
+
+    thread: str
+    critic: str
+    role: str
+    round: int | None
+    backend: str
+    model: str
+    kind: str = Field(description="timeout, malformed, or error (or the agent's own kind).")
+    error: str
 
 
 class Stats(_Model):
@@ -127,7 +180,9 @@ class Stats(_Model):
     fixed: int
     conceded: int
     critic_found_bug_rate: float | None = Field(
-        description="(fixed + conceded) / attacks; null when there were no attacks."
+        description="(fixed + conceded) / attacks: the share of objections the author fixed "
+        "or conceded (open ones are not counted as bugs until answered); null when there "
+        "were no attacks."
     )
     rounds: int = Field(description="Most closed rounds of any thread.")
     threads: int
@@ -165,6 +220,20 @@ class Report(_Model):
         description="Per id, the evidence-bound ways to resolve it (fix, waiver, defense).",
     )
     fingerprints: dict[str, str | None]
+    confidence: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per id, the rule's confidence (high/medium/low) where the critic states "
+        "one; the third ranking key after contention and severity.",
+    )
+    old_evidence: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per id, the code before the change, for findings about what the change "
+        "removed or widened.",
+    )
+    failures: list[Failure] = Field(
+        default_factory=list,
+        description="Every failed agent call of the run, with its reason.",
+    )
     gates: list[Gate]
     skipped: list[Skipped]
     threads: list[Thread]
@@ -190,8 +259,9 @@ class Report(_Model):
         return self.model_dump(mode="json", by_alias=True)
 
     def to_json(self) -> str:
-        """report.json text: keys in model order (stable), UTF-8, one trailing newline."""
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        """report.json text: keys in model order (stable), UTF-8, one trailing newline, no
+        raw control character (they are JSON-escaped; the data is unchanged)."""
+        return json_text(self.to_dict()) + "\n"
 
 
 # Human-readable words for each way out of the open set.
@@ -219,6 +289,7 @@ class Resolution:
     how: str
     reason: str
     in_source: bool
+    person: Person | None = None  # who decided, for a human decision
 
 
 def how_resolved(dispute: Dispute, exchanges: list[Exchange]) -> Resolution:
@@ -235,4 +306,7 @@ def how_resolved(dispute: Dispute, exchanges: list[Exchange]) -> Resolution:
     reason = answer.text if answer is not None else ""
     in_source = answer is not None and answer.in_source and dispute.status is Status.CONCEDED
     how = "waived in code with a reason (in-source concession)" if in_source else None
-    return Resolution(how or _HOW[dispute.status], reason, in_source)
+    if answer is not None and answer.change_withdrawn and dispute.status is Status.WITHDRAWN:
+        how = "withdrawn with the change (its code left the reviewed diff)"
+    person = answer.person if answer is not None else None
+    return Resolution(how or _HOW[dispute.status], reason, in_source, person)

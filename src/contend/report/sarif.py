@@ -1,20 +1,27 @@
 """report.sarif: the Report as one SARIF 2.1.0 run, for code-scanning UIs.
 
-Every attack is a result, resolved ones included: a dispute's status travels as SARIF
+Every attack is a result, resolved ones included — one result per place, so a grouped
+dispute (one rule, one file, several places) shows at each of its lines, each with its own
+fingerprint and the dispute's id in `properties.id`. A dispute's status travels as SARIF
 suppressions (resolved: status "accepted", kind "inSource" for an in-code waiver, else
 "external", justification = the recorded reason) and baselineState (new / unchanged /
 absent for a verified fix). Unresolved attacks never carry a suppression, so no consumer
-can hide them. Pure: returns a dict; `render_sarif` gives the file text.
+can hide them. Every failed agent call is a `toolExecutionNotifications` entry of the run's
+invocation (which then did not execute successfully).
+
+Viewers display the strings of a log: every string passes contend.report.escape.visible
+(control characters shown, not sent), and the file is written with no raw control byte.
+Pure: returns a dict; `render_sarif` gives the file text.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
 from contend.protocol.model import Severity, Status
-from contend.report.model import Dispute, Report, how_resolved
+from contend.report.escape import json_text, visible
+from contend.report.model import Dispute, Failure, Report, Site, how_resolved
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -42,9 +49,23 @@ def sarif_log(report: Report) -> dict[str, Any]:
                 "rules": list(rules.values()),
             }
         },
+        "invocations": [
+            {
+                "executionSuccessful": not report.failures,
+                "toolExecutionNotifications": [_notification(f) for f in report.failures],
+            }
+        ],
         "results": [
-            *(_result(report, d, index[rule_id(d)], resolved=False) for d in report.disputes),
-            *(_result(report, d, index[rule_id(d)], resolved=True) for d in report.resolved),
+            *(
+                _result(report, d, site, index[rule_id(d)], resolved=False)
+                for d in report.disputes
+                for site in d.locations
+            ),
+            *(
+                _result(report, d, site, index[rule_id(d)], resolved=True)
+                for d in report.resolved
+                for site in d.locations
+            ),
         ],
         "properties": {
             "verdict": report.verdict,
@@ -56,11 +77,44 @@ def sarif_log(report: Report) -> dict[str, Any]:
     }
     if report.run_id:
         run["automationDetails"] = {"id": f"contend/{report.run_id}"}
-    return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+    log = {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+    shown: dict[str, Any] = _visible(log)
+    return shown
 
 
 def render_sarif(report: Report) -> str:
-    return json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n"
+    return json_text(sarif_log(report)) + "\n"
+
+
+def _visible(value: Any) -> Any:
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {k: _visible(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_visible(v) for v in value]
+    return value
+
+
+def _notification(f: Failure) -> dict[str, Any]:
+    rnd = f" in round {f.round}" if f.round is not None else ""
+    return {
+        "level": "error",
+        "message": {
+            "text": f"{f.role} {f.critic} of thread {f.thread} ({f.backend}, {f.model}) "
+            f"failed{rnd}: {f.kind}: {f.error}"
+        },
+        "descriptor": {"id": f"contend/agent-failed/{f.kind}"},
+        "properties": {
+            "thread": f.thread,
+            "critic": f.critic,
+            "role": f.role,
+            "round": f.round,
+            "backend": f.backend,
+            "model": f.model,
+            "kind": f.kind,
+        },
+    }
 
 
 def _rule(d: Dispute) -> dict[str, Any]:
@@ -73,14 +127,19 @@ def _rule(d: Dispute) -> dict[str, Any]:
     }
 
 
-def _result(report: Report, d: Dispute, rule_index: int, *, resolved: bool) -> dict[str, Any]:
-    fingerprint = report.fingerprints.get(d.id) or d.id
+def _result(
+    report: Report, d: Dispute, site: Site, rule_index: int, *, resolved: bool
+) -> dict[str, Any]:
+    fingerprint = site.fingerprint or report.fingerprints.get(d.id) or d.id
+    message = d.claim if d.claim.strip() else f"{d.topic} attack {d.id}"
+    if len(d.locations) > 1:
+        message += f" (one of {len(d.locations)} places of {d.id})"
     result: dict[str, Any] = {
         "ruleId": rule_id(d),
         "ruleIndex": rule_index,
         "level": _LEVEL[d.severity],
-        "message": {"text": d.claim if d.claim.strip() else f"{d.topic} attack {d.id}"},
-        "locations": [_location(d)],
+        "message": {"text": message},
+        "locations": [_location(site)],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
         "properties": {
             "id": d.id,
@@ -94,6 +153,9 @@ def _result(report: Report, d: Dispute, rule_index: int, *, resolved: bool) -> d
             "family": d.family,
             "thread": d.thread,
             "evidence": d.evidence,
+            **({"symbol": site.symbol} if site.symbol else {}),
+            **({"confidence": report.confidence[d.id]} if d.id in report.confidence else {}),
+            **({"oldEvidence": report.old_evidence[d.id]} if d.id in report.old_evidence else {}),
         },
         "baselineState": _baseline(d, resolved=resolved),
     }
@@ -109,8 +171,7 @@ def _result(report: Report, d: Dispute, rule_index: int, *, resolved: bool) -> d
     return result
 
 
-def _location(d: Dispute) -> dict[str, Any]:
-    loc = d.location
+def _location(loc: Site) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": {"uri": quote(loc.path, safe="/")}}
     # A whole-file attack (line 0) has no region: SARIF lines are 1-based.
     if loc.start_line >= 1:

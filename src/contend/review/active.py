@@ -41,7 +41,26 @@ def active_run(state_dir: Path, key: str) -> str | None:
     return run_id
 
 
-def set_active_run(state_dir: Path, key: str, run_id: str) -> None:
+def set_active_run(state_dir: Path, key: str, run_id: str | None) -> None:
+    """Make `run_id` the active run of `key`; None: `key` has no active run any more."""
     path = _file(state_dir, key)
+    if run_id is None:
+        path.unlink(missing_ok=True)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, orjson.dumps({"key": key, "run_id": run_id}) + b"\n")
+
+
+def all_active_runs(state_dir: Path) -> set[str]:
+    """Every run some branch or commit would continue (a damaged pointer names none)."""
+    folder = state_dir / "active"
+    found: set[str] = set()
+    if not folder.is_dir():
+        return found
+    for path in folder.glob("*.json"):
+        try:
+            found.add(str(orjson.loads(path.read_bytes())["run_id"]))
+        # contend: allow silent-fallback -- a damaged pointer is reported when its key is used
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+            continue
+    return found

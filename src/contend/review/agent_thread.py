@@ -6,6 +6,14 @@ its critic turn; a closed round whose proposer turn is not recorded gets that tu
 
 Round r: critic turn (raise objections, judge answers) → round closed → stop check →
 proposer turn (fix / concede / defend) → round r+1.
+
+A critic that fails is recorded as `agent_failed` with its `error` text, the `failure` kind
+(crashed, timeout, malformed, http_status, unreachable) and the HTTP `status` when there is
+one. A thread whose critic keeps failing ends as failed: `malformed_output` when its last
+failure was unusable output, `crashed` for any other kind. In author mode (no proposer)
+there is no later round in this session, so a critic that failed ends the thread at once —
+never as `awaiting_author`, which would present a review that did not happen as one
+waiting for the author.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from contend.agents.prompts import (
     fence,
 )
 from contend.agents.schemas import CRITIC_SCHEMA, ORACLE_SCHEMA, PROPOSER_SCHEMA
-from contend.errors import AgentError, AgentTimeout, IllegalTransition
+from contend.errors import AgentError, AgentTimeout, Failure, IllegalTransition
 from contend.protocol import events as ev
 from contend.protocol.events import EventKind
 from contend.protocol.model import Action, Attack, Location, Severity, Status
@@ -76,6 +84,8 @@ class AgentThread:
         self.s = setup
         self.name = setup.name
         self.last_critic_text = ""
+        # How this session's last critic turn failed; None when it gave usable output.
+        self.critic_failure: Failure | None = None
 
     @property
     def thread(self) -> ThreadState:
@@ -105,13 +115,18 @@ class AgentThread:
             round_open = t.round > 0 and (not t.closed_rounds or t.closed_rounds[-1] != t.round)
             if not round_open:
                 if t.round > 0 and session_rounds > 0:
-                    stop = should_stop(
+                    stop = self._failed_stop() or should_stop(
                         t,
                         self.ctx.limits,
                         run_tokens=self._run_tokens(),
                         run_cost=self.rec.state.cost,
                         interrupted=self.ctx.interrupted.is_set(),
                     )
+                    if stop is StopReason.MALFORMED_OUTPUT and self.critic_failure not in (
+                        None,
+                        "malformed",
+                    ):
+                        stop = StopReason.CRASHED
                     if stop is not None:
                         await self._finish(stop)
                         return
@@ -133,6 +148,17 @@ class AgentThread:
             )
             session_rounds += 1
 
+    def _failed_stop(self) -> StopReason | None:
+        """In author mode a critic that failed this session ends the thread as failed;
+        with a proposer the next round retries it (should_stop counts the streak)."""
+        if self.s.proposer is not None or self.critic_failure is None:
+            return None
+        if self.ctx.interrupted.is_set():
+            return StopReason.INTERRUPT
+        if self.critic_failure == "malformed":
+            return StopReason.MALFORMED_OUTPUT
+        return StopReason.CRASHED
+
     def _run_tokens(self) -> int:
         return self.rec.state.tokens_in + self.rec.state.tokens_out
 
@@ -151,6 +177,7 @@ class AgentThread:
             )
             if reply is None or reply.output is None:
                 return
+            self.critic_failure = None
             output = reply.output
             self.last_critic_text = reply.raw_text
             if first:
@@ -170,6 +197,7 @@ class AgentThread:
             self._raise_objections(output.get("objections", []), rnd)
             return
         self._violation("critic", f"topic still duplicated after {TOPIC_RETRIES} retries")
+        self.critic_failure = "malformed"
         self.rec.emit(
             ev.event(
                 EventKind.AGENT_FAILED,
@@ -177,6 +205,7 @@ class AgentThread:
                 role="critic",
                 round=rnd,
                 error="no distinct topic",
+                failure="malformed",
             )
         )
 
@@ -440,10 +469,14 @@ class AgentThread:
             worktree=self.s.worktree,
             timeout_s=self.ctx.timeout_s,
             session=session,
+            repo=self._reviewed_repo(),
         )
         try:
             reply = await agent.run(request)
         except (AgentError, AgentTimeout) as exc:
+            status = {"status": exc.status} if exc.status is not None else {}
+            if role == "critic":
+                self.critic_failure = exc.failure
             self.rec.emit(
                 ev.event(
                     EventKind.AGENT_FAILED,
@@ -453,6 +486,8 @@ class AgentThread:
                     backend=agent.backend,
                     model=agent.model,
                     error=str(exc),
+                    failure=exc.failure,
+                    **status,
                     retryable=exc.retryable,
                     timeout=isinstance(exc, AgentTimeout),
                 )
@@ -477,6 +512,8 @@ class AgentThread:
             )
         )
         if reply.error is not None:
+            if role == "critic":
+                self.critic_failure = "malformed"
             self.rec.emit(
                 ev.event(
                     EventKind.AGENT_FAILED,
@@ -486,10 +523,16 @@ class AgentThread:
                     backend=agent.backend,
                     model=agent.model,
                     error=reply.error,
+                    failure="malformed",
                     malformed=True,
                 )
             )
         return reply
+
+    def _reviewed_repo(self) -> Path | None:
+        """The reviewed repository, as the run recorded it: where a fork finds the author."""
+        repo = self.rec.state.artifact.get("repo")
+        return Path(repo) if isinstance(repo, str) and repo else None
 
     def _violation(self, role: str, detail: str) -> None:
         self.rec.emit(

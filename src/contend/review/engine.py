@@ -1,7 +1,15 @@
-"""`contend review` end to end: target → lock → ledger → gates → threads → merge → verdict.
+"""`contend review` end to end: target → preflight → lock → ledger → gates → threads → merge
+→ verdict.
 
 This module wires the pure core to git, agents and files. Everything it learns goes
 through the Recorder (ledger first, then live state); reports are folds of that state.
+
+Order matters: everything that can be checked without writing (target, state directory
+location, spec, agents, `--out`, git's directory) is checked before the state directory
+is created, the lock taken or a `run_started` written. A session that then fails still
+closes its ledger (a `run_interrupted` naming the error), and a run it had just created
+does not stay the active one. A run's snapshot, thread and rescue refs live while the run
+can be resumed and go when it finishes.
 """
 
 from __future__ import annotations
@@ -9,20 +17,32 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from contend import __version__
 from contend.config import Settings
-from contend.critics.static.base import Topic
-from contend.critics.static.registry import parse_selection
+from contend.critics.static.base import FileChange, Skipped, Topic
+from contend.critics.static.review_config import CONFIG_FILES, configs_of
 from contend.critics.static.runner import run_static
-from contend.errors import RevisionNotFound, UserError
-from contend.gitio.diff import collect_changes
-from contend.gitio.git import resolve_commit, run_git
-from contend.gitio.snapshot import snapshot_index, snapshot_worktree
+from contend.errors import ConfigError, UserError
+from contend.gitio.diff import blocks_pass, collect_changes
+from contend.gitio.git import git_text, repo_root, resolve_commit, run_git
+from contend.gitio.runrefs import (
+    delete_run_refs,
+    latest_snapshot,
+    runs_with_refs,
+    snapshot_ref,
+    thread_ref,
+)
+from contend.gitio.snapshot import (
+    commit_snapshot,
+    index_tree,
+    remove_stale_temp_indexes,
+    worktree_tree,
+)
 from contend.gitio.worktree import WorktreeManager, apply_to_worktree, cleanup_stale
 from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
 from contend.ledger.store import Ledger
@@ -31,14 +51,15 @@ from contend.protocol.events import EventKind
 from contend.protocol.state import RunState, fold
 from contend.protocol.termination import Limits
 from contend.protocol.verdict import Outcome, decide
-from contend.review.active import active_run, set_active_run
+from contend.review.active import active_run, all_active_runs, set_active_run
 from contend.review.agent_thread import AgentThread, RunContext, ThreadSetup
 from contend.review.gates import run_gate
 from contend.review.lock import review_lock
 from contend.review.outputs import write_outputs
+from contend.review.preflight import Plan, preflight
 from contend.review.recorder import Recorder
-from contend.review.spec import Spec, load_spec
-from contend.review.static_round import plan_static_round
+from contend.review.state_dir import exclude_paths, locate_state_dir, open_state_dir
+from contend.review.static_round import plan_change_withdrawn, plan_static_round
 from contend.review.target import Target, resolve_target
 
 Listener = Callable[[dict[str, Any], RunState], None]
@@ -58,10 +79,14 @@ class ReviewRequest:
     resume: bool = False
     apply: bool = False
     out: Path | None = None
+    force: bool = False  # --out may overwrite files contend did not write
     wait_s: float = 0.0
     stdin: TextIO | None = None
     command: str = "contend review"
     agent_factory: Callable[[str, str], Any] | None = None  # (spec, role) → Agent; tests
+    # Told each note as it arises, so a session that fails later still shows what it did
+    # (a rescued worktree, a lock taken over).
+    on_note: Callable[[str], None] | None = None
 
 
 @dataclass
@@ -77,27 +102,45 @@ def review(
     req: ReviewRequest, settings: Settings, *, listener: Listener | None = None
 ) -> ReviewResult:
     """Run one review session. Returns after the ledger and the reports are written."""
+    root = repo_root(req.path)
+    state_dir = locate_state_dir(root, settings)
+    exclude = exclude_paths(root, state_dir)
+    configured = settings.base if req.commit_range is None else None
     target = resolve_target(
         req.path,
-        base=req.base,
+        base=req.base if req.base is not None else configured,
         head=req.head,
         staged=req.staged,
         commit_range=req.commit_range,
+        exclude=exclude,
     )
-    state_dir = settings.state_path(target.repo_root)
-    state_dir.mkdir(parents=True, exist_ok=True)
-    _ignore_state_dir(target.repo_root, state_dir)
-    with review_lock(state_dir, command=req.command, wait_s=req.wait_s):
-        return _Session(req, settings, target, state_dir, listener).run()
+    _check_config_revision(settings, target)
+    plan = preflight(
+        settings,
+        target,
+        spec_arg=req.spec,
+        transcript=req.transcript,
+        stdin=req.stdin,
+        out=req.out,
+        force=req.force,
+        agent_factory=req.agent_factory,
+    )
+    state_dir = open_state_dir(root, settings)
+    with review_lock(state_dir, command=req.command, wait_s=req.wait_s) as held:
+        session = _Session(req, settings, target, state_dir, exclude, plan, listener)
+        session.notes.extend(held.notes)
+        return session.run()
 
 
-def _ignore_state_dir(repo_root: Path, state_dir: Path) -> None:
-    """The state dir is repo-local and git-ignored: a `.gitignore` inside it says so
-    without touching the user's own ignore files."""
-    if state_dir.resolve().is_relative_to(repo_root.resolve()):
-        marker = state_dir / ".gitignore"
-        if not marker.exists():
-            marker.write_text("# created by contend: runs are local state\n*\n")
+def _check_config_revision(settings: Settings, target: Target) -> None:
+    """The project config must have been read at this review's base (DESIGN §9)."""
+    rev = settings.origin.project_rev
+    if rev is not None and rev != target.base:
+        raise ConfigError(
+            f"the settings were read from the project config at {rev[:12]}, but this review's "
+            f"base is {target.base[:12]}: load them for this target "
+            "(load_settings(..., project_rev=target.base))"
+        )
 
 
 class _Session:
@@ -107,29 +150,37 @@ class _Session:
         settings: Settings,
         target: Target,
         state_dir: Path,
+        exclude: list[str],
+        plan: Plan,
         listener: Listener | None,
     ) -> None:
         self.req = req
         self.settings = settings
         self.target = target
+        self.root = target.repo_root
         self.state_dir = state_dir
+        self.exclude = exclude
+        self.plan = plan
         self.listener = listener
-        self.notes: list[str] = list(target.notes)
+        self.notes = _Notes(req.on_note)
+        self.notes.extend(target.notes)
         self.started = time.perf_counter()
 
     # --- run selection ------------------------------------------------------------------
 
-    def _open_run(self) -> tuple[str, Recorder, bool]:
+    def _open_run(self) -> tuple[str, Recorder, bool, str | None]:
+        """(run id, recorder, continued, the previously active run when a new one started)."""
         key = self.target.continuation_key
         previous = None if self.req.new else active_run(self.state_dir, key)
         if self.req.resume and previous is None:
             raise UserError(f"nothing to resume on {key}: no active review run")
         if previous is None:
+            replaced = active_run(self.state_dir, key) if self.req.new else None
             run_id = new_run_id()
             run_dir = runs_dir(self.state_dir) / run_id
             ledger = Ledger(run_dir / LEDGER_FILE, run_id)
             set_active_run(self.state_dir, key, run_id)
-            return run_id, Recorder(ledger), False
+            return run_id, Recorder(ledger), False, replaced
         run_dir = runs_dir(self.state_dir) / previous
         path = run_dir / LEDGER_FILE
         ledger = Ledger.open(path, previous)
@@ -140,29 +191,27 @@ class _Session:
                 f"discarded a torn last ledger line ({ledger.discarded_torn_bytes} bytes) "
                 "left by a crash; every acknowledged event was kept"
             )
-        return previous, Recorder(ledger, state), True
+        return previous, Recorder(ledger, state), True, previous
 
     # --- the session --------------------------------------------------------------------
 
     def run(self) -> ReviewResult:
-        removed = cleanup_stale(self.state_dir, keep=set(), repo=self.target.repo_root)
-        self.notes.extend(removed)
-        run_id, rec, continued = self._open_run()
+        self.notes.extend(remove_stale_temp_indexes(self.root))
+        self.notes.extend(cleanup_stale(self.state_dir, keep=set(), repo=self.root))
+        run_id, rec, continued, replaced = self._open_run()
         rec.listener = self.listener
         self.rec = rec
         self.run_dir = runs_dir(self.state_dir) / run_id
-        resumed = continued and rec.state.interrupted
-        self.resuming = resumed
-        kind = EventKind.RUN_RESUMED if resumed else EventKind.RUN_STARTED
-        if resumed:
-            rec.emit_kind(kind)
+        self.resuming = continued and rec.state.interrupted
+        if self.resuming:
+            rec.emit_kind(EventKind.RUN_RESUMED)
         rec.emit_kind(
             EventKind.RUN_STARTED,
             run_id=run_id,
             contend=__version__,
             artifact={
                 "kind": "change",
-                "repo": str(self.target.repo_root),
+                "repo": str(self.root),
                 "base": self.target.base,
                 "head": self.target.head,
                 "staged": self.target.staged,
@@ -171,17 +220,21 @@ class _Session:
             },
             critics=list(self.settings.critics),
             proposer=self.settings.proposer,
+            config_rev=self.settings.origin.project_rev,
             notes=self.notes,
         )
         try:
             outcome = self._body()
         except KeyboardInterrupt:
-            for thread in rec.state.threads.values():
-                if thread.ended is None:
-                    rec.emit_kind(EventKind.THREAD_ENDED, thread=thread.name, reason="interrupt")
-            rec.emit_kind(EventKind.RUN_INTERRUPTED)
-            rec.checkpoint()
-            rec.ledger.close()
+            # Resumable: the run's refs (snapshot, thread fixes) stay for --resume.
+            self._close_unfinished(cause="interrupt")
+            raise
+        except Exception as exc:
+            self._close_unfinished(cause="error", error=str(exc))
+            if not continued:
+                # A run that never got past its first session is not left active.
+                set_active_run(self.state_dir, self.target.continuation_key, replaced)
+                delete_run_refs(self.root, run_id)
             raise
         rec.emit_kind(
             EventKind.RUN_FINISHED,
@@ -192,6 +245,14 @@ class _Session:
         )
         rec.checkpoint()
         rec.ledger.close()
+        removed = delete_run_refs(self.root, run_id)
+        if removed:
+            self.notes.append(
+                f"removed {len(removed)} ref(s) of this run (snapshots, fixes) now that it "
+                "has finished"
+            )
+        # Only now: had this session failed, a run it replaced would be active again.
+        self.notes.extend(self._drop_refs_of_ended_runs())
         texts = write_outputs(
             rec.state,
             outcome,
@@ -199,7 +260,31 @@ class _Session:
             self.req.out,
             wall_time_s=float((rec.state.finished or {}).get("wall_s", 0.0)),
         )
-        return ReviewResult(run_id, self.run_dir, outcome, texts, self.notes)
+        return ReviewResult(run_id, self.run_dir, outcome, texts, list(self.notes))
+
+    def _close_unfinished(self, *, cause: str, error: str | None = None) -> None:
+        rec = self.rec
+        for thread in rec.state.threads.values():
+            if thread.ended is None:
+                rec.emit_kind(EventKind.THREAD_ENDED, thread=thread.name, reason=cause)
+        extra = {"cause": cause} if error is None else {"cause": cause, "error": error}
+        rec.emit_kind(EventKind.RUN_INTERRUPTED, **extra)
+        rec.checkpoint()
+        rec.ledger.close()
+
+    def _drop_refs_of_ended_runs(self) -> list[str]:
+        """Refs of this state directory's runs that no branch would continue any more."""
+        folder = runs_dir(self.state_dir)
+        known = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+        ended = (runs_with_refs(self.root) & known) - all_active_runs(self.state_dir)
+        notes = []
+        for run_id in sorted(ended):
+            removed = delete_run_refs(self.root, run_id)
+            notes.append(
+                f"removed {len(removed)} ref(s) of run {run_id}, which can no longer be "
+                "resumed (another run replaced it)"
+            )
+        return notes
 
     def _body(self) -> Outcome:
         rec = self.rec
@@ -210,17 +295,12 @@ class _Session:
             target.head,
             staged=target.staged,
             max_file_bytes=self.settings.max_file_bytes,
+            exclude=self.exclude,
         )
         for s in skipped:
-            rec.emit_kind(
-                EventKind.FILE_SKIPPED,
-                path=s.path,
-                reason=s.reason,
-                topic=str(s.topic) if s.topic else None,
-            )
-        spec = load_spec(
-            target, spec_arg=self.req.spec, transcript=self.req.transcript, stdin=self.req.stdin
-        )
+            self._skip(s)
+        self._note_config_edit(changes)
+        spec = self.plan.spec
         rec.emit_kind(
             EventKind.SPEC_LOADED,
             source=spec.source,
@@ -229,18 +309,23 @@ class _Session:
             chars=len(spec.text or ""),
         )
         if not changes and not skipped:
-            return decide(rec.state, nothing_to_review=True)
+            if not rec.state.attacks:
+                return decide(rec.state, nothing_to_review=True)
+            # The change was withdrawn: its disputes are resolved as such, and the verdict
+            # follows from the dispute set, not from "nothing to review".
+            for event in plan_change_withdrawn(rec.state):
+                rec.emit(event)
+            return decide(rec.state, min_families=self.settings.min_families)
         changed_lines = sum(len(c.added_lines) + len(c.removed_lines) for c in changes)
         trivial = self.settings.trivial_diff_lines
-        if trivial and changed_lines < trivial and not skipped:
+        if trivial and changed_lines < trivial and not skipped and not rec.state.attacks:
             outcome = decide(rec.state, nothing_to_review=True)
             return Outcome(
                 outcome.verdict,
                 (f"trivial change: {changed_lines} changed lines < trivial_diff_lines {trivial}",),
             )
-        static_topics, agent_specs = _split_critics(self.settings.critics)
-        needs_tree = bool(agent_specs) or bool(self.settings.gates)
-        snapshot = self._snapshot(run_id=rec.ledger.run_id) if needs_tree else None
+        needs_tree = self.plan.needs_tree or bool(self.settings.gates)
+        snapshot = self._snapshot() if needs_tree else None
         worktrees = WorktreeManager(
             target.repo_root, self.state_dir / "worktrees" / rec.ledger.run_id
         )
@@ -250,22 +335,52 @@ class _Session:
                 gate_tree = worktrees.create("gates", snapshot)
                 if not asyncio.run(self._gates(gate_tree, "entry")):
                     return decide(rec.state)
-            if static_topics:
-                self._static_round(static_topics, changes, skipped)
-            if agent_specs:
+            if self.plan.static_topics:
+                self._static_round(self.plan.static_topics, changes, skipped)
+            if self.plan.threads:
                 assert snapshot is not None
-                asyncio.run(self._agent_threads(agent_specs, spec, snapshot, worktrees))
+                asyncio.run(self._agent_threads(snapshot, worktrees))
         finally:
             worktrees.remove_all()
         return decide(rec.state, min_families=self.settings.min_families)
 
-    def _snapshot(self, run_id: str) -> str:
-        ref = f"refs/contend/snapshots/{run_id}/s{self.rec.state.sessions}"
+    def _skip(self, s: Skipped) -> None:
+        self.rec.emit_kind(
+            EventKind.FILE_SKIPPED,
+            path=s.path,
+            reason=s.reason,
+            topic=str(s.topic) if s.topic else None,
+            blocks=blocks_pass(s),
+        )
+
+    def _note_config_edit(self, changes: Sequence[FileChange]) -> None:
+        for change in changes:
+            if change.path not in CONFIG_FILES and (change.old_path or "") not in CONFIG_FILES:
+                continue
+            old, new = configs_of(change)
+            if old != new:
+                self.notes.append(
+                    f"the change edits contend's review configuration in {change.path}: not "
+                    f"applied — this review reads its configuration at the base revision "
+                    f"{self.target.base[:12]}"
+                )
+
+    def _snapshot(self) -> str:
+        """The commit the review's worktrees check out: the reviewed commit, else a snapshot
+        of the working tree or index — the run's previous one when nothing changed since
+        (an interrupted run resumes on the tree its fixes were made on)."""
         if self.target.head is not None:
             return self.target.head
         if self.target.staged:
-            return snapshot_index(self.target.repo_root, ref)
-        return snapshot_worktree(self.target.repo_root, ref)
+            tree, what = index_tree(self.root), "the index"
+        else:
+            tree, what = worktree_tree(self.root, exclude=self.exclude), "the working tree"
+        run_id = self.rec.ledger.run_id
+        previous = latest_snapshot(self.root, run_id)
+        if previous is not None and _tree_of(self.root, previous[1]) == tree:
+            return previous[1]
+        ref = snapshot_ref(run_id, self.rec.state.sessions)
+        return commit_snapshot(self.root, tree, ref, what=what)
 
     async def _gates(self, cwd: Path, when: str, thread: str | None = None) -> bool:
         ok = True
@@ -276,7 +391,7 @@ class _Session:
         return ok
 
     def _static_round(
-        self, topics: set[Topic], changes: Sequence[Any], skipped: Sequence[Any]
+        self, topics: frozenset[Topic], changes: Sequence[Any], skipped: Sequence[Skipped]
     ) -> None:
         t0 = time.perf_counter()
         result = run_static(changes, topics)
@@ -284,12 +399,7 @@ class _Session:
         skipped_paths = {s.path for s in [*skipped, *result.skipped]}
         for s in result.skipped:
             if s not in skipped:
-                self.rec.emit_kind(
-                    EventKind.FILE_SKIPPED,
-                    path=s.path,
-                    reason=s.reason,
-                    topic=str(s.topic) if s.topic else None,
-                )
+                self._skip(s)
         model = f"contend-static/{__version__}"
         for topic in sorted(topics):
             mine = [f for f in result.findings if f.topic == topic]
@@ -300,20 +410,11 @@ class _Session:
                 skipped_paths=skipped_paths,
                 model=model,
                 wall_s=wall / max(len(topics), 1),
+                changed_paths=[c.path for c in changes],
             ):
                 self.rec.emit(event)
 
-    async def _agent_threads(
-        self, specs: list[str], spec: Spec, snapshot: str, worktrees: WorktreeManager
-    ) -> None:
-        from contend.agents.registry import resolve
-
-        def make(agent_spec: str, role: str) -> Any:
-            if self.req.agent_factory is not None:
-                return self.req.agent_factory(agent_spec, role)
-            return resolve(agent_spec, self.settings, role)  # type: ignore[arg-type]
-
-        proposer_spec = self.settings.proposer
+    async def _agent_threads(self, snapshot: str, worktrees: WorktreeManager) -> None:
         limits = Limits(
             max_rounds=self.settings.max_rounds,
             max_thread_tokens=self.settings.limits.max_thread_tokens,
@@ -330,45 +431,40 @@ class _Session:
         async def gates_in(tree: Path, when: str) -> list[dict[str, Any]]:
             return [await run_gate(cmd, tree, when=when) for cmd in self.settings.gates]
 
+        def commit_fix(tree: Path, message: str) -> str | None:
+            commit = worktrees.commit_all(tree, message)
+            if commit is not None:
+                self._save_thread_head(tree.name, commit)
+            return commit
+
+        def reset_to(tree: Path, commit: str) -> None:
+            worktrees.reset(tree, commit)
+            self._save_thread_head(tree.name, commit)
+
         ctx = RunContext(
-            spec=spec.text,
+            spec=self.plan.spec.text,
             invariants=self._invariants(),
             limits=limits,
             timeout_s=self.settings.agent_timeout,
             diff_for=diff_for,
-            commit_fix=worktrees.commit_all,
-            reset_to=worktrees.reset,
+            commit_fix=commit_fix,
+            reset_to=reset_to,
             head_of=worktrees.head,
             run_gates=gates_in,
             taken_topics=[t.topic for t in self.rec.state.threads.values() if t.topic],
         )
-        oracle = make(self.settings.oracle, "oracle") if self.settings.oracle else None
         sem = asyncio.Semaphore(self.settings.parallelism)
         threads: list[AgentThread] = []
-        for index, agent_spec in enumerate(specs, start=1):
+        for index, agents in enumerate(self.plan.threads, start=1):
             name = f"C{index}"
             tree = worktrees.create(name, self._thread_head(name, snapshot))
-            proposer = (
-                None if proposer_spec in ("none", "human") else make(proposer_spec, "proposer")
-            )
-            critic = make(agent_spec, "critic")
-            if (
-                proposer is not None
-                and proposer.family == critic.family
-                and proposer.model == critic.model
-            ):
-                raise UserError(
-                    f"critic {agent_spec!r} is the proposer's own model ({critic.model}, "
-                    f"family {critic.family}): it would share every blind spot; use another "
-                    "model, or better another family"
-                )
             setup = ThreadSetup(
                 name=name,
-                critic_spec=agent_spec,
-                critic=critic,
-                proposer=proposer,
+                critic_spec=agents.spec,
+                critic=agents.critic,
+                proposer=agents.proposer,
                 worktree=tree,
-                oracle=oracle,
+                oracle=self.plan.oracle,
             )
             threads.append(AgentThread(self.rec, ctx, setup))
 
@@ -390,25 +486,18 @@ class _Session:
             if self.settings.gates and merge.path is not None:
                 await self._gates(merge.path, "merged")
             if self.req.apply and merge.merged_commit:
-                apply_to_worktree(self.target.repo_root, snapshot, merge.merged_commit)
-
-    def _thread_ref(self, name: str) -> str:
-        return f"refs/contend/threads/{self.rec.ledger.run_id}/{name}"
+                apply_to_worktree(self.root, snapshot, merge.merged_commit, exclude=self.exclude)
 
     def _save_thread_head(self, name: str, commit: str) -> None:
         # Fix commits outlive the worktree, so an interrupted run resumes with its fixes.
-        run_git(self.target.repo_root, ["update-ref", self._thread_ref(name), commit])
+        run_git(self.root, ["update-ref", thread_ref(self.rec.ledger.run_id, name), commit])
 
     def _thread_head(self, name: str, snapshot: str) -> str:
-        """Where a thread's worktree starts: its saved head when resuming an interrupted
-        run, else the snapshot under review."""
-        if self.resuming:
-            try:
-                return resolve_commit(self.target.repo_root, self._thread_ref(name))
-            # contend: allow silent-fallback -- no saved head: start at the snapshot
-            except RevisionNotFound:
-                return snapshot
-        return snapshot
+        """Where a thread's worktree starts: the head it saved in an earlier, unfinished
+        session of this run (its fixes), else the snapshot under review."""
+        ref = thread_ref(self.rec.ledger.run_id, name)
+        found = git_text(self.root, ["for-each-ref", "--format=%(objectname)", ref]).strip()
+        return resolve_commit(self.root, found) if found else snapshot
 
     def _invariants(self) -> list[tuple[str, str]]:
         found = []
@@ -419,12 +508,22 @@ class _Session:
         return found
 
 
-def _split_critics(specs: Sequence[str]) -> tuple[set[Topic], list[str]]:
-    topics: set[Topic] = set()
-    agents: list[str] = []
-    for spec in specs:
-        if spec == "static" or spec.startswith("static:"):
-            topics |= set(parse_selection(spec))
-        else:
-            agents.append(spec)
-    return topics, agents
+class _Notes(list[str]):
+    """The session's notes; each is also handed to `sink` as it is added."""
+
+    def __init__(self, sink: Callable[[str], None] | None) -> None:
+        super().__init__()
+        self._sink = sink
+
+    def append(self, note: str) -> None:
+        super().append(note)
+        if self._sink is not None:
+            self._sink(note)
+
+    def extend(self, notes: Iterable[str]) -> None:
+        for note in notes:
+            self.append(note)
+
+
+def _tree_of(root: Path, commit: str) -> str:
+    return git_text(root, ["rev-parse", f"{commit}^{{tree}}"]).strip()

@@ -41,7 +41,8 @@ async def run_gate(
     if timed_out:
         text += f"\n[contend: gate killed after {timeout_s:g}s]"
     return {
-        "name": cmd.split()[0] if cmd.split() else cmd,
+        # The whole command: "pytest -q tests/a" and "pytest -q tests/b" are two gates.
+        "name": cmd,
         "cmd": cmd,
         "ok": proc.returncode == 0 and not timed_out,
         "exit_code": proc.returncode,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from contend.errors import LockHeld
+from contend.errors import LockHeld, UserError
 
 LOCK_NAME = "review.lock"
 HOLDER_NAME = "review.holder.json"
@@ -55,6 +55,15 @@ def review_lock(state_dir: Path, *, command: str, wait_s: float = 0.0) -> Iterat
     holder_path = state_dir / HOLDER_NAME
     # fallback_to_soft=False: a marker-file lock outlives a killed holder; only a kernel lock
     # is released by the holder's death.
+    try:
+        # Opened here first: a lock file that cannot be created is an unwritable state
+        # directory, which filelock would report as a lock held by someone else.
+        os.close(os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644))
+    except OSError as exc:
+        raise UserError(
+            f"cannot create the review lock {lock_path}: {exc.strerror or exc}; make the "
+            "state directory writable or set state_dir (CONTEND_STATE_DIR) elsewhere"
+        ) from exc
     lock = FileLock(lock_path, fallback_to_soft=False, thread_local=False)
     try:
         lock.acquire(timeout=max(wait_s, 0.0))

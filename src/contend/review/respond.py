@@ -2,16 +2,22 @@
 
 `contend respond ID --defend TEXT | --concede TEXT` answers as the author (no code change);
 `contend decide ID --uphold | --overrule | --waive --note TEXT` records a human decision.
-The reports are re-folded from the ledger afterwards, so they never go stale.
+Each carries who gave it (`person`: the repository's git `user.name`/`user.email`, else the
+OS user, and which of the two in `source`). The reports are re-folded from the ledger
+afterwards, so they never go stale. A decision attaches to the finding, not to this run's
+id alone: the next review's static round keeps a waived or overruled finding resolved.
 """
 
 from __future__ import annotations
 
+import getpass
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from contend.config import Settings
 from contend.errors import IllegalTransition, UserError
+from contend.gitio.git import run_git
 from contend.ledger.runs import LEDGER_FILE, runs_dir
 from contend.ledger.store import Ledger
 from contend.ledger.verify import verify
@@ -24,6 +30,7 @@ from contend.review.active import active_run
 from contend.review.lock import review_lock
 from contend.review.outputs import write_outputs
 from contend.review.recorder import Recorder
+from contend.review.state_dir import open_state_dir
 from contend.review.target import resolve_target
 
 
@@ -49,7 +56,7 @@ def answer(
     if not text.strip():
         raise UserError(f"{action} needs a text: say why (it goes into the ledger verbatim)")
     target = resolve_target(path)
-    state_dir = settings.state_path(target.repo_root)
+    state_dir = open_state_dir(target.repo_root, settings)
     with review_lock(state_dir, command=f"contend {by} {action} {attack_id}", wait_s=wait_s):
         run_id = active_run(state_dir, target.continuation_key)
         if run_id is None:
@@ -69,10 +76,40 @@ def answer(
                 next_status(attack, action)
             except IllegalTransition as exc:
                 raise UserError(str(exc)) from None
-            rec.emit(ev.transition(attack_id, action, by=by, text=text, evidence=evidence))
+            person = who_is_answering(target.repo_root)
+            rec.emit(
+                ev.transition(attack_id, action, by=by, text=text, evidence=evidence, person=person)
+            )
             rec.checkpoint()
             outcome = decide(rec.state, min_families=settings.min_families)
             # The reports keep the review session's own wall time, recorded in the ledger.
             wall_s = float((rec.state.finished or {}).get("wall_s", 0.0))
             write_outputs(rec.state, outcome, run_dir, None, wall_time_s=wall_s)
             return Answered(run_id, attack_id, str(attack.status), outcome)
+
+
+def who_is_answering(repo: Path) -> dict[str, Any]:
+    """The person behind an answer or decision: git's identity for this repository (the
+    one their commits carry), else the OS user. `source` says which."""
+    name = _git_config(repo, "user.name")
+    if name:
+        return {
+            "name": name,
+            "email": _git_config(repo, "user.email") or None,
+            "source": "git config",
+        }
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError) as exc:
+        raise UserError(
+            "cannot tell who is deciding: git user.name is not set and the OS user has no "
+            "name; set it with `git config user.name NAME`"
+        ) from exc
+    return {"name": user, "email": None, "source": "os user"}
+
+
+def _git_config(repo: Path, key: str) -> str:
+    # --default "" makes an unset key an empty answer rather than an error exit.
+    return (
+        run_git(repo, ["config", "--default", "", "--get", key]).decode("utf-8", "replace").strip()
+    )

@@ -26,6 +26,7 @@ MODULES: dict[str, Topic] = {
     "boundary_typing": Topic.BOUNDARY_TYPING,
     "concurrency": Topic.CONCURRENCY,
     "security": Topic.SECURITY,
+    "review_config": Topic.SECURITY,
     "secrets": Topic.SECRETS,
 }
 
