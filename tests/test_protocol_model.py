@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from contend.protocol import events as ev
-from contend.protocol.contention import headline, ranked
+from contend.protocol.contention import confidence_rank, headline, ranked
 from contend.protocol.events import EventKind, attack_from_raised
 from contend.protocol.model import (
     CRITIC_ACTIONS,
@@ -78,6 +78,7 @@ GOLDEN: list[tuple[str, dict[str, Any]]] = [
             "claim": "loses precision",
             "evidence": "int()",
             "round": 1,
+            "confidence": "low",
         },
     ),
     (
@@ -96,6 +97,20 @@ GOLDEN: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     ("attack_dropped", {"thread": "C1", "count": 2}),
+    (
+        "attack_relocated",
+        {
+            "attack": "C1-2",
+            "locations": [
+                {"path": "app.py", "start_line": 4, "end_line": 4, "symbol": "parse"},
+                {"path": "app.py", "start_line": 9, "end_line": 9},
+            ],
+            "members": ["fp-a", "fp-b"],
+            "claim": "loses precision twice",
+            "evidence": "int(raw)",
+            "old_evidence": "float(raw)",
+        },
+    ),
     ("round_closed", {"thread": "C1", "round": 1}),
     ("agent_failed", {"thread": "C1", "role": "proposer", "round": 1}),
     ("attack_transition", {"attack": "C1-1", "action": "defend", "by": "author"}),
@@ -128,6 +143,15 @@ def test_a_ledger_in_the_documented_names_folds() -> None:
     assert (str(one.status), one.resolved, one.re_attacked) == ("upheld", False, True)
     assert (str(two.status), two.resolved) == ("fixed", True)
     assert (str(three.status), three.resolved) == ("waived", True)
+    assert (two.confidence, one.confidence) == ("low", None)
+    assert two.location == Location("app.py", 4, 4, "parse")
+    assert two.locations == (Location("app.py", 4, 4, "parse"), Location("app.py", 9, 9))
+    assert (two.members, two.claim, two.evidence, two.old_evidence) == (
+        ("fp-a", "fp-b"),
+        "loses precision twice",
+        "int(raw)",
+        "float(raw)",
+    )
     assert (one.rounds_survived, two.rounds_survived, three.rounds_survived) == (1, 0, 1)
     thread = state.threads["C1"]
     assert (thread.ended, thread.dropped_attacks, thread.closed_rounds) == (
@@ -165,6 +189,10 @@ def test_location_round_trips_through_json() -> None:
     data = loc.to_json()
     assert data == {"path": "src/a.py", "start_line": 3, "end_line": 9}
     assert Location.from_json(json.loads(json.dumps(data))) == loc
+    named = Location("src/a.py", 3, 9, "Parser.parse")
+    assert named.to_json() == {**data, "symbol": "Parser.parse"}
+    assert Location.from_json(named.to_json()) == named
+    assert Location.from_json({**data, "symbol": None}) == loc
     assert Location.from_json({"path": 7, "start_line": "3", "end_line": 4.0}) == Location(
         "7", 3, 4
     )
@@ -190,6 +218,12 @@ def test_rounds_survived_is_never_negative() -> None:
     assert attack.rounds_survived == 0
 
 
+def test_a_location_must_be_an_object() -> None:
+    for raw in (None, "app.py:3", ["app.py", 3, 4]):
+        with pytest.raises(TypeError, match="a location is an object"):
+            Location.from_json(raw)  # type: ignore[arg-type]
+
+
 def test_ranking_by_contention_then_severity_then_age() -> None:
     def attack(aid: str, contention: int, severity: Severity, seq: int):  # type: ignore[no-untyped-def]
         a = make_attack(aid, severity=severity, raised_seq=seq)
@@ -205,6 +239,16 @@ def test_ranking_by_contention_then_severity_then_age() -> None:
     top = headline([a, b, c, d])
     assert top is not None and top.id == "C"
     assert headline([b]) is None
+
+
+def test_the_rule_s_confidence_breaks_a_tie_of_contention_and_severity() -> None:
+    high = make_attack("H", confidence="high", raised_seq=5)
+    medium = make_attack("M", confidence="medium", raised_seq=3)
+    unstated = make_attack("U", confidence=None, raised_seq=4)
+    low = make_attack("L", confidence="low", raised_seq=1)
+    assert [x.id for x in ranked([low, unstated, medium, high])] == ["H", "M", "U", "L"]
+    assert [confidence_rank(x) for x in (high, medium, unstated, low)] == [3, 2, 2, 1]
+    assert headline([low, high]) is high
 
 
 def test_attack_raised_event_carries_the_whole_attack() -> None:
@@ -229,6 +273,66 @@ def test_attack_raised_event_carries_the_whole_attack() -> None:
     back = attack_from_raised(json.loads(json.dumps(event["data"])), seq=17)
     assert back.raised_seq == 17
     assert (back.id, back.rule, back.fingerprint, back.ways_out) == ("A1", "R1", "fp", ("fix it",))
+    assert (back.confidence, back.old_evidence, back.locations, back.members) == (
+        None,
+        None,
+        (),
+        (),
+    )
+
+
+def test_attack_raised_writes_a_grouped_finding_s_optional_fields() -> None:
+    places = (Location("a.py", 1, 1), Location("a.py", 7, 8, "f"))
+    attack = make_attack(
+        "A1",
+        confidence="high",
+        old_evidence="before",
+        locations=places,
+        members=("m1", "m2"),
+    )
+    data = ev.attack_raised(attack)["data"]
+    assert data["confidence"] == "high"
+    assert data["old_evidence"] == "before"
+    assert data["locations"] == [p.to_json() for p in places]
+    assert data["members"] == ["m1", "m2"]
+    back = attack_from_raised(json.loads(json.dumps(data)), seq=0)
+    assert (back.confidence, back.old_evidence, back.locations, back.members) == (
+        "high",
+        "before",
+        places,
+        ("m1", "m2"),
+    )
+    # An empty old_evidence is still evidence (a deleted line): written and read back.
+    assert ev.attack_raised(make_attack("A2", old_evidence=""))["data"]["old_evidence"] == ""
+
+
+@pytest.mark.parametrize("word", ["certain", "HIGH", "", 3])
+def test_an_unknown_confidence_is_refused(word: object) -> None:
+    data = ev.attack_raised(make_attack("A1"))["data"]
+    with pytest.raises(ValueError, match="is not one of"):
+        attack_from_raised({**data, "confidence": word}, seq=0)
+
+
+def test_attack_relocated_event_shape() -> None:
+    event = ev.attack_relocated(
+        "A1",
+        [Location("a.py", 2, 3)],
+        ["m1"],
+        claim="c",
+        evidence="e",
+        old_evidence=None,
+    )
+    assert event == {
+        "kind": "attack_relocated",
+        "data": {
+            "attack": "A1",
+            "locations": [{"path": "a.py", "start_line": 2, "end_line": 3}],
+            "members": ["m1"],
+            "claim": "c",
+            "evidence": "e",
+            "old_evidence": None,
+        },
+    }
 
 
 def test_transition_event_shape() -> None:

@@ -10,7 +10,7 @@ import pytest
 from contend.errors import IllegalTransition, ProtocolError
 from contend.protocol import events as ev
 from contend.protocol.events import EventKind
-from contend.protocol.model import Action, Severity, Status
+from contend.protocol.model import Action, Location, Severity, Status
 from contend.protocol.state import Reducer, RunState, ThreadState, fold
 from protocol_helpers import RunBuilder, make_attack
 
@@ -493,3 +493,86 @@ def test_a_reducer_can_continue_a_given_state() -> None:
     reducer = Reducer(state)
     reducer.apply(ev.event(EventKind.RUN_INTERRUPTED))
     assert reducer.state is state and state.interrupted
+
+
+# -- relocation of a grouped finding --------------------------------------------------
+
+
+def relocated(**data: Any) -> dict[str, Any]:
+    return (
+        ev.attack_relocated(
+            "A1",
+            [Location("app.py", 9, 9, "g"), Location("app.py", 20, 21)],
+            ["m1", "m2"],
+            claim="moved claim",
+            evidence="moved evidence",
+            old_evidence="old",
+        )["data"]
+        | data
+    )
+
+
+def test_a_relocated_attack_follows_the_code_and_keeps_its_history() -> None:
+    run = RunBuilder().thread()
+    run.critic_round(raises=("A1",))
+    run.act("A1", Action.DEFEND)
+    run.add(EventKind.ATTACK_RELOCATED, **relocated())
+    attack = run.state.attacks["A1"]
+    assert attack.location == Location("app.py", 9, 9, "g")
+    assert attack.locations == (Location("app.py", 9, 9, "g"), Location("app.py", 20, 21))
+    assert (attack.members, attack.claim, attack.evidence, attack.old_evidence) == (
+        ("m1", "m2"),
+        "moved claim",
+        "moved evidence",
+        "old",
+    )
+    assert attack.status is Status.DEFENDED and len(attack.history) == 1
+
+
+def test_a_relocation_without_words_keeps_the_claim_and_clears_old_evidence() -> None:
+    run = RunBuilder().thread()
+    run.open_round()
+    run.emit(ev.attack_raised(make_attack("A1", old_evidence="before")))
+    data = relocated()
+    for key in ("claim", "evidence", "old_evidence", "members"):
+        del data[key]
+    run.add(EventKind.ATTACK_RELOCATED, **data)
+    attack = run.state.attacks["A1"]
+    assert (attack.claim, attack.evidence, attack.old_evidence, attack.members) == (
+        "claim of A1",
+        "line 3",
+        None,
+        (),
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"attack": "A9"}, "relocation names attack A9, which was never raised"),
+        ({"locations": []}, "gives no location"),
+        ({"locations": [{"path": "a.py"}]}, "malformed attack_relocated at seq"),
+        ({"locations": [None]}, "malformed attack_relocated at seq"),
+        ({"locations": None}, "malformed attack_relocated at seq"),
+        ({"locations": "app.py:3"}, "malformed attack_relocated at seq"),
+    ],
+)
+def test_a_bad_relocation_is_refused(change: dict[str, Any], message: str) -> None:
+    run = RunBuilder().thread()
+    run.open_round()
+    run.raise_attack("A1")
+    data = relocated(**change)
+    with pytest.raises(ProtocolError, match=message):
+        run.add(EventKind.ATTACK_RELOCATED, **data)
+    assert run.state.attacks["A1"].location == Location("app.py", 3, 4)
+
+
+def test_every_agent_failure_is_logged_with_its_data() -> None:
+    run = RunBuilder().thread()
+    run.open_round()
+    run.add(EventKind.AGENT_FAILED, thread="t", role="critic", error="timeout", timeout=True)
+    run.add(EventKind.AGENT_FAILED, thread="t", role="proposer", error="http-500")
+    assert run.thread_state().failure_log == [
+        {"thread": "t", "role": "critic", "error": "timeout", "timeout": True},
+        {"thread": "t", "role": "proposer", "error": "http-500"},
+    ]

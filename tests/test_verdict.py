@@ -233,3 +233,55 @@ def test_verdicts_keep_their_report_names_and_exit_codes() -> None:
         ("fail", 1),
         ("escalate", 3),
     }
+
+
+# -- files that could not be reviewed -------------------------------------------------
+
+
+def skipped(run: RunBuilder, path: str, *, blocks: bool) -> None:
+    run.add(EventKind.FILE_SKIPPED, path=path, reason="too large", blocks=blocks)
+
+
+def test_a_code_file_that_could_not_be_reviewed_never_passes() -> None:
+    run = reviewed("t1")
+    skipped(run, "src/big.py", blocks=True)
+    outcome = decide(run.state)
+    assert outcome.verdict is Verdict.ESCALATE
+    assert outcome.reasons == ("1 code file(s) could not be reviewed: src/big.py",)
+
+
+def test_a_skip_that_does_not_block_is_shown_but_does_not_decide() -> None:
+    run = reviewed("t1")
+    skipped(run, "logo.png", blocks=False)
+    run.add(EventKind.FILE_SKIPPED, path="deleted.py", reason="deleted")
+    assert decide(run.state).verdict is Verdict.PASS
+
+
+def test_unreviewed_files_are_counted_once_sorted_and_the_list_is_cut_at_five() -> None:
+    run = reviewed("t1")
+    for name in ("g", "c", "a", "f", "b", "e", "d", "a"):
+        skipped(run, f"{name}.py", blocks=True)
+    assert decide(run.state).reasons == (
+        "7 code file(s) could not be reviewed: a.py, b.py, c.py, d.py, e.py …",
+    )
+    few = reviewed("t1")
+    for name in ("b", "a", "c", "d", "e"):
+        skipped(few, f"{name}.py", blocks=True)
+    assert decide(few.state).reasons == (
+        "5 code file(s) could not be reviewed: a.py, b.py, c.py, d.py, e.py",
+    )
+
+
+def test_an_unreviewed_file_does_not_hide_a_blocking_attack() -> None:
+    run = reviewed("t1")
+    run.raise_attack("A1", thread="t1")
+    skipped(run, "src/big.py", blocks=True)
+    assert decide(run.state).verdict is Verdict.FAIL
+
+
+def test_a_new_session_forgets_the_last_session_s_skips() -> None:
+    run = reviewed("t1")
+    skipped(run, "src/big.py", blocks=True)
+    run.add(EventKind.RUN_STARTED, run_id="r1")
+    run.critic_round("t1")
+    assert decide(run.state).verdict is Verdict.PASS
