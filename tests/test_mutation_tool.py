@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench" / "mutation"
 sys.path.insert(0, str(BENCH))
 
+import preload  # noqa: E402
 import run  # noqa: E402
 from mutate import OPERATORS, mutants_of  # noqa: E402
 
@@ -222,3 +223,33 @@ def f(x: int = 3) -> str:
         "f::constant::'ok' => 'XXokXX'",
         "f::return::return 'ok' => return None",
     }
+
+
+def test_a_child_imports_again_exactly_what_can_reach_the_mutant(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    pkg = src / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "base.py": "VALUE = 1\n",
+        "mid.py": "from pkg.base import VALUE\n",
+        "top.py": "from . import mid\n",
+        "alone.py": "import json\n",
+        "plugins.py": "import importlib\n\ndef load(n):\n    return importlib.import_module(n)\n",
+        "sub/__init__.py": "from ..base import VALUE\n",
+        "sub/leaf.py": "X = 2\n",
+    }
+    for name, text in files.items():
+        (pkg / name).write_text(text)
+    graph = preload.ImportGraph(src)
+    assert graph.dynamic == {"pkg.plugins"}
+    assert graph.dependents("pkg.base") == {
+        "pkg.base",
+        "pkg.mid",
+        "pkg.top",
+        "pkg.sub",
+        "pkg.sub.leaf",  # its package imports the mutated module first
+        "pkg.plugins",
+    }
+    assert graph.dependents("pkg.alone") == {"pkg.alone", "pkg.plugins"}
+    assert preload.module_name(src, pkg / "sub" / "__init__.py") == "pkg.sub"

@@ -209,7 +209,7 @@ def test_a_crashing_critic_never_yields_pass(
     assert report(result)["verdict"] == "escalate"
     assert result.outcome.reasons == reasons
     thread = state_of(result).threads["C1"]
-    assert thread.ended == "malformed_output"
+    assert thread.ended == "crashed"
     assert thread.usable_outputs == clean_turns
 
 

@@ -8,8 +8,8 @@ Run as a script (a fresh interpreter, so every module is measured from its first
 The map holds, per measured file (relative to the root), each line and the node ids of
 the tests that executed it (setup, call and teardown count), each test's duration, the
 outcome of the session, the tests that failed once and passed when run again (flaky),
-and the third-party modules the session imported (the runner pre-imports
-them once, before forking one child per mutant).
+and the modules the session imported, third-party and the project's own (the runner
+pre-imports them once, before forking one child per mutant).
 """
 
 from __future__ import annotations
@@ -86,6 +86,7 @@ def build_map(out: Path, root: Path, source: Path, tests: list[str], options: li
         "durations": plugin.durations,
         "files": files,
         "preload": sorted(_third_party(set(sys.modules), root)),
+        "project_modules": sorted(_project(set(sys.modules), source)),
     }
     out.write_text(json.dumps(doc, indent=0, sort_keys=True))
     return int(code)
@@ -106,6 +107,17 @@ def _third_party(names: set[str], root: Path) -> set[str]:
         if where.is_relative_to(project) and not any(where.is_relative_to(p) for p in installed):
             continue
         found.add(name)
+    return found
+
+
+def _project(names: set[str], source: Path) -> set[str]:
+    """Modules of the project (under the source root) the session imported."""
+    found: set[str] = set()
+    base = source.resolve()
+    for name in names:
+        origin = getattr(sys.modules.get(name), "__file__", None)
+        if origin and Path(origin).resolve().is_relative_to(base):
+            found.add(name)
     return found
 
 

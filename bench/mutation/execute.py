@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import preload
 import profile_setup
 import pytest
 from linemap import QUIET_REWRITE
@@ -60,6 +61,10 @@ class Job:
     text: str  # the module's text with the mutation applied
     tests: list[str]  # node ids that can see the mutant
     durations: dict[str, float]  # seconds each test took in the coverage run
+    # Pre-imported project modules the child must import again (the mutated one and
+    # all that import it), and all pre-imported project modules.
+    purge: frozenset[str] = frozenset()
+    project: frozenset[str] = frozenset()
 
     def budget(self, tests: Sequence[str]) -> float:
         return sum(self.durations.get(t, 0.0) for t in tests)
@@ -200,6 +205,7 @@ def _child(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> int:
     os.dup2(log, 2)
     os.chdir(ws.root)
     overlay = str(ws.overlay(slot))
+    preload.isolate(job.purge, job.project, ws.overlay(slot))
     sys.path.insert(0, overlay)
     inherited = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = overlay + (os.pathsep + inherited if inherited else "")

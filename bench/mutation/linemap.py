@@ -119,6 +119,7 @@ def _merge(old: dict[str, Any], new: dict[str, Any], files: set[str]) -> dict[st
         },
         "files": merged_files,
         "preload": sorted(set(old["preload"]) | set(new["preload"])),
+        "project_modules": sorted(set(old["project_modules"]) | set(new["project_modules"])),
     }
 
 
@@ -151,7 +152,8 @@ def load(root: Path, source_root: Path, tests: Path, cache: Path, fresh: bool) -
             new = _run_covmap(root, source_root, sorted(changed), scratch)
             data = _merge(old, new, changed | removed)
         else:
-            data = _merge(old, {**old, "files": {}, "durations": {}, "flaky": []}, removed)
+            nothing = {**old, "files": {}, "durations": {}, "flaky": []}
+            data = _merge(old, nothing, removed)
         how = f"{len(changed)} changed and {len(removed)} removed test file(s)"
     if scratch.exists():
         scratch.unlink()

@@ -35,12 +35,12 @@ import tomllib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 import execute
 import linemap
+import preload
 from mutate import OPERATORS, Mutant, mutants_of
 
 HERE = Path(__file__).resolve().parent
@@ -155,18 +155,6 @@ def _test_file(nodeid: str) -> str:
 # -- running --------------------------------------------------------------------------
 
 
-def preload(names: Iterable[str]) -> tuple[int, list[str]]:
-    """Import third-party packages once in the parent, so forked children share them."""
-    loaded, failed = 0, []
-    for name in names:
-        try:
-            import_module(name)
-            loaded += 1
-        except Exception:  # contend: allow silent-fallback -- a speed-up only; failures are listed
-            failed.append(name)
-    return loaded, failed
-
-
 @dataclass(slots=True)
 class Row:
     mutant: Mutant
@@ -179,7 +167,11 @@ class Row:
 
 
 def _jobs(
-    rows: Sequence[Row], sources: dict[Path, str], durations: dict[str, float]
+    rows: Sequence[Row],
+    sources: dict[Path, str],
+    durations: dict[str, float],
+    purges: dict[Path, frozenset[str]],
+    project: frozenset[str],
 ) -> list[execute.Job]:
     return [
         execute.Job(
@@ -188,6 +180,8 @@ def _jobs(
             text=row.mutant.apply(sources[Path(row.mutant.path)]),
             tests=row.tests,
             durations=durations,
+            purge=purges[Path(row.mutant.path)],
+            project=project,
         )
         for row in rows
     ]
@@ -289,7 +283,16 @@ def _run(args: argparse.Namespace) -> int:
         lines = covmap["files"].get(m.path, {})
         tests = linemap.order(linemap.select(m, lines) - flaky, durations)
         rows.append(Row(m, tests, equivalents.get(m.key)))
-    loaded, failed = preload(covmap["preload"])
+    # Pre-import what the suite imports, the project's own modules last and from the real
+    # tree; a child imports again only what the mutant can reach (preload.py).
+    sys.path.insert(0, str(source_root))
+    project = frozenset(covmap["project_modules"])
+    loaded, failed = preload.preload([*covmap["preload"], *sorted(project)])
+    graph = preload.ImportGraph(source_root)
+    purges: dict[Path, frozenset[str]] = {}
+    for path in sources:
+        name = preload.module_name(source_root, root / path)
+        purges[path] = frozenset(graph.dependents(name) & project)
     print(
         f"{len(rows)} mutants in {len(sources)} files; preloaded {loaded} packages"
         + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else ""),
@@ -299,7 +302,7 @@ def _run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="contend-mutation-") as scratch:
         ws = execute.Workspace(root, source_root, Path(scratch))
         ws.prepare(max(1, args.jobs))
-        _smoke(ws, rows, sources, durations)
+        _smoke(ws, rows, sources, durations, purges, project)
         runnable = [r for r in rows if r.tests and (r.equivalent is None or args.check_equivalents)]
         for row in rows:
             if not row.tests:
@@ -323,7 +326,9 @@ def _run(args: argparse.Namespace) -> int:
             if outcome.killer is not None and outcome.status in execute.KILLED_STATES:
                 learner.killed(job.path.as_posix(), outcome.killer)
 
-        execute.run_jobs(ws, _jobs(runnable, sources, durations), both, learner.stages)
+        execute.run_jobs(
+            ws, _jobs(runnable, sources, durations, purges, project), both, learner.stages
+        )
         phase1 = time.monotonic() - started
 
         widened_s = 0.0
@@ -342,7 +347,9 @@ def _run(args: argparse.Namespace) -> int:
                     flush=True,
                 )
                 t0 = time.monotonic()
-                execute.run_jobs(ws, _jobs(wider, sources, durations), record, learner.stages)
+                execute.run_jobs(
+                    ws, _jobs(wider, sources, durations, purges, project), record, learner.stages
+                )
                 widened_s = time.monotonic() - t0
 
     total_s = time.monotonic() - started
@@ -354,6 +361,8 @@ def _smoke(
     rows: Sequence[Row],
     sources: dict[Path, str],
     durations: dict[str, float],
+    purges: dict[Path, frozenset[str]],
+    project: frozenset[str],
 ) -> None:
     """The unmutated code must pass in the harness, or no result means anything."""
     sample = sorted({t for r in rows for t in r.tests[:3]}, key=lambda t: durations.get(t, 0.0))[
@@ -363,7 +372,7 @@ def _smoke(
         return
     path = Path(rows[0].mutant.path)
     tests = linemap.order(sample, durations)
-    job = execute.Job("unmutated", path, sources[path], tests, durations)
+    job = execute.Job("unmutated", path, sources[path], tests, durations, purges[path], project)
     outcomes = execute.run_jobs(ws, [job], lambda j, o: None)
     if outcomes[0].status != execute.SURVIVED:
         raise UsageError(
