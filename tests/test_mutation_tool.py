@@ -253,3 +253,24 @@ def test_a_child_imports_again_exactly_what_can_reach_the_mutant(tmp_path: Path)
     }
     assert graph.dependents("pkg.alone") == {"pkg.alone", "pkg.plugins"}
     assert preload.module_name(src, pkg / "sub" / "__init__.py") == "pkg.sub"
+
+
+def test_a_test_that_fails_only_in_the_harness_kills_nothing(tmp_path: Path) -> None:
+    """Every killing test is re-run on the unmutated code in the harness: one that fails
+    there for another reason judged nothing. This one passes in the coverage run and in
+    the harness's first (smoke) run, and fails in every later one."""
+    root = make_project(tmp_path / "proj", equivalents="")
+    (root / "tests" / "test_calc.py").write_text(
+        "import tiny.calc\n\n\n"
+        "def test_fails_after_the_smoke_run(tmp_path):\n"
+        "    assert tiny.calc.is_adult(40)\n"
+        "    harness = 'contend-mutation-' in str(tmp_path)\n"
+        "    assert not harness or '/run1/' in str(tmp_path)\n"
+    )
+    done = run_tool(root, "--no-widen", "-j", "1")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "fails unmutated too" in done.stdout
+    results = json.loads((root / "out" / "results.json").read_text())
+    statuses = {m["status"] for m in results["mutants"] if m["key"].split("::")[1] == "is_adult"}
+    assert statuses == {"error"}
+    assert results["files"]["src/tiny/calc.py"]["killed"] == 0

@@ -108,6 +108,19 @@ def test_round_tallies_count_new_attacks_and_re_attacks_per_round() -> None:
         for rnd, t in run.thread_state().rounds.items()
     }
     assert tallies == {1: (2, 0, 1, 0), 2: (1, 2, 1, 0)}
+    run.critic_round(outcome="crashed")
+    run.critic_round(outcome="malformed")
+    run.open_round()
+    run.add(EventKind.AGENT_FAILED, thread="t", role="proposer")
+    run.critic_output()
+    run.critic_output()
+    run.add(EventKind.AGENT_FAILED, thread="t")
+    rounds = run.thread_state().rounds
+    assert [(rounds[r].critic_outputs, rounds[r].critic_failures) for r in (3, 4, 5)] == [
+        (0, 1),
+        (0, 1),
+        (2, 1),
+    ]
 
 
 # -- agent calls and failures ---------------------------------------------------------
@@ -173,6 +186,15 @@ def test_the_proposer_neither_breaks_nor_extends_the_critic_streak() -> None:
     assert thread.failures == 2
     assert thread.usable_outputs == 1
     assert thread.proposer_rounds == [1, 1]
+
+
+def test_proposer_rounds_are_the_rounds_the_proposer_answered_in() -> None:
+    run = RunBuilder().thread()
+    for _ in range(3):
+        run.open_round()
+    run.add(EventKind.AGENT_CALL, thread="t", role="proposer", round=1)
+    run.add(EventKind.AGENT_FAILED, thread="t", role="proposer", round=2)
+    assert run.thread_state().proposer_rounds == [1, 2]
 
 
 def test_proposer_rounds_default_to_the_current_round() -> None:

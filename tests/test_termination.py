@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from contend.protocol.events import EventKind
 from contend.protocol.model import Action
 from contend.protocol.state import ThreadState
 from contend.protocol.termination import (
@@ -92,6 +93,22 @@ def test_a_round_in_which_the_critic_failed_is_not_quiet(failure: str) -> None:
     assert should_stop(thread, Limits()) is None
     run.critic_round(outcome=failure)
     assert should_stop(run.thread_state(), Limits()) is StopReason.MALFORMED_OUTPUT
+
+
+def test_a_round_with_output_and_then_a_failure_is_not_quiet() -> None:
+    """E.g. a critic that answered, but only with a topic already taken, until the
+    retries ran out: it delivered no review of its own in that round."""
+    run = RunBuilder().thread()
+    run.critic_round()
+    run.open_round()
+    run.critic_output()
+    run.add(EventKind.AGENT_FAILED, thread="t", role="critic", error="no distinct topic")
+    run.close_round()
+    assert not is_steady(run.thread_state())
+    run.critic_round()
+    assert not is_steady(run.thread_state())
+    run.critic_round()
+    assert is_steady(run.thread_state())
 
 
 def test_steady_state_needs_closed_rounds_not_open_ones() -> None:

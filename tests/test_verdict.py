@@ -65,6 +65,8 @@ def test_one_silent_thread_among_reviewing_ones_escalates_and_is_named() -> None
     outcome = decide(run.state)
     assert outcome.verdict is Verdict.ESCALATE
     assert outcome.reasons == ("thread(s) without usable output: t2",)
+    run.thread("t0")
+    assert decide(run.state).reasons == ("thread(s) without usable output: t0, t2",)
 
 
 @pytest.mark.parametrize("how", ["crashed", "malformed"])
@@ -269,6 +271,10 @@ def test_unreviewed_files_are_counted_once_sorted_and_the_list_is_cut_at_five() 
         skipped(few, f"{name}.py", blocks=True)
     assert decide(few.state).reasons == (
         "5 code file(s) could not be reviewed: a.py, b.py, c.py, d.py, e.py",
+    )
+    skipped(few, "f.py", blocks=True)
+    assert decide(few.state).reasons == (
+        "6 code file(s) could not be reviewed: a.py, b.py, c.py, d.py, e.py …",
     )
 
 

@@ -85,17 +85,19 @@ def build_map(out: Path, root: Path, source: Path, tests: list[str], options: li
         "flaky": flaky,
         "durations": plugin.durations,
         "files": files,
-        "preload": sorted(_third_party(set(sys.modules), root)),
-        "project_modules": sorted(_project(set(sys.modules), source)),
+        # In first-import order: importing `_asyncio` before `asyncio`, say, leaves asyncio
+        # half C, half Python ("Timeout should be used inside a task").
+        "preload": _third_party(list(sys.modules), root),
+        "project_modules": _project(list(sys.modules), source),
     }
     out.write_text(json.dumps(doc, indent=0, sort_keys=True))
     return int(code)
 
 
-def _third_party(names: set[str], root: Path) -> set[str]:
+def _third_party(names: list[str], root: Path) -> list[str]:
     """Modules imported by the session that are not the project's own code (installed
     packages and the standard library — the virtualenv may live inside the root)."""
-    found: set[str] = set()
+    found: list[str] = []
     project = root.resolve()
     installed = [Path(p).resolve() for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
     for name in names:
@@ -106,18 +108,18 @@ def _third_party(names: set[str], root: Path) -> set[str]:
         where = Path(origin).resolve()
         if where.is_relative_to(project) and not any(where.is_relative_to(p) for p in installed):
             continue
-        found.add(name)
+        found.append(name)
     return found
 
 
-def _project(names: set[str], source: Path) -> set[str]:
+def _project(names: list[str], source: Path) -> list[str]:
     """Modules of the project (under the source root) the session imported."""
-    found: set[str] = set()
+    found: list[str] = []
     base = source.resolve()
     for name in names:
         origin = getattr(sys.modules.get(name), "__file__", None)
         if origin and Path(origin).resolve().is_relative_to(base):
-            found.add(name)
+            found.append(name)
     return found
 
 

@@ -65,6 +65,7 @@ class Job:
     # all that import it), and all pre-imported project modules.
     purge: frozenset[str] = frozenset()
     project: frozenset[str] = frozenset()
+    stop_first: bool = True  # False: run every test and report every failure
 
     def budget(self, tests: Sequence[str]) -> float:
         return sum(self.durations.get(t, 0.0) for t in tests)
@@ -88,6 +89,7 @@ class Outcome:
     tests: int
     killer: str | None = None
     detail: str = ""
+    failures: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -167,6 +169,7 @@ class _Select:
         self.missing: list[str] = []
         self.first_failure: str | None = None
         self.failure_text = ""
+        self.failures: list[str] = []
         self.ran = 0
 
     def pytest_collection_modifyitems(
@@ -191,6 +194,8 @@ class _Select:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
             self.ran += 1
+        if report.failed and report.nodeid not in self.failures:
+            self.failures.append(report.nodeid)
         if report.failed and self.first_failure is None:
             self.first_failure = report.nodeid
             self.failure_text = str(report.longrepr)[-1500:]
@@ -214,8 +219,11 @@ def _child(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> int:
     files = sorted({nodeid.split("::", 1)[0] for nodeid in tests})
     args = [
         *files,
-        "-x",
+        *(["-x"] if job.stop_first else []),
         "-q",
+        # One line per failure: a mutant needs the failing test's name, not a traceback,
+        # and formatting tracebacks of large reprs costs more than the test.
+        "--tb=line",
         "-p",
         "no:cacheprovider",
         f"--basetemp={slot.basetemp}",
@@ -223,13 +231,23 @@ def _child(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> int:
         *QUIET_REWRITE,
         *ws.pytest_args,
     ]
-    code = int(pytest.main(args, plugins=[select]))
+    raised = ""
+    try:
+        code = int(pytest.main(args, plugins=[select]))
+    except Exception as exc:
+        # pytest itself raised (e.g. an unraisable-exception warning turned into an error
+        # while it shut down, after a failing test left a finalizer behind). The tests
+        # that ran are still judged; pytest's own failure is recorded beside them.
+        code = int(pytest.ExitCode.INTERNAL_ERROR)
+        raised = f"{type(exc).__name__}: {exc}"[:1500]
     result = {
         "exit": code,
         "first_failure": select.first_failure,
         "failure_text": select.failure_text,
         "missing": select.missing,
         "ran": select.ran,
+        "raised": raised,
+        "failures": select.failures,
     }
     (slot.home / "result.json").write_text(json.dumps(result))
     return code
@@ -296,11 +314,21 @@ def _judge(slot: _Slot, wait_status: int | None) -> Outcome:
         return Outcome(job.ident, ERROR, seconds, 0, detail="none of the selected tests collected")
     if code == 0:
         return Outcome(job.ident, SURVIVED, seconds, slot.ran)
-    if code in (1, 2) and killer is not None and "Timeout (>" in data["failure_text"]:
+    failed = code in (1, 2) or (code == 3 and data["raised"])
+    if failed and killer is not None and "Timeout (>" in data["failure_text"]:
         return Outcome(job.ident, TIMEOUT, seconds, slot.ran, killer, "a test timed out")
-    if code in (1, 2) and killer is not None:
-        return Outcome(job.ident, KILLED, seconds, slot.ran, killer, data["failure_text"])
-    return Outcome(job.ident, ERROR, seconds, slot.ran, killer, f"pytest exit {code}")
+    if failed and killer is not None:
+        return Outcome(
+            job.ident,
+            KILLED,
+            seconds,
+            slot.ran,
+            killer,
+            data["failure_text"],
+            tuple(data["failures"]),
+        )
+    detail = f"pytest exit {code} {data['raised']}".strip()
+    return Outcome(job.ident, ERROR, seconds, slot.ran, killer, detail)
 
 
 def timeout_for(budget: float) -> float:

@@ -118,9 +118,14 @@ def _merge(old: dict[str, Any], new: dict[str, Any], files: set[str]) -> dict[st
             **new["durations"],
         },
         "files": merged_files,
-        "preload": sorted(set(old["preload"]) | set(new["preload"])),
-        "project_modules": sorted(set(old["project_modules"]) | set(new["project_modules"])),
+        "preload": _union_in_order(old["preload"], new["preload"]),
+        "project_modules": _union_in_order(old["project_modules"], new["project_modules"]),
     }
+
+
+def _union_in_order(first: list[str], then: list[str]) -> list[str]:
+    seen = set(first)
+    return [*first, *(n for n in then if n not in seen)]
 
 
 def load(root: Path, source_root: Path, tests: Path, cache: Path, fresh: bool) -> dict[str, Any]:

@@ -287,7 +287,7 @@ def _run(args: argparse.Namespace) -> int:
     # tree; a child imports again only what the mutant can reach (preload.py).
     sys.path.insert(0, str(source_root))
     project = frozenset(covmap["project_modules"])
-    loaded, failed = preload.preload([*covmap["preload"], *sorted(project)])
+    loaded, failed = preload.preload([*covmap["preload"], *covmap["project_modules"]])
     graph = preload.ImportGraph(source_root)
     purges: dict[Path, frozenset[str]] = {}
     for path in sources:
@@ -352,8 +352,59 @@ def _run(args: argparse.Namespace) -> int:
                 )
                 widened_s = time.monotonic() - t0
 
+        killers_s = _verify_killers(ws, rows, sources, durations, purges, project)
+
     total_s = time.monotonic() - started
-    return _print_report(rows, equivalents, targets, total_s, phase1, widened_s, out, args)
+    times = {"mutants": phase1, "widened": widened_s, "killers": killers_s}
+    return _print_report(rows, equivalents, targets, total_s, times, out, args)
+
+
+def _verify_killers(
+    ws: execute.Workspace,
+    rows: Sequence[Row],
+    sources: dict[Path, str],
+    durations: dict[str, float],
+    purges: dict[Path, frozenset[str]],
+    project: frozenset[str],
+) -> float:
+    """Every test that killed a mutant must pass on the unmutated code in the same
+    harness; one that does not (it fails here for another reason) killed nothing — its
+    mutants become harness errors instead of kills."""
+    started = time.monotonic()
+    by_file: dict[Path, set[str]] = defaultdict(set)
+    for row in rows:
+        if row.status == execute.KILLED and row.killer and "::" in row.killer:
+            by_file[Path(row.mutant.path)].add(row.killer)
+    jobs = [
+        execute.Job(
+            f"unmutated {path}",
+            path,
+            sources[path],
+            linemap.order(tests, durations),
+            durations,
+            purges[path],
+            project,
+            stop_first=False,
+        )
+        for path, tests in sorted(by_file.items())
+    ]
+    bad: dict[Path, set[str]] = {}
+
+    def note(job: execute.Job, outcome: execute.Outcome) -> None:
+        if outcome.status != execute.SURVIVED:
+            bad[job.path] = set(outcome.failures) or set(job.tests)
+
+    if jobs:
+        print(
+            f"re-checking {sum(len(j.tests) for j in jobs)} killing test(s) unmutated", flush=True
+        )
+        execute.run_jobs(ws, jobs, note)
+    for row in rows:
+        failing = bad.get(Path(row.mutant.path), set())
+        if row.status == execute.KILLED and row.killer in failing:
+            row.status = execute.ERROR
+            print(f"  {row.killer} fails unmutated too: {row.mutant.key} not judged", flush=True)
+    return time.monotonic() - started
 
 
 def _smoke(
@@ -386,8 +437,7 @@ def _print_report(
     equivalents: dict[str, str],
     targets: Sequence[Target],
     total_s: float,
-    phase1_s: float,
-    widened_s: float,
+    times: dict[str, float],
     out: Path,
     args: argparse.Namespace,
 ) -> int:
@@ -446,8 +496,9 @@ def _print_report(
     for p in problems:
         print(f"problem: {p}")
     print(
-        f"\nrun time {total_s:.0f} s (mutants {phase1_s:.0f} s incl. coverage map, "
-        f"survivor re-run {widened_s:.0f} s) on {args.jobs} worker(s)"
+        f"\nrun time {total_s:.0f} s (mutants {times['mutants']:.0f} s incl. coverage map, "
+        f"survivor re-run {times['widened']:.0f} s, killers re-checked "
+        f"{times['killers']:.0f} s) on {args.jobs} worker(s)"
     )
     print("command: .venv/bin/python bench/mutation/run.py " + " ".join(args.targets))
 
