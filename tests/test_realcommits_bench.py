@@ -33,6 +33,7 @@ from rc_labels import (  # noqa: E402
     evidence_key,
     finding_key,
     parse_label,
+    place_label,
 )
 from rc_projects import Project  # noqa: E402
 from rc_report import ReportShapeError, findings_of  # noqa: E402
@@ -315,6 +316,21 @@ def test_grouped_dispute_is_true_if_any_location_is_true_and_unlabelled_if_any_m
     assert dispute_label(index.match(sha, "other-rule", [Loc("a.py", 20, 20)], "")) == "UNLABELLED"
 
 
+def test_a_group_pools_the_labels_of_members_at_one_spot() -> None:
+    a, b = evidence_key("def test_a(): ..."), evidence_key("def test_b(): ...")
+    index = LabelIndex([_label(5, "FALSE", a), _label(5, "TRUE", b)])
+    sha = "c" * 40
+    group = index.match(sha, "r", [Loc("a.py", 5, 5), Loc("a.py", 5, 5)], "grouped evidence")
+    assert dispute_label(group) == "TRUE"
+    index = LabelIndex([_label(5, "FALSE", a), _label(5, "DEBATABLE", b)])
+    group = index.match(sha, "r", [Loc("a.py", 5, 5), Loc("a.py", 5, 5)], "grouped evidence")
+    assert dispute_label(group) == "DEBATABLE"
+    # Each place of the group counts as labelled (nothing to dump), alone it would not be.
+    assert [place_label(group, i) for i in range(2)] == ["DEBATABLE", "DEBATABLE"]
+    alone = index.match(sha, "r", [Loc("a.py", 5, 5)], "other evidence")
+    assert place_label(alone, 0) == dispute_label(alone) == "UNLABELLED"
+
+
 def test_findings_at_one_spot_are_told_apart_by_evidence() -> None:
     a, b = evidence_key("def test_a(): assert f(1) == 2"), evidence_key("def test_b(): ...")
     index = LabelIndex([_label(5, "TRUE", a), _label(5, "FALSE", b)])
@@ -362,6 +378,22 @@ def test_report_reader_takes_old_and_grouped_shapes_and_rejects_no_verdict() -> 
     }
     (g,) = findings_of(grouped)
     assert g.locs == [Loc("a.py", 3, 4), Loc("a.py", 9, 9)] and not g.blocking
+    same_spot = {
+        "verdict": "fail",
+        "disputes": [
+            {
+                "id": "X-2",
+                "rule": "r",
+                "location": {"path": "a.py", "start_line": 20, "end_line": 20},
+                "locations": [
+                    {"path": "a.py", "start_line": 20, "end_line": 20},
+                    {"path": "a.py", "start_line": 20, "end_line": 20},
+                ],
+            }
+        ],
+    }
+    (s,) = findings_of(same_spot)
+    assert s.locs == [Loc("a.py", 20, 20), Loc("a.py", 20, 20)]  # two members, one spot
     top_map = {
         "verdict": "pass",
         "locations": {"X-1": [{"path": "b.py", "start_line": 1}]},

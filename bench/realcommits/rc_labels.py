@@ -220,16 +220,28 @@ class LabelIndex:
         return Match(loc, (), "none")
 
 
+def place_label(matches: Sequence[Match], index: int) -> str:
+    """The label of one place of a dispute: in a group, a place's labels pool (two members
+    of the group at one spot may be judged differently); alone, they must agree."""
+    m = matches[index]
+    if len(matches) == 1 or not m.labels:
+        return m.value
+    return _pool([lab.label for lab in m.labels])
+
+
 def dispute_label(matches: Sequence[Match]) -> str:
     """The label of one dispute from its locations' labels (rule in the module docstring).
 
     A single location takes its labels' common value (disagreeing labels at one spot leave
     it UNLABELLED, to be labelled by its evidence); a group pools every matched label."""
     if len(matches) == 1:
-        values = [matches[0].value]
-    else:
-        values = [lab.label for m in matches for lab in m.labels]
-        values += [UNLABELLED for m in matches if not m.labels]
+        return _pool([matches[0].value])
+    values = [lab.label for m in matches for lab in m.labels]
+    values += [UNLABELLED for m in matches if not m.labels]
+    return _pool(values)
+
+
+def _pool(values: Sequence[str]) -> str:
     if "TRUE" in values:
         return "TRUE"
     if UNLABELLED in values or not values:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rc_labels import UNLABELLED, Label, LabelIndex, dispute_label
+from rc_labels import UNLABELLED, Label, LabelIndex, dispute_label, place_label
 from rc_report import Finding
 
 VERDICTS = ("pass", "conditional_pass", "fail", "escalate")
@@ -39,6 +39,8 @@ class CommitResult:
     exit_code: int | None = None
     error: str = ""
     resolved: int = 0
+    reasons: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "path: reason" of files not reviewed
     findings: list[Finding] = field(default_factory=list)
 
 
@@ -55,10 +57,10 @@ def apply_labels(results: Sequence[CommitResult], index: LabelIndex) -> Counter[
                     "start_line": m.loc.start,
                     "end_line": m.loc.end,
                     "how": m.how,
-                    "label": m.value,
+                    "label": place_label(matches, i),
                     "keys": [lab.key for lab in m.labels],
                 }
-                for m in matches
+                for i, m in enumerate(matches)
             ]
             how.update(m.how for m in matches)
     return how
@@ -168,6 +170,8 @@ def summarize(results: Sequence[CommitResult], labels: Sequence[Label]) -> dict[
             "per_commit_max": max(per_commit) if per_commit else None,
             "commits_with_findings": sum(1 for n in per_commit if n),
             "resolved_in_report": sum(r.resolved for r in ok),
+            "skipped_files": sum(len(r.skipped) for r in ok),
+            "commits_with_skipped_files": sum(1 for r in ok if r.skipped),
         },
         "verdicts": {v: sum(1 for r in ok if r.verdict == v) for v in VERDICTS},
         "labelled": len(labelled),
@@ -234,6 +238,8 @@ def render(summary: dict[str, Any], header: str, matched_how: Counter[str]) -> s
         f"{f['commits_with_findings']} commits; per commit mean {f['per_commit_mean']}, "
         f"median {f['per_commit_median']}, max {f['per_commit_max']}",
         "verdicts              " + ", ".join(f"{k} {v[k]}" for k in VERDICTS),
+        f"files not reviewed    {f['skipped_files']} in {f['commits_with_skipped_files']} commits"
+        "  (the report's `skipped`: unparsable, binary, too large …; see --json)",
         "",
         f"labelled findings     {s['labelled']} of {f['total']}"
         + (

@@ -51,16 +51,16 @@ def _loc(obj: object) -> Loc | None:
 
 
 def _locations(d: dict[str, Any], extra: object) -> list[Loc]:
-    cands: list[object] = [d.get("location")]
-    for more in (d.get("locations"), extra):
-        if isinstance(more, list):
-            cands.extend(more)
-    found: list[Loc] = []
-    for cand in cands:
-        loc = _loc(cand)
-        if loc is not None and loc not in found:
-            found.append(loc)
-    return found
+    """Every place of the dispute, as many as it lists: two findings of a group at the same
+    lines (two tests deleted at one spot) stay two places, so the group rule applies."""
+    for listed in (d.get("locations"), extra):
+        if isinstance(listed, list):
+            places = [loc for loc in map(_loc, listed) if loc is not None]
+            if places:
+                first = _loc(d.get("location"))
+                return places if first is None or first in places else [first, *places]
+    first = _loc(d.get("location"))
+    return [first] if first is not None else []
 
 
 def findings_of(report: dict[str, Any]) -> list[Finding]:

@@ -188,6 +188,12 @@ def review_one(ws: Workspace, row: dict[str, Any], contend: Path) -> CommitResul
         result.findings = findings_of(report)
         resolved = report.get("resolved")
         result.resolved = len(resolved) if isinstance(resolved, list) else 0
+        result.reasons = [str(x) for x in report.get("reasons") or []]
+        result.skipped = [
+            f"{s.get('path')}: {s.get('reason')}"
+            for s in report.get("skipped") or []
+            if isinstance(s, dict)
+        ]
     except (GitFailed, ReportShapeError, json.JSONDecodeError, OSError) as exc:
         result.error = f"{type(exc).__name__}: {exc}"
     finally:
@@ -358,8 +364,11 @@ def commit_record(r: CommitResult) -> dict[str, Any]:
         "verdict": r.verdict,
         "exit_code": r.exit_code,
         "seconds": round(r.seconds, 3),
+        "cpu_seconds": round(r.cpu_seconds, 3),
         "error": r.error,
         "resolved": r.resolved,
+        "reasons": r.reasons,
+        "skipped": r.skipped,
         "findings": [
             {
                 "id": f.id,
