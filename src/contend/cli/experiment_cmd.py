@@ -6,7 +6,7 @@
     contend experiment simulate --p 0.3,0.5,0.6 [--rho R] [--trials N] [--json] [--sweep]
 
 Exit codes: 0 done; 2 bad input (one line); 3 a grid that did not finish (a cap stopped it:
-rerun with --resume). numpy, matplotlib and PyYAML come with the extra contend[experiment];
+rerun with --resume). numpy and matplotlib come with the extra contend[experiment];
 a missing one is one error line naming the extra.
 """
 
@@ -26,7 +26,7 @@ DEFAULT_DIR = Path(".contend") / "experiments"
 
 
 def _need_extra() -> None:
-    for module in ("numpy", "yaml", "matplotlib"):
+    for module in ("numpy", "matplotlib"):
         try:
             importlib.import_module(module)
         except ImportError as exc:
