@@ -52,6 +52,8 @@ _COMMANDS: list[tuple[str, str]] = [
     ("respond_cmd", "decide_cmd"),
     ("demo_cmd", "demo"),
     ("status_cmd", "status"),
+    ("verify_cmd", "verify"),
+    ("experiment_cmd", "experiment"),
 ]
 
 

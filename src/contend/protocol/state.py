@@ -22,6 +22,10 @@ from contend.protocol.model import Action, Attack, Location, RoundCounter
 class RoundTally:
     new_attacks: int = 0
     re_attacks: int = 0
+    # What the critic itself delivered in the round: a round counts as quiet only if the
+    # critic looked (a usable output) and did not fail; silence after a crash is no review.
+    critic_outputs: int = 0
+    critic_failures: int = 0
 
 
 @dataclass(slots=True)
@@ -258,6 +262,7 @@ def _agent_call(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     if data.get("usable", True):
         if data.get("role", "critic") == "critic":
             thread.malformed_streak = 0
+            _tally(thread).critic_outputs += 1
         thread.usable_outputs += 1
 
 
@@ -269,6 +274,7 @@ def _agent_failed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
         thread.proposer_rounds.append(int(data.get("round", thread.round)))
     if data.get("role", "critic") == "critic":
         thread.malformed_streak += 1
+        _tally(thread).critic_failures += 1
 
 
 def _protocol_violation(state: RunState, data: Mapping[str, Any], seq: int) -> None:
