@@ -1088,3 +1088,39 @@ def test_patched_call_inside_raises_block_or_with_binding_is_reported(test: str,
     )
     [finding] = _check(change_from_texts("tests/test_headers.py", _src(SUNAU_OLD), new))
     assert _rules([finding]) == [("unit-under-test-mocked", line)]
+
+
+def test_parametrized_case_of_a_boolean_or_none_expectation_is_the_same_check() -> None:
+    # `assertEqual(f(x), False)` is read as `assertFalse(f(x))`; the parametrized
+    # `assert f(arg) == expected` must be read the same way once `expected` is `False`.
+    old = """
+    import unittest
+
+    class TestBool(unittest.TestCase):
+        def test_complex(self):
+            self.assertEqual(complex(False), 0j)
+            self.assertEqual(complex(False), False)
+            self.assertEqual(complex(True), True)
+
+        def test_parse(self):
+            self.assertIs(parse(""), None)
+    """
+    new = """
+    import unittest
+
+    import pytest
+
+    class TestBool(unittest.TestCase):
+        pass
+
+
+    @pytest.mark.parametrize(("arg", "expected"), [(False, 0j), (False, False), (True, True)])
+    def test_complex(arg, expected):
+        assert complex(arg) == expected
+
+
+    @pytest.mark.parametrize("expected", [None])
+    def test_parse(expected):
+        assert parse("") is expected
+    """
+    assert _run(old, new) == []

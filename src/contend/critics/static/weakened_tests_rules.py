@@ -794,6 +794,12 @@ def _negated(operand: ast.expr, node: ast.AST) -> Check:
 
 
 def _const_is(node: ast.expr, value: object) -> bool:
+    """`node` is the constant `value`, or a name that a parametrize case or loop item being
+    substituted binds to it (so `assert f(arg) == expected` with `expected` = `False` is
+    read as `assertFalse(f(arg))`, as `assertEqual(f(x), False)` is)."""
+    if isinstance(node, ast.Name):
+        values = _SUBSTITUTE.get()
+        return values is not None and values.get(node.id) == f"C({value!r})"
     return isinstance(node, ast.Constant) and node.value is value
 
 
