@@ -792,3 +792,30 @@ def test_raise_turned_into_a_return_in_a_generator_is_still_a_fallback() -> None
     )
     new = old.replace("raise AssertionError('unknown node')", "return None")
     assert rules(check(old, new)) == [("raise-to-default", 6)]
+
+
+def test_narrow_handler_around_work_of_an_old_except_clause_blocks() -> None:
+    # An except clause's body runs unguarded by its own try: a handler the change wraps
+    # around it hides failures that used to surface.
+    old = """\
+    def report(exc):
+        try:
+            run()
+        except OSError as exc:
+            sys.stderr.write(f"error: {exc}")
+            raise
+    """
+    new = """\
+    def report(exc):
+        try:
+            run()
+        except OSError as exc:
+            try:
+                sys.stderr.write(f"error: {exc}")
+            except (KeyError, ValueError):
+                return None
+            raise
+    """
+    (finding,) = check(old, new)
+    assert rules([finding]) == [("swallowing-handler", 7)]
+    assert finding.severity is Severity.MAJOR

@@ -634,8 +634,10 @@ def _work(body: Sequence[ast.stmt], *, skip_tries: bool = False) -> Iterator[ast
     while stack:
         stmt = stack.pop()
         if skip_tries and isinstance(stmt, ast.Try | ast.TryStar) and stmt.handlers:
-            # the body ran guarded; what follows (else, finally) did not
+            # the body ran guarded; the handlers' own bodies and what follows (else,
+            # finally) did not
             stack.extend([*stmt.orelse, *stmt.finalbody])
+            stack.extend(s for h in stmt.handlers for s in h.body)
             continue
         inner = [
             s
