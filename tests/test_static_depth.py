@@ -103,5 +103,5 @@ def test_an_expression_deeper_than_the_parser_accepts_is_a_visible_skip() -> Non
     deeper = _library(_sum("x", 20_000), "ValueError")
     result = run_static([change_from_texts("pkg/deep.py", "x = 1\n", deeper)])
     assert [s.path for s in result.skipped] == ["pkg/deep.py"]
-    assert "nested too deeply" in result.skipped[0].reason
+    assert "too deeply nested" in result.skipped[0].reason
     assert result.findings == []

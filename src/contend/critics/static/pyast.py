@@ -39,7 +39,7 @@ def parse(text: str) -> ast.Module:
     try:
         return ast.parse(text)
     except (RecursionError, MemoryError) as exc:
-        raise ValueError(f"nested too deeply for the Python parser ({type(exc).__name__})") from exc
+        raise ValueError(f"too deeply nested for the Python parser ({type(exc).__name__})") from exc
 
 
 class _Token(str):

@@ -993,13 +993,15 @@ def _deletion(
     symbol: str,
     deprecated: bool = False,
 ) -> Finding:
-    """The deleted code is shown once, as the old side; the new side has only the note."""
+    """The deleted code is shown once, as deleted: evidence and old side are the same text,
+    which the report prints once under "Deleted by the change" (`what` names it in the
+    claim's place only when the code is empty)."""
     return _INFO[rule].finding(
         path=file.change.path,
         lines=(line, line),
         claim=claim,
-        evidence=what,
-        old_evidence=code,
+        evidence=code or what,
+        old_evidence=code or None,
         symbol=pyast.symbol_of(symbol),
         severity=Severity.MINOR if deprecated else None,
         confidence=Confidence.MEDIUM if deprecated else None,
