@@ -49,6 +49,8 @@ def run_dir_of(state_dir: Path, run_id: str) -> Path:
         raise UserError(f"no run {run_id!r} in {root}")
     if not candidate.resolve().is_relative_to(root.resolve()) or candidate.is_symlink():
         raise UserError(f"run {run_id!r} is a link out of {root}: refused")
+    if (candidate / LEDGER_FILE).is_symlink():
+        raise UserError(f"run {run_id!r}: its ledger is a link (to a file anywhere): refused")
     return candidate
 
 

@@ -40,6 +40,7 @@ from contend.ledger.index import INTACT, recent, refresh, stats_rows
 from contend.ledger.runs import LEDGER_FILE
 from contend.ledger.stats import BY_CHOICES, compute
 from contend.protocol.model import Action
+from contend.redaction import redact_text
 from contend.report.escape import visible
 from contend.review.respond import answer_in_run
 from contend.review.runread import RunTampered, read_run, run_dir_of
@@ -63,10 +64,11 @@ class ServeConfig:
 
 
 def _finalize(value: Any) -> Any:
-    # Every string that reaches a page is shown with its control characters (bidi
-    # overrides, ESC, ...) as visible escapes, then HTML-escaped by autoescape.
+    # Every string that reaches a page passes redaction (a code excerpt comes from git,
+    # not from the redacted ledger), is shown with its control characters (bidi overrides,
+    # ESC, ...) as visible escapes, then HTML-escaped by autoescape.
     if isinstance(value, str) and not isinstance(value, Markup):
-        return visible(value)
+        return visible(redact_text(value))
     return value
 
 
@@ -95,7 +97,8 @@ class _Pages:
     # --- helpers -------------------------------------------------------------------------
 
     def render(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
-        context.setdefault("csrf", self.config.access.csrf)
+        # Hex digits only: marked safe so that redaction never reads it as a secret.
+        context.setdefault("csrf", Markup(self.config.access.csrf))
         context.setdefault("state_dir", str(self.config.state_dir))
         return HTMLResponse(self.env.get_template(name).render(**context), status_code=status)
 
