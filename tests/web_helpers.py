@@ -12,19 +12,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import uvicorn
-
 from contend.config import load_settings
 from contend.review.engine import ReviewResult
 from contend.review.state_dir import open_state_dir
-from contend.web.app import ServeConfig, create_app
+from contend.web.app import ServeConfig
+from contend.web.app import server as make_server
 from contend.web.security import Access
 from review_helpers import answer, critic_turn, judge, make_repo, objection, run, write_script
 
 # A file name, a claim, evidence and an answer that would run script if rendered raw.
 EVIL_NAME = '"><img src=x onerror=alert(1)>.py'
 EVIL_CLAIM = "<script>alert('claim')</script> average() divides by zero"
-EVIL_EVIDENCE = '<img src=x onerror="alert(\'evidence\')"> return total(items) / len(items)'
+EVIL_EVIDENCE = "<img src=x onerror=\"alert('evidence')\"> return total(items) / len(items)"
 EVIL_DEFENSE = "<a href=\"javascript:alert('defense')\">callers</a> never pass an empty list"
 EVIL_CODE = "x = '<script>alert(\"diff\")</script>'\n"
 
@@ -140,11 +139,7 @@ def serving(repo: Path | None, state_dir: Path | None = None) -> Iterator[Served
     port = sock.getsockname()[1]
     access = Access.new("127.0.0.1", port)
     config = ServeConfig(state_dir, repo, settings, access)
-    server = uvicorn.Server(
-        uvicorn.Config(
-            create_app(config), log_level="warning", timeout_graceful_shutdown=1, lifespan="off"
-        )
-    )
+    server = make_server(config, timeout_graceful_shutdown=1, lifespan="off")
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

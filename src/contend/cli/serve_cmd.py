@@ -83,13 +83,11 @@ def serve(
     first visit turns it into an HttpOnly cookie. Every page and request needs it. Ctrl-C
     stops the server.
     """
-    import uvicorn
-
     from contend.config import load_settings
     from contend.errors import NotAGitRepository
     from contend.gitio.git import repo_root
     from contend.review.state_dir import open_state_dir
-    from contend.web.app import ServeConfig, create_app
+    from contend.web.app import ServeConfig, server
     from contend.web.security import Access
 
     if not is_loopback(host):
@@ -120,7 +118,7 @@ def serve(
     sock = bind(host, port)
     actual = sock.getsockname()[1]
     access = Access.new(host, actual)
-    app = create_app(ServeConfig(served, root, settings, access))
+    config = ServeConfig(served, root, settings, access)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{actual}/?token={access.token}"
     click.echo(f"contend serve: {served}")
@@ -128,12 +126,5 @@ def serve(
     click.echo("Ctrl-C stops the server.")
     if open_browser:
         webbrowser.open(url)
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        timeout_graceful_shutdown=2,
-        server_header=False,
-        proxy_headers=False,
-    )
-    uvicorn.Server(config).run(sockets=[sock])
+    server(config, timeout_graceful_shutdown=2).run(sockets=[sock])
     return 0

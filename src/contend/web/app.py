@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
+import threading
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
 import anyio.to_thread
+import uvicorn
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from starlette.applications import Starlette
@@ -61,6 +64,8 @@ class ServeConfig:
     repo: Path | None  # the repository served (code excerpts, who decides), if any
     settings: Settings
     access: Access
+    # Set when the server stops: open event streams end, so Ctrl-C never waits on a page.
+    stopping: threading.Event = field(default_factory=threading.Event)
 
 
 def _finalize(value: Any) -> Any:
@@ -260,7 +265,7 @@ class _Pages:
             last = _mark(ledger)
             quiet = 0.0
             yield b"retry: 2000\n\n"
-            while not await request.is_disconnected():
+            while not self.config.stopping.is_set() and not await request.is_disconnected():
                 await asyncio.sleep(LIVE_POLL_S)
                 now = _mark(ledger)
                 if now != last:
@@ -347,6 +352,31 @@ async def _bounded_body(request: Request) -> bytes | None:
             return None
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, telling the page's event streams to end before it waits for its
+    connections to close."""
+
+    def __init__(self, config: uvicorn.Config, stopping: threading.Event) -> None:
+        super().__init__(config)
+        self.stopping = stopping
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.stopping.set()
+        await super().shutdown(sockets=sockets)
+
+
+def server(config: ServeConfig, **options: Any) -> Server:
+    """The uvicorn server of the app for `config` (options: uvicorn.Config's)."""
+    settings = uvicorn.Config(
+        create_app(config),
+        log_level="warning",
+        server_header=False,
+        proxy_headers=False,
+        **options,
+    )
+    return Server(settings, config.stopping)
 
 
 def create_app(config: ServeConfig) -> Guard:
