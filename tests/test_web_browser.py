@@ -4,9 +4,9 @@ A full decision round trip (the ledger still verifies), markup planted in claims
 answers, a diff and a file name rendering inert (no dialog ever fires), the
 Content-Security-Policy enforced against inline script, and a run updating live.
 
-The browser is /usr/bin/chromium (or $CONTEND_CHROMIUM); `.ci/run` installs it. Without it
-these tests skip with that reason, except where CONTEND_REQUIRE_BROWSER=1 (CI) makes a
-missing browser a failure. CONTEND_WEB_SCREENSHOTS=DIR also saves the screenshots shown in
+The browser is /usr/bin/chromium (or $BROWSER_TESTS_CHROMIUM); `.ci/run` installs it. Without it
+these tests skip with that reason, except where BROWSER_TESTS_REQUIRED=1 (CI) makes a
+missing browser a failure. WEB_SCREENSHOTS=DIR also saves the screenshots shown in
 docs/web.md there.
 """
 
@@ -36,7 +36,7 @@ from web_helpers import (
 pytestmark = pytest.mark.browser
 
 T = TypeVar("T")
-CHROMIUM = os.environ.get("CONTEND_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = os.environ.get("BROWSER_TESTS_CHROMIUM", "/usr/bin/chromium")
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).is_file():
-        if os.environ.get("CONTEND_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"no browser at {CHROMIUM} and CONTEND_REQUIRE_BROWSER=1")
+        if os.environ.get("BROWSER_TESTS_REQUIRED") == "1":
+            pytest.fail(f"no browser at {CHROMIUM} and BROWSER_TESTS_REQUIRED=1")
         pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium, as .ci/run does)")
     from playwright.sync_api import sync_playwright
 
@@ -91,7 +91,7 @@ def _shoot(page: Page, tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     page.screenshot(path=str(path), full_page=True)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    keep = os.environ.get("CONTEND_WEB_SCREENSHOTS")
+    keep = os.environ.get("WEB_SCREENSHOTS")
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, Path(keep) / name)
