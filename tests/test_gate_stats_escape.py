@@ -147,7 +147,11 @@ def test_escape_is_appended_to_the_run_and_shown_in_stats(
     assert data["by"]["topic"]["silent-fallback"]["escapes"] == 1
     assert data["totals"]["escapes"] == 1
     [escape] = data["escapes"]
-    assert (escape["note"], escape["path"], escape["line"]) == ("None leaked into billing", "m.py", 5)
+    assert (escape["note"], escape["path"], escape["line"]) == (
+        "None leaked into billing",
+        "m.py",
+        5,
+    )
 
 
 @pytest.mark.parametrize(
