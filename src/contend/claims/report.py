@@ -143,6 +143,11 @@ class ClaimResult(_Model):
     evidence: list[EvidenceOutcome]
     checks: list[CheckFinding]
     deadlock_report: DeadlockReport | None = None
+    unverified_echo: list[str] = Field(
+        default_factory=list,
+        description="External tools the claim relies on that no agent with web access "
+        "checked: 'unverified echo (official docs only)'.",
+    )
     controls: list[ControlLog] = Field(
         default_factory=list,
         description="Level 3: changed copies of the claim the verifier must reject.",
