@@ -292,6 +292,12 @@ async def verify_with_agents(
         setup = setup_for(card, panel.seats, panel, prepared.kept)
         state, round_log = await run_rounds(start(setup, card.card.assumptions or []), panel)
         log.extend(round_log)
+        checker = panel.seats.get("internal-fact")
+        if isinstance(checker, InternalFactSpeaker):
+            # The deterministic seat read the kept regions: its findings on the surviving
+            # claim go into the report, as they do without agents.
+            prepared.base.fact = check_claim(state.surviving, checker.regions, checker.unchecked)
+            prepared.base.checked = {r.evidence_id for r in checker.regions}
         result = claim_result(
             prepared.base.build(
                 state.verdict or "escalate",

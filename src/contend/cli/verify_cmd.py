@@ -13,6 +13,7 @@ nothing was rejected) or bad usage, 3 any escalate.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,11 +21,14 @@ from pathlib import Path
 import click
 
 from contend.claims.artifacts import evaluator_artifacts
+from contend.claims.driver import verify_with_agents
 from contend.claims.events import run_started
 from contend.claims.load import load_card_files
+from contend.claims.panel import panel_factory, parse_choice
 from contend.claims.render import render_markdown
 from contend.claims.report import ClaimsReport
 from contend.claims.run import CRITICS, verify_loaded
+from contend.config import load_settings
 from contend.errors import UserError
 from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
 from contend.ledger.store import Ledger, write_atomic
@@ -119,24 +123,55 @@ def _summary(report: ClaimsReport) -> str:
     show_default=True,
     help="What to print on stdout; report.json and report.md are written either way.",
 )
-def verify(cards: tuple[Path, ...], out: Path | None, fmt: str) -> int:
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="[AXIS=]SPEC",
+    help="Run the adversarial rounds with this agent on every axis (SPEC), or on one axis "
+    "(AXIS=SPEC; internal-fact defaults to the deterministic checker). Repeatable.",
+)
+@click.option("--proposer", metavar="SPEC", help="The proponent between rounds (default none).")
+@click.option(
+    "--meta-judge", "meta_judge", metavar="SPEC", help="The meta-judge at deadlock (an oracle)."
+)
+def verify(
+    cards: tuple[Path, ...],
+    out: Path | None,
+    fmt: str,
+    agents: tuple[str, ...],
+    proposer: str | None,
+    meta_judge: str | None,
+) -> int:
     """Verify claim cards (YAML or JSON files, or directories of them).
 
     Runs the entry gate and the evidence precheck of every card, then the deterministic
     internal-fact critic: each number, quote and named entity of a claim against the page
-    and region of its local evidence. Other axes need agents and are listed as not run.
+    and region of its local evidence. Without --agent the other axes are listed as not
+    run; with --agent every assigned axis gets an agent and the adversarial rounds run
+    (convergence, the proponent between rounds, the meta-judge at deadlock).
 
     \b
     Exit codes: 0 all accepted, 1 any reject, 2 unreadable card or usage error,
     3 any escalate.
     """
+    if (proposer or meta_judge) and not agents:
+        raise UserError("--proposer and --meta-judge take part in rounds: give --agent too")
+    choice = parse_choice(agents, proposer, meta_judge) if agents else None
     files = card_files(cards)
     loaded = load_card_files(files)
-    report, events = verify_loaded(loaded)
+    critics: Sequence[str] = CRITICS
+    if choice is None:
+        report, events = verify_loaded(loaded)
+    else:
+        settings = load_settings(None)
+        panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
+        report, events = asyncio.run(verify_with_agents(loaded, panel_for))
+        critics = [*CRITICS, *choice.specs]
     run_id = new_run_id()
     run_dir = _run_dir(out, run_id)
     with Ledger(run_dir / LEDGER_FILE, run_id) as ledger:
-        ledger.append_many([run_started([str(f) for f in files], CRITICS), *events])
+        ledger.append_many([run_started([str(f) for f in files], critics), *events])
         ledger.checkpoint()
     # Every rendered output passes redaction on its way to disk or stdout, as review's do:
     # a card or its evidence may carry a secret the ledger already redacted.

@@ -1,0 +1,161 @@
+"""`contend verify --agent …` end to end on examples/claims/rounds.yaml with the scripted
+agents of examples/claims-agents/: the verdicts examples/claims/README.md promises, the
+ledger, report.md, and the refusals of bad agent choices."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contend.cli.main import main
+from contend.ledger.verify import verify
+
+ROOT = Path(__file__).resolve().parents[1]
+CARD = ROOT / "examples" / "claims" / "rounds.yaml"
+AGENTS = ROOT / "examples" / "claims-agents"
+
+
+def read_entries(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def script(name: str) -> str:
+    return f"scripted:{AGENTS / name}.json"
+
+
+@pytest.fixture
+def card(tmp_path: Path) -> Path:
+    """The card and its evidence, copied outside any git repository."""
+    target = tmp_path / "claims"
+    target.mkdir()
+    shutil.copy(CARD, target / CARD.name)
+    shutil.copytree(CARD.parent / "evidence", target / "evidence")
+    return target / CARD.name
+
+
+def run(
+    card: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, dict[str, object], Path]:
+    out = tmp_path / "run"
+    code = main(["verify", str(card), "--out", str(out), "--format", "json", *args])
+    return code, json.loads(capsys.readouterr().out), out
+
+
+CASES = {
+    "accept": ([f"--agent={script('quiet')}"], 0, "accept"),
+    "escalate-human": (
+        [
+            f"--agent={script('quiet')}",
+            f"--agent=internal-logic={script('doubter')}",
+            f"--meta-judge={script('meta-judge')}",
+        ],
+        3,
+        "escalate-human",
+    ),
+    "escalate without a meta-judge": (
+        [f"--agent={script('quiet')}", f"--agent=internal-logic={script('doubter')}"],
+        3,
+        "escalate",
+    ),
+    "accept after the proponent's evidence": (
+        [
+            f"--agent={script('quiet')}",
+            f"--agent=internal-logic={script('conceding-doubter')}",
+            f"--proposer={script('proponent')}",
+        ],
+        0,
+        "accept",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_rounds_examples_give_their_promised_verdicts(
+    case: str, card: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args, want_code, want = CASES[case]
+    code, report, out = run(card, tmp_path, capsys, *args)
+    assert code == want_code
+    (claim,) = report["claims"]  # type: ignore[misc]
+    assert claim["verdict"] == want
+    assert claim["stage"] == "rounds"
+    assert claim["axes"]["not_run"] == []
+    assert claim["rounds_log"]
+    assert verify(out / "ledger.jsonl").ok
+    kinds = [e["kind"] for e in read_entries(out / "ledger.jsonl")]
+    assert "claim_round_started" in kinds and "claim_rounds_finished" in kinds
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert f"## R-median: {want}" in md and "Rounds:" in md
+
+
+def test_escalate_human_writes_the_deadlock_report(
+    card: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = CASES["escalate-human"][0]
+    _, report, out = run(card, tmp_path, capsys, *args)
+    (claim,) = report["claims"]  # type: ignore[misc]
+    deadlock = claim["deadlock_report"]
+    assert deadlock["written_by"].endswith("meta-judge.json")
+    assert deadlock["unresolved"][0]["cause"] == "value-judgment"
+    assert claim["escalation_issues"][0]["decision_needed"].startswith("decide whether")
+    # The deterministic internal-fact seat ran: its evidence is checked, its findings shown.
+    assert [e["status"] for e in claim["evidence"]] == ["checked"]
+    assert {c["status"] for c in claim["checks"]} == {"present"}
+    assert "Deadlock report (scripted:" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_proponent_evidence_narrows_nothing_but_adds_an_assumption(
+    card: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = CASES["accept after the proponent's evidence"][0]
+    _, report, out = run(card, tmp_path, capsys, *args)
+    (claim,) = report["claims"]  # type: ignore[misc]
+    assert claim["required_assumptions"] == ["the 7 runs were on one 2-core machine"]
+    assert claim["rounds_log"][0]["proponent"]["new_evidence"] == ["P1-1"]
+    entries = read_entries(out / "ledger.jsonl")
+    (checkpoint,) = [e["data"] for e in entries if e["kind"] == "claim_checkpoint"]
+    assert checkpoint["decision_relevant"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--agent=internal-logic=scripted:a.json", "--agent=internal-logic=scripted:b.json"],
+            "two agents on axis internal-logic",
+        ),
+        (["--agent=logic=scripted:a.json"], "unknown axis 'logic'"),
+        (["--agent=scripted:a.json", "--agent=scripted:b.json"], "a default agent"),
+        (["--agent=nosuch"], "unknown critic backend 'nosuch'"),
+        (["--meta-judge=claude"], "give --agent too"),
+        (["--agent=external-fact=internal-fact"], "speaks on internal-fact"),
+    ],
+)
+def test_bad_agent_choices_are_usage_errors(
+    args: list[str],
+    message: str,
+    card: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "run"
+    assert main(["verify", str(card), "--out", str(out), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_an_axis_without_an_agent_is_a_usage_error(
+    card: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    code = main(
+        ["verify", str(card), "--out", str(out), f"--agent=internal-logic={script('quiet')}"]
+    )
+    assert code == 2
+    assert "no agent for axis external-fact" in capsys.readouterr().err
