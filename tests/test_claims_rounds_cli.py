@@ -159,3 +159,49 @@ def test_an_axis_without_an_agent_is_a_usage_error(
     )
     assert code == 2
     assert "no agent for axis external-fact" in capsys.readouterr().err
+
+
+def test_a_person_decides_an_escalate_human_claim_later(
+    card: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, out = run(card, tmp_path, capsys, *CASES["escalate-human"][0])
+    assert code == 3
+    note = "seven runs on the documented machine are enough for this report"
+    code = main(["decide", "R-median", "--overrule", "--note", note, "--run", str(out)])
+    assert code == 0
+    assert "R-median: accept; run verdict now accept" in capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    (claim,) = report["claims"]
+    assert claim["verdict"] == "accept" and report["exit_code"] == 0
+    assert claim["decision"] == {
+        "decision": "accept",
+        "note": note,
+        "by": "human",
+        "was": "escalate-human",
+    }
+    assert claim["deadlock_report"] is not None  # the report that led to it stays
+    assert verify(out / "ledger.jsonl").ok
+    entries = read_entries(out / "ledger.jsonl")
+    assert entries[-1]["kind"] == "claim_decided"
+    assert "Decided by human: accept" in (out / "report.md").read_text(encoding="utf-8")
+    # Decided once: it no longer waits for a person.
+    again = main(["decide", "R-median", "--uphold", "--note", "no", "--run", str(out)])
+    assert again == 2
+    assert "only an escalated claim waits for a person" in capsys.readouterr().err
+
+
+def test_decide_refuses_what_a_claim_cannot_be_and_a_tampered_run(
+    card: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, _, out = run(card, tmp_path, capsys, *CASES["escalate-human"][0])
+    assert main(["decide", "R-median", "--waive", "--note", "x", "--run", str(out)]) == 2
+    assert "--overrule or --uphold" in capsys.readouterr().err
+    assert main(["decide", "NOPE", "--uphold", "--note", "x", "--run", str(out)]) == 2
+    assert "no claim 'NOPE'" in capsys.readouterr().err
+    ledger = out / "ledger.jsonl"
+    ledger.write_text(ledger.read_text(encoding="utf-8").replace("IL-1", "IL-9"), encoding="utf-8")
+    assert main(["decide", "R-median", "--uphold", "--note", "x", "--run", str(out)]) == 2
+    assert "will not continue this run" in capsys.readouterr().err
+    assert json.loads((out / "report.json").read_text(encoding="utf-8"))["verdict"] == (
+        "escalate-human"
+    )

@@ -58,6 +58,12 @@ def _claim(claim: ClaimResult) -> list[str]:
         f"card {claim.source.card}.",
         "",
     ]
+    if claim.decision is not None:
+        d = claim.decision
+        out += [
+            f"Decided by {inline(d.by)}: {d.decision} (the rounds ended {d.was}): {inline(d.note)}",
+            "",
+        ]
     out += ["Reasons:", ""] + [f"- {inline(r)}" for r in claim.reasons] + [""]
     if claim.axes.not_run:
         out += [

@@ -54,8 +54,21 @@ def respond(
 @click.option(
     "-C", "path", type=click.Path(path_type=Path), default=".", help="Repository (default: here)."
 )
+@click.option(
+    "--run",
+    "claims_run",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="A `contend verify` run: decide its escalated claim ATTACK_ID (--uphold: the "
+    "objection stands, the claim is rejected; --overrule: the claim is accepted).",
+)
 def decide_cmd(
-    attack_id: str, uphold: bool, overrule: bool, waive: bool, note: str, path: Path
+    attack_id: str,
+    uphold: bool,
+    overrule: bool,
+    waive: bool,
+    note: str,
+    path: Path,
+    claims_run: Path | None,
 ) -> int:
     """Record a human decision on objection ATTACK_ID: uphold, overrule or waive.
 
@@ -76,6 +89,10 @@ def decide_cmd(
             else "give one of --uphold, --overrule or --waive"
         )
     [decision] = chosen
+    if claims_run is not None:
+        from contend.cli.verify_cmd import decide_claim_cmd
+
+        return decide_claim_cmd(claims_run, attack_id, decision, note)
     settings = load_settings(repo_root(path))
     done = answer(path, settings, attack_id, Action(decision), text=note, by="human")
     click.echo(_said(done))

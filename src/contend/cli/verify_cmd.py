@@ -17,6 +17,7 @@ import asyncio
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -198,4 +199,18 @@ def verify(
             write_atomic(target / name, safe.encode("utf-8"))
     click.echo(texts[fmt], nl=False)
     click.echo(f"contend: run {run_id} → {run_dir}", err=True)
+    return report.exit_code
+
+
+def decide_claim_cmd(run_dir: Path, claim_id: str, decision: str, note: str) -> int:
+    """`contend decide CLAIM_ID --run DIR --uphold|--overrule --note …` on a claims run."""
+    from contend.claims.decide import decide_claim
+
+    if decision == "waive":
+        raise UserError("a claim is accepted or rejected: use --overrule or --uphold, not --waive")
+    verdict: Literal["accept", "reject"] = "reject" if decision == "uphold" else "accept"
+    report = decide_claim(run_dir, claim_id, verdict, note)
+    click.echo(
+        visible(f"{claim_id}: {verdict}; run verdict now {report.verdict}", single_line=True)
+    )
     return report.exit_code
