@@ -115,6 +115,7 @@ def test_proponent_evidence_narrows_nothing_but_adds_an_assumption(
     _, report, out = run(card, tmp_path, capsys, *args)
     (claim,) = report["claims"]  # type: ignore[misc]
     assert claim["required_assumptions"] == ["the 7 runs were on one 2-core machine"]
+    assert len(claim["rounds_log"]) == 3  # attack + evidence, concession, quiet
     assert claim["rounds_log"][0]["proponent"]["new_evidence"] == ["P1-1"]
     entries = read_entries(out / "ledger.jsonl")
     (checkpoint,) = [e["data"] for e in entries if e["kind"] == "claim_checkpoint"]
