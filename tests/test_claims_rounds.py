@@ -336,6 +336,9 @@ def test_a_refused_concession_resolves_nothing_and_changes_nothing(tmp_path: Pat
     assert claim.verdict == "escalate"
     assert claim.deadlock_report is not None
     assert claim.deadlock_report.unresolved[0].issue.startswith("IL-1")
+    # No meta-judge was configured: that is no agent's protocol error.
+    assert kinds(events, "claim_protocol_error") == []
+    assert any("no meta-judge is configured" in r for r in claim.reasons)
 
 
 def test_proponent_evidence_answers_an_attack_and_an_evidence_bound_concession_accepts(

@@ -206,3 +206,26 @@ def test_decide_refuses_what_a_claim_cannot_be_and_a_tampered_run(
     assert json.loads((out / "report.json").read_text(encoding="utf-8"))["verdict"] == (
         "escalate-human"
     )
+
+
+def test_level_3_with_agents_seats_five_and_writes_the_artifact_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "claims"
+    shutil.copytree(CARD.parent, target)
+    code, report, out = run(target / "level-3.json", tmp_path, capsys, f"--agent={script('quiet')}")
+    assert code == 0
+    (claim,) = report["claims"]  # type: ignore[misc]
+    assert claim["stage"] == "rounds" and len(claim["axes"]["run"]) == 5
+    assert claim["controls"] and claim["controls"][0]["verdict"] == "reject"
+    artifacts = out / "claims" / "L3-speedup"
+    names = sorted(p.name for p in artifacts.iterdir())
+    assert names == [
+        "candidate-playbook.md",
+        "report.json",
+        "scenario.json",
+        "trace.json",
+        "verifier-result.json",
+    ]
+    trace = json.loads((artifacts / "trace.json").read_text(encoding="utf-8"))
+    assert "claim_turn" in json.dumps(trace)

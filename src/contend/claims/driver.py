@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from contend.agents.base import Agent, AgentRequest
 from contend.claims import events
 from contend.claims.axes import Axis, assign_axes, seat_agents
+from contend.claims.controls import negative_control
 from contend.claims.convergence import Attack, check_concession
 from contend.claims.deadlock import DeadlockReport
 from contend.claims.evidence import read_evidence
@@ -43,6 +44,7 @@ from contend.claims.report import (
     ClaimResult,
     ClaimsReport,
     ConcessionLog,
+    ControlLog,
     EscalationIssue,
     ProponentLog,
     RoundLog,
@@ -298,6 +300,17 @@ async def verify_with_agents(
             # claim go into the report, as they do without agents.
             prepared.base.fact = check_claim(state.surviving, checker.regions, checker.unchecked)
             prepared.base.checked = {r.evidence_id for r in checker.regions}
+        if card.card.verification_complexity == 3:
+            # The evaluator artifact set needs a candidate the verifier rejects.
+            control = negative_control(card.card.claim_text, regions)
+            if control is not None:
+                prepared.base.controls = [
+                    ControlLog(
+                        candidate=control.candidate,
+                        changed=control.changed,
+                        verdict=control.verdict,
+                    )
+                ]
         result = claim_result(
             prepared.base.build(
                 state.verdict or "escalate",

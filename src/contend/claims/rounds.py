@@ -565,8 +565,8 @@ def _mechanical(state: State, why: str, events: list[Event]) -> Step:
         open_attacks=[(a.id, a.text, a.evidence) for a in open_now],
         support_evidence=list(state.setup.evidence),
     )
-    events = [
-        *events,
+    failed = state.setup.meta_judge is not None  # else none was configured: no error of its
+    errors: list[Event] = [
         (
             "claim_protocol_error",
             {
@@ -577,7 +577,11 @@ def _mechanical(state: State, why: str, events: list[Event]) -> Step:
                 "kind": "no-deadlock-report",
                 "error": why,
             },
-        ),
+        )
+    ]
+    events = [
+        *events,
+        *(errors if failed else []),
         (
             "claim_deadlock_report",
             {
@@ -590,7 +594,7 @@ def _mechanical(state: State, why: str, events: list[Event]) -> Step:
     state = replace(
         state,
         deadlock=report,
-        protocol_errors=(*state.protocol_errors, f"meta-judge: {why}"),
+        protocol_errors=(*state.protocol_errors, *([f"meta-judge: {why}"] if failed else [])),
     )
     reasons = (*(result.reasons if result else ()), f"no meta-judge report: {why}")
     return _finish(state, "escalate", reasons, events)
