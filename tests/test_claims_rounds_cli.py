@@ -229,3 +229,23 @@ def test_level_3_with_agents_seats_five_and_writes_the_artifact_set(
     ]
     trace = json.loads((artifacts / "trace.json").read_text(encoding="utf-8"))
     assert "claim_turn" in json.dumps(trace)
+
+
+def test_an_interrupted_run_keeps_every_round_so_far_in_the_ledger(
+    card: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doubter = json.loads((AGENTS / "doubter.json").read_text(encoding="utf-8"))
+    doubter["critic"][1]["interrupt_once"] = str(tmp_path / "interrupted")
+    interrupting = tmp_path / "interrupting.json"
+    interrupting.write_text(json.dumps(doubter), encoding="utf-8")
+    out = tmp_path / "run"
+    args = [f"--agent={script('quiet')}", f"--agent=internal-logic=scripted:{interrupting}"]
+    assert main(["verify", str(card), "--out", str(out), *args]) == 130
+    assert verify(out / "ledger.jsonl").ok
+    kinds = [e["kind"] for e in read_entries(out / "ledger.jsonl")]
+    # Round 1 is on record (its turns, its convergence); round 2 started and was cut off.
+    assert kinds.count("claim_turn") == 3
+    assert kinds.count("claim_round_started") == 2
+    assert "claim_convergence" in kinds
+    assert "claims_run_finished" not in kinds
+    assert not (out / "report.json").exists()

@@ -233,12 +233,22 @@ def meta_judge_schema() -> dict[str, Any]:
     return schema
 
 
-async def run_rounds(state: State, panel: Panel) -> tuple[State, list[events.Event]]:
-    """Drive one claim's planner to its end."""
+Sink = Callable[[Sequence[events.Event]], None]
+
+
+def _discard(_: Sequence[events.Event]) -> None:
+    """The default sink: the caller takes the events from the return value."""
+
+
+async def run_rounds(
+    state: State, panel: Panel, sink: Sink = _discard
+) -> tuple[State, list[events.Event]]:
+    """Drive one claim's planner to its end; each step's events go to `sink` as they come."""
     log: list[events.Event] = []
     step = plan(state, None)
     while True:
         log.extend(step.events)
+        sink(step.events)
         if step.request is None:
             return step.state, log
         reply = await perform(step.request, step.state, panel)
@@ -274,15 +284,27 @@ def setup_for(
 
 
 async def verify_with_agents(
-    loaded: LoadResult, panel_for: PanelFor, *, read: Reader = read_evidence
+    loaded: LoadResult,
+    panel_for: PanelFor,
+    *,
+    read: Reader = read_evidence,
+    sink: Sink = _discard,
 ) -> tuple[ClaimsReport, list[events.Event]]:
     """The claims run with agents: Steps 0–1 per card, then the rounds for admitted cards of
-    level 2 and 3. `panel_for` seats the agents of one card (given its assigned axes)."""
-    log: list[events.Event] = [events.card_error(e) for e in loaded.errors]
+    level 2 and 3. `panel_for` seats the agents of one card (given its assigned axes).
+    Every event goes to `sink` as soon as it exists (the ledger, so an interrupted run keeps
+    what happened), and all of them are returned too."""
+    log: list[events.Event] = []
+
+    def emit(new: Sequence[events.Event]) -> None:
+        log.extend(new)
+        sink(new)
+
+    emit([events.card_error(e) for e in loaded.errors])
     results: list[ClaimResult] = []
     for card in loaded.cards:
         prepared = prepare_card(card, read)
-        log.extend(prepared.log)
+        emit(prepared.log)
         if prepared.result is not None:
             results.append(prepared.result)
             continue
@@ -290,10 +312,9 @@ async def verify_with_agents(
         regions = [prepared.regions[e] for e in prepared.kept if e in prepared.regions]
         panel = panel_for(card, assignment.axes, regions, web_unchecked(card.card, prepared.kept))
         seat_agents(assignment.axes, [(a, s.name) for a, s in panel.seats.items()])  # type: ignore[misc]
-        log.append(events.axes(card.card.claim_id, assignment, list(panel.seats)))
+        emit([events.axes(card.card.claim_id, assignment, list(panel.seats))])
         setup = setup_for(card, panel.seats, panel, prepared.kept)
-        state, round_log = await run_rounds(start(setup, card.card.assumptions or []), panel)
-        log.extend(round_log)
+        state, _ = await run_rounds(start(setup, card.card.assumptions or []), panel, emit)
         checker = panel.seats.get("internal-fact")
         if isinstance(checker, InternalFactSpeaker):
             # The deterministic seat read the kept regions: its findings on the surviving
@@ -322,9 +343,9 @@ async def verify_with_agents(
             state,
         )
         results.append(result)
-        log.append(events.verdict(card.card.claim_id, result.verdict, result.reasons))
+        emit([events.verdict(card.card.claim_id, result.verdict, result.reasons)])
     report = build_report(results, [card_error_log(e) for e in loaded.errors])
-    log.append(events.run_finished(report.verdict, report.exit_code))
+    emit([events.run_finished(report.verdict, report.exit_code)])
     return report, log
 
 

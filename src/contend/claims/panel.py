@@ -23,7 +23,7 @@ from pathlib import Path
 from contend.agents.base import BackendContext, Role
 from contend.agents.registry import resolve
 from contend.backends import parse_spec
-from contend.claims.axes import AXES, Axis, seat_agents
+from contend.claims.axes import AXES, Axis, assign_axes, seat_agents
 from contend.claims.driver import (
     INTERNAL_FACT,
     AgentSpeaker,
@@ -33,7 +33,7 @@ from contend.claims.driver import (
     Speaker,
 )
 from contend.claims.findings import CitedRegion
-from contend.claims.load import LoadedCard
+from contend.claims.load import LoadedCard, LoadResult
 from contend.config import Settings
 from contend.errors import ProtocolError, UserError
 
@@ -95,6 +95,20 @@ def _checked(spec: str, role: Role) -> str:
     if backend.kind != "agent":
         raise UserError(f"{spec!r} builds no agent (backend kind {backend.kind!r}) for the {role}")
     return spec
+
+
+def check_coverage(choice: AgentChoice, loaded: LoadResult) -> None:
+    """UserError naming the first card with an assigned axis no agent would speak for,
+    before any agent is built or any round runs."""
+    for card in loaded.cards:
+        axes = assign_axes(card.card.verification_complexity, card.card.domain_axes).axes
+        for axis in axes:
+            if axis in choice.by_axis or axis == "internal-fact" or choice.default:
+                continue
+            raise UserError(
+                f"claim {card.card.claim_id}: no agent for axis {axis} (give --agent SPEC "
+                f"for every axis, or --agent {axis}=SPEC)"
+            )
 
 
 def panel_factory(choice: AgentChoice, settings: Settings, *, timeout_s: float) -> PanelFor:

@@ -17,7 +17,7 @@ import asyncio
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import click
 
@@ -25,7 +25,7 @@ from contend.claims.artifacts import evaluator_artifacts
 from contend.claims.driver import verify_with_agents
 from contend.claims.events import run_started
 from contend.claims.load import load_card_files
-from contend.claims.panel import panel_factory, parse_choice
+from contend.claims.panel import check_coverage, panel_factory, parse_choice
 from contend.claims.render import render_markdown
 from contend.claims.report import ClaimsReport
 from contend.claims.run import CRITICS, verify_loaded
@@ -161,18 +161,27 @@ def verify(
     choice = parse_choice(agents, proposer, meta_judge) if agents else None
     files = card_files(cards)
     loaded = load_card_files(files)
-    critics: Sequence[str] = CRITICS
-    if choice is None:
-        report, events = verify_loaded(loaded)
-    else:
-        settings = load_settings(None)
-        panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
-        report, events = asyncio.run(verify_with_agents(loaded, panel_for))
-        critics = [*CRITICS, *choice.specs]
+    if choice is not None:
+        check_coverage(choice, loaded)
     run_id = new_run_id()
     run_dir = _run_dir(out, run_id)
     with Ledger(run_dir / LEDGER_FILE, run_id) as ledger:
-        ledger.append_many([run_started([str(f) for f in files], critics), *events])
+        if choice is None:
+            report, events = verify_loaded(loaded)
+            ledger.append_many([run_started([str(f) for f in files], CRITICS), *events])
+        else:
+            ledger.append_many([run_started([str(f) for f in files], [*CRITICS, *choice.specs])])
+            ledger.checkpoint()
+
+            def to_ledger(new: Sequence[tuple[str, dict[str, Any]]]) -> None:
+                # Rounds with agents take long: each step reaches the ledger as it happens.
+                if new:
+                    ledger.append_many(new)
+                    ledger.checkpoint()
+
+            settings = load_settings(None)
+            panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
+            report, events = asyncio.run(verify_with_agents(loaded, panel_for, sink=to_ledger))
         ledger.checkpoint()
     # Every rendered output passes redaction on its way to disk or stdout, as review's do:
     # a card or its evidence may carry a secret the ledger already redacted.
