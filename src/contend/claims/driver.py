@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -56,13 +56,22 @@ from contend.claims.rounds import (
     Request,
     Setup,
     State,
+    Step,
     TurnsReply,
     plan,
+    replay,
     start,
 )
-from contend.claims.run import Reader, _locator, card_error_log, prepare_card, web_unchecked
+from contend.claims.run import (
+    Prepared,
+    Reader,
+    _locator,
+    card_error_log,
+    prepare_card,
+    web_unchecked,
+)
 from contend.claims.turns import PROPONENT_SCHEMA, TURN_SCHEMA
-from contend.errors import AgentError
+from contend.errors import AgentError, ProtocolError, UserError
 
 INTERNAL_FACT = "internal-fact"  # the deterministic checker's spec on its axis
 
@@ -240,16 +249,44 @@ def _discard(_: Sequence[events.Event]) -> None:
     """The default sink: the caller takes the events from the return value."""
 
 
+@dataclass(slots=True)
+class PersonProponent:
+    """The proponent is a person (`--proposer human`): when the planner asks for the
+    proponent, the claim's rounds pause; the person answers with `contend respond CLAIM
+    --run DIR --reply FILE` and `contend verify --resume DIR` continues them."""
+
+    name: str = "human"
+
+    async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
+        raise AssertionError("a person answers between invocations, never inside a call")
+
+
 async def run_rounds(
-    state: State, panel: Panel, sink: Sink = _discard
+    state: State, panel: Panel, sink: Sink = _discard, *, step: Step | None = None
 ) -> tuple[State, list[events.Event]]:
-    """Drive one claim's planner to its end; each step's events go to `sink` as they come."""
+    """Drive one claim's planner until it ends, or pauses for a person; each step's events
+    go to `sink` as they come. `step` continues a replayed claim (rounds.replay)."""
     log: list[events.Event] = []
-    step = plan(state, None)
+    step = plan(state, None) if step is None else step
     while True:
         log.extend(step.events)
         sink(step.events)
         if step.request is None:
+            return step.state, log
+        if step.request.kind == "proponent" and isinstance(panel.proponent, PersonProponent):
+            paused: list[events.Event] = [
+                (
+                    "claim_awaiting_proponent",
+                    {
+                        "claim_id": step.state.setup.claim_id,
+                        "round": step.request.round,
+                        "open_attacks": step.request.context.get("this_round", []),
+                        "context_sha256": step.request.context_sha256,
+                    },
+                )
+            ]
+            log.extend(paused)
+            sink(paused)
             return step.state, log
         reply = await perform(step.request, step.state, panel)
         step = plan(step.state, reply)
@@ -283,28 +320,51 @@ def setup_for(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """A paused claim to continue: what the ledger recorded for it, and the person's reply
+    to the proponent request it paused at."""
+
+    recorded: Sequence[events.Event]
+    reply: AgentOutput
+
+
+AWAITING = (
+    "waiting for the proponent (a person): contend respond {cid} --run RUN_DIR --reply FILE, "
+    "then contend verify --resume RUN_DIR --agent …"
+)
+
+
 async def verify_with_agents(
     loaded: LoadResult,
     panel_for: PanelFor,
     *,
     read: Reader = read_evidence,
     sink: Sink = _discard,
+    resume: Mapping[str, Resume] | None = None,
 ) -> tuple[ClaimsReport, list[events.Event]]:
     """The claims run with agents: Steps 0–1 per card, then the rounds for admitted cards of
     level 2 and 3. `panel_for` seats the agents of one card (given its assigned axes).
     Every event goes to `sink` as soon as it exists (the ledger, so an interrupted run keeps
-    what happened), and all of them are returned too."""
+    what happened), and all of them are returned too. With `resume`, only those claims run:
+    their recorded rounds are replayed (no event again), the person's reply is fed to the
+    planner, and the rounds go on."""
     log: list[events.Event] = []
 
     def emit(new: Sequence[events.Event]) -> None:
         log.extend(new)
         sink(new)
 
-    emit([events.card_error(e) for e in loaded.errors])
+    if resume is None:
+        emit([events.card_error(e) for e in loaded.errors])
     results: list[ClaimResult] = []
     for card in loaded.cards:
+        cid = card.card.claim_id
+        if resume is not None and cid not in resume:
+            continue
         prepared = prepare_card(card, read)
-        emit(prepared.log)
+        if resume is None:
+            emit(prepared.log)
         if prepared.result is not None:
             results.append(prepared.result)
             continue
@@ -312,41 +372,75 @@ async def verify_with_agents(
         regions = [prepared.regions[e] for e in prepared.kept if e in prepared.regions]
         panel = panel_for(card, assignment.axes, regions, web_unchecked(card.card, prepared.kept))
         seat_agents(assignment.axes, [(a, s.name) for a, s in panel.seats.items()])  # type: ignore[misc]
-        emit([events.axes(card.card.claim_id, assignment, list(panel.seats))])
         setup = setup_for(card, panel.seats, panel, prepared.kept)
-        state, _ = await run_rounds(start(setup, card.card.assumptions or []), panel, emit)
-        checker = panel.seats.get("internal-fact")
-        if isinstance(checker, InternalFactSpeaker):
-            # The deterministic seat read the kept regions: its findings on the surviving
-            # claim go into the report, as they do without agents.
-            prepared.base.fact = check_claim(state.surviving, checker.regions, checker.unchecked)
-            prepared.base.checked = {r.evidence_id for r in checker.regions}
-        if card.card.verification_complexity == 3:
-            # The evaluator artifact set needs a candidate the verifier rejects.
-            control = negative_control(card.card.claim_text, regions)
-            if control is not None:
-                prepared.base.controls = [
-                    ControlLog(
-                        candidate=control.candidate,
-                        changed=control.changed,
-                        verdict=control.verdict,
-                    )
-                ]
-        result = claim_result(
-            prepared.base.build(
-                state.verdict or "escalate",
-                "rounds",
-                (*prepared.reasons, *state.reasons),
-                assignment.reasons,
-                _summary(state),
-            ),
-            state,
-        )
+        first = start(setup, card.card.assumptions or [])
+        step: Step | None = None
+        if resume is None:
+            emit([events.axes(cid, assignment, list(panel.seats))])
+        else:
+            step = _resumed(first, resume[cid])
+        state, _ = await run_rounds(first, panel, emit, step=step)
+        result = _rounds_result(card, prepared, assignment.reasons, regions, panel, state)
         results.append(result)
-        emit([events.verdict(card.card.claim_id, result.verdict, result.reasons)])
-    report = build_report(results, [card_error_log(e) for e in loaded.errors])
-    emit([events.run_finished(report.verdict, report.exit_code)])
+        emit([events.verdict(cid, result.verdict, result.reasons)])
+    errors = [card_error_log(e) for e in loaded.errors] if resume is None else []
+    report = build_report(results, errors)
+    if resume is None:  # a resumed run's verdict is the caller's, over all of its claims
+        emit([events.run_finished(report.verdict, report.exit_code)])
     return report, log
+
+
+def _resumed(first: State, resume: Resume) -> Step:
+    cid = first.setup.claim_id
+    try:
+        step = replay(first, resume.recorded)
+    except ProtocolError as exc:
+        raise UserError(
+            f"claim {cid}: its card or evidence changed since the run, so its rounds cannot "
+            f"go on ({exc}); verify it again in a new run"
+        ) from exc
+    if step.request is None or step.request.kind != "proponent":
+        raise UserError(f"claim {cid} does not wait for the proponent in this run")
+    # The replayed events are on record already: only what follows the reply is new.
+    return plan(step.state, resume.reply)
+
+
+def _rounds_result(
+    card: LoadedCard,
+    prepared: Prepared,
+    axis_reasons: tuple[str, ...],
+    regions: Sequence[CitedRegion],
+    panel: Panel,
+    state: State,
+) -> ClaimResult:
+    checker = panel.seats.get("internal-fact")
+    if isinstance(checker, InternalFactSpeaker):
+        # The deterministic seat read the kept regions: its findings on the surviving claim
+        # go into the report, as they do without agents.
+        prepared.base.fact = check_claim(state.surviving, checker.regions, checker.unchecked)
+        prepared.base.checked = {r.evidence_id for r in checker.regions}
+    if card.card.verification_complexity == 3:
+        # The evaluator artifact set needs a candidate the verifier rejects.
+        control = negative_control(card.card.claim_text, regions)
+        if control is not None:
+            prepared.base.controls = [
+                ControlLog(
+                    candidate=control.candidate, changed=control.changed, verdict=control.verdict
+                )
+            ]
+    if state.phase != "done":
+        waiting = AWAITING.format(cid=card.card.claim_id)
+        state = replace(state, verdict="escalate", reasons=(*state.reasons, waiting))
+    return claim_result(
+        prepared.base.build(
+            state.verdict or "escalate",
+            "rounds",
+            (*prepared.reasons, *state.reasons),
+            axis_reasons,
+            _summary(state),
+        ),
+        state,
+    )
 
 
 def _summary(state: State) -> str:

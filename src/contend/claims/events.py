@@ -22,6 +22,9 @@ the ledger (contend.ledger.store.Ledger) adds the envelope, the hash chain and t
     claim_narrowed        a repeated attack narrowed the surviving claim
     claim_deadlock_report the meta-judge's report (or contend's mechanical one)
     claim_rounds_finished the rounds' verdict, the surviving claim, the unverified echo
+    claim_awaiting_proponent  the rounds paused for a person (`--proposer human`)
+    claim_proponent_reply the person's answer (`contend respond CLAIM --run DIR --reply F`)
+    claim_decided         a person's later ruling on an escalated claim (`contend decide`)
     claim_verdict         the claim's verdict and reasons
     claims_run_finished   the overall verdict and exit code
 """
@@ -57,6 +60,8 @@ KINDS = frozenset(
         "claim_narrowed",
         "claim_deadlock_report",
         "claim_rounds_finished",
+        "claim_awaiting_proponent",
+        "claim_proponent_reply",
         "claim_decided",
         "claim_verdict",
         "claims_run_finished",

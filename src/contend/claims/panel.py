@@ -5,7 +5,8 @@ panel per card, through the one backend registry (contend.backends, agents.regis
     --agent AXIS=SPEC       the agent for one axis (`internal-fact=internal-fact` is the
                             deterministic checker, the default on that axis)
     --proposer SPEC         the proponent between rounds (a proposer backend); none: the
-                            evidence stays fixed
+                            evidence stays fixed; human: a person, across invocations
+                            (claims/resume.py)
     --meta-judge SPEC       the meta-judge at deadlock (an oracle backend); none: contend's
                             mechanical report, and the verdict stays `escalate`
 
@@ -30,12 +31,15 @@ from contend.claims.driver import (
     InternalFactSpeaker,
     Panel,
     PanelFor,
+    PersonProponent,
     Speaker,
 )
 from contend.claims.findings import CitedRegion
 from contend.claims.load import LoadedCard, LoadResult
 from contend.config import Settings
 from contend.errors import ProtocolError, UserError
+
+PERSON = "human"  # the registry's backend for "a person answers later (`contend respond`)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +86,11 @@ def parse_choice(
     return AgentChoice(
         default,
         dict(pairs),
-        None if proposer in none else _checked(proposer or "", "proposer"),
+        None
+        if proposer in none
+        else PERSON
+        if proposer == PERSON
+        else _checked(proposer or "", "proposer"),
         None if meta_judge in none else _checked(meta_judge or "", "oracle"),
     )
 
@@ -138,9 +146,14 @@ def panel_factory(choice: AgentChoice, settings: Settings, *, timeout_s: float) 
                 if spec == INTERNAL_FACT
                 else build(spec, "critic")
             )
+        proponent: Speaker | None = None
+        if choice.proposer == PERSON:
+            proponent = PersonProponent()
+        elif choice.proposer:
+            proponent = build(choice.proposer, "proposer")
         return Panel(
             seats,
-            proponent=build(choice.proposer, "proposer") if choice.proposer else None,
+            proponent=proponent,
             meta_judge=build(choice.meta_judge, "oracle") if choice.meta_judge else None,
             worktree=card_dir,
             timeout_s=timeout_s,

@@ -384,8 +384,26 @@ def _turn_event(
         "external_tools": list(p.external_tools),
         "community_sources": list(p.community_sources),
         "error": p.error,
-        "raw_text": got.raw_text if got is not None and p.error is not None else None,
+        "reply": reply_record(got),
     }
+
+
+def reply_record(got: AgentOutput | None) -> dict[str, Any] | None:
+    """A reply as the ledger keeps it, enough to replay the planner (`replay`): the
+    structured output, or the error and the raw text."""
+    if got is None:
+        return None
+    return {
+        "output": None if got.output is None else dict(got.output),
+        "error": got.error,
+        "raw_text": got.raw_text if got.output is None else None,
+    }
+
+
+def reply_of(agent: str, record: Mapping[str, Any] | None) -> AgentOutput | None:
+    if record is None:
+        return None
+    return AgentOutput(agent, record["output"], record["error"], record["raw_text"] or "")
 
 
 def _on_proponent(state: State, reply: AgentOutput) -> Step:
@@ -403,6 +421,7 @@ def _on_proponent(state: State, reply: AgentOutput) -> Step:
                     "agent": reply.agent,
                     "answered": False,
                     "error": reply.error,
+                    "reply": reply_record(reply),
                 },
             )
         )
@@ -426,6 +445,7 @@ def _on_proponent(state: State, reply: AgentOutput) -> Step:
                 "claim_id": cid,
                 "round": number,
                 "agent": reply.agent,
+                "reply": reply_record(reply),
                 "outcome": check.outcome,
                 "added": [{"id": e, "locator": loc} for e, loc in check.added],
                 "refused": list(check.refused),
@@ -622,3 +642,42 @@ def _finish(state: State, verdict: Verdict, reasons: Sequence[str], events: list
         ),
     ]
     return Step(state, events, None)
+
+
+# --- replay --------------------------------------------------------------------------------
+
+
+def replay(state: State, recorded: Sequence[Event]) -> Step:
+    """The planner run again over the replies a ledger recorded for one claim (its
+    `claim_round_started`, `claim_turn`, `claim_checkpoint` and `claim_proponent` events, in
+    order): the step it
+    had reached. The planner refuses turns whose round context differs from the one it
+    builds (ProtocolError), so a changed card or evidence cannot be replayed silently."""
+    turns: dict[int, dict[str, AgentOutput]] = {}
+    proponent: dict[int, AgentOutput] = {}
+    contexts: dict[int, str] = {}
+    for kind, data in recorded:
+        if kind == "claim_round_started":
+            contexts[int(data["round"])] = str(data["context_sha256"])
+        elif kind == "claim_turn":
+            got = reply_of(str(data["agent"]), data.get("reply"))
+            if got is not None:
+                turns.setdefault(int(data["round"]), {})[str(data["axis"])] = got
+        elif kind in ("claim_checkpoint", "claim_proponent"):
+            got = reply_of(str(data["agent"]), data.get("reply"))
+            if got is not None:
+                proponent[int(data["round"])] = got
+    step = plan(state, None)
+    while step.request is not None:
+        request = step.request
+        if request.kind == "turns" and request.round in turns:
+            # The context the agents really saw, as recorded: the planner compares it with
+            # the one it builds now and refuses a difference.
+            seen = contexts.get(request.round, "")
+            reply: Reply = TurnsReply(request.round, seen, turns[request.round])
+        elif request.kind == "proponent" and request.round in proponent:
+            reply = proponent[request.round]
+        else:
+            return step
+        step = plan(step.state, reply)
+    return step
