@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from contend.claims.decide import decide_claim
 from contend.cli.main import main
 from experiment_helpers import script_for
 from web_helpers import rich_repo, serving
@@ -23,7 +24,8 @@ def test_a_claim_run_is_shown_with_its_report_and_refused_when_they_disagree(
     state = tmp_path / "state"
     monkeypatch.setenv("CONTEND_STATE_DIR", str(state))
     monkeypatch.chdir(tmp_path)
-    code = main(["verify", str(ROOT / "examples" / "claims" / "internal-fact.yaml")])
+    claims = ROOT / "examples" / "claims"
+    code = main(["verify", str(claims / "internal-fact.yaml"), str(claims / "precheck.yaml")])
     capsys.readouterr()
     [run_dir] = (state / "runs").iterdir()
     report = json.loads((run_dir / "report.json").read_text())
@@ -39,6 +41,17 @@ def test_a_claim_run_is_shown_with_its_report_and_refused_when_they_disagree(
         assert f'id="verdict">{report["verdict"]}<' in page
         for claim in report["claims"]:
             assert f'id="c-{claim["claim_id"]}"' in page
+        # A person's later ruling on an escalated claim (`contend decide --run`): the
+        # rewritten report agrees with the ledger's claim_decided, and is shown.
+        escalated = [c["claim_id"] for c in report["claims"] if c["verdict"] == "escalate"]
+        assert escalated
+        decided = decide_claim(run_dir, escalated[0], "accept", "read the paper myself")
+        status, _, body = s.request("GET", f"/runs/{run_dir.name}")
+        page = body.decode()
+        assert status == 200, page
+        assert "read the paper myself" in page
+        assert f'id="verdict">{decided.verdict}<' in page
+        report = json.loads((run_dir / "report.json").read_text())
         # report.json that says something its ledger does not: refused, not shown.
         forged = dict(report, verdict="accept" if report["verdict"] != "accept" else "reject")
         (run_dir / "report.json").write_text(json.dumps(forged))

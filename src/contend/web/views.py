@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from contend.claims.report import ClaimsReport
+from contend.claims.report import build_report as build_claims_report
 from contend.errors import UserError
 from contend.protocol.contention import headline
 from contend.protocol.model import Action
@@ -150,14 +151,23 @@ def claims_view(read: RunRead) -> ClaimsView:
             f"run {read.run_id}: report.json is not a contend.claims/v1 report "
             f"({exc.error_count()} error(s)): refused"
         ) from exc
-    recorded = {
-        str(e["data"].get("claim_id")): str(e["data"].get("verdict"))
-        for e in read.entries
-        if e["kind"] == "claim_verdict"
-    }
+    recorded: dict[str, str] = {}
+    decided = False
+    for e in read.entries:
+        if e["kind"] == "claim_verdict":
+            recorded[str(e["data"].get("claim_id"))] = str(e["data"].get("verdict"))
+        elif e["kind"] == "claim_decided":
+            # A person's later ruling (`contend decide --run`) is the claim's verdict now.
+            recorded[str(e["data"].get("claim_id"))] = str(e["data"].get("decision"))
+            decided = True
     finished = [e["data"] for e in read.entries if e["kind"] == "claims_run_finished"]
     shown = {c.claim_id: str(c.verdict) for c in report.claims}
-    overall = str(finished[-1].get("verdict")) if finished else None
+    if decided:
+        # The run's verdict after a ruling is the report's fold of the claims' verdicts,
+        # each of which was just checked against the ledger.
+        overall: str | None = str(build_claims_report(report.claims, report.card_errors).verdict)
+    else:
+        overall = str(finished[-1].get("verdict")) if finished else None
     if shown != recorded or overall != str(report.verdict):
         raise UserError(
             f"run {read.run_id}: report.json does not match its ledger (verdicts "
