@@ -47,6 +47,7 @@ from contend.critics.static.js_test_pool import (
     removed_names,
     removed_vocabulary,
     removes_code,
+    title_names_removed,
     vocabulary,
 )
 from contend.critics.static.js_tests_model import (
@@ -598,9 +599,11 @@ def _empty(test: TestCall) -> bool:
     return block is None or (block.type == "statement_block" and not named_children(block))
 
 
-def _deletion_kept(old: TestCall, pool: Pool) -> bool:
-    """A deleted test whose body arrived verbatim in another file, or whose every assertion
-    is still asserted as often somewhere in the change (merged into another test)."""
+def _deletion_kept(old: TestCall, pool: Pool, suite: tuple[str, ...] = ()) -> bool:
+    """A deleted test whose body arrived verbatim in another file, whose every assertion is
+    still asserted as often somewhere in the change (merged into another test), or whose
+    subject the change removed from the code. `suite`: the name of a test file deleted as a
+    whole, which names its tests' subject as a `describe` does (`options.detectClash`)."""
     if old.body is not None and pool.arrived[old.body_text()] > 0:
         pool.arrived[old.body_text()] -= 1
         return True
@@ -608,8 +611,16 @@ def _deletion_kept(old: TestCall, pool: Pool) -> bool:
         return True
     if old.body is not None and vocabulary(text_of(old.body)) & pool.removed_words:
         return True  # it exercised behaviour the change removed from the code
+    if title_names_removed((*suite, *old.key), pool.removed_phrases):
+        return True  # its title names a message or comment of code the change removed
     checks = assertions(old.body)
     return bool(checks) and all(pool.kept(a.key) for a in checks)
+
+
+def _file_stem(path: str) -> str:
+    """`tests/options.detectClash.test.js` -> `options.detectClash`."""
+    name = path.rsplit("/", 1)[-1]
+    return re.sub(r"(\.(test|spec))?\.[cm]?[jt]sx?$", "", name)
 
 
 def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
@@ -632,8 +643,9 @@ def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
         for key, old in old_tests.items()
         if key not in new_tests and key not in heirs and old.kind == "test"
     ]
+    suite = (_file_stem(sides.change.path),) if sides.change.new_text is None else ()
     for old in deleted:
-        if old.disabled or _empty(old) or _deletion_kept(old, pool):
+        if old.disabled or _empty(old) or _deletion_kept(old, pool, suite):
             continue
         line = sides.to_new(old.lines[0]) if sides.change.new_text else 1
         if pool.code_removed:
@@ -761,7 +773,8 @@ def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
     if any(sides.old_tests for sides in all_sides):
         tests = {s.change.path for s in all_sides}
         pool.removed_names = removed_names(changes, tests)
-        pool.removed_words = removed_vocabulary(changes, tests)
+        removed = removed_vocabulary(changes, tests)
+        pool.removed_words, pool.removed_phrases = removed.words, removed.phrases
         pool.code_removed = removes_code(changes, tests)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
