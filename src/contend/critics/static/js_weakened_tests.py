@@ -52,9 +52,12 @@ from contend.critics.static.js_test_pool import (
 )
 from contend.critics.static.js_tests_model import (
     GENERIC_ERRORS,
+    PINNING,
     Assertion,
     TestCall,
     assertions,
+    branches,
+    exclusive,
     is_test_code,
     normalise,
     test_calls,
@@ -318,48 +321,6 @@ def _describe(assertion: Assertion) -> str:
     return f"not.{assertion.matcher}" if assertion.negated else assertion.matcher
 
 
-# --- control flow: which assertions of a test can run together ------------------------------
-
-_BRANCHING = frozenset({"if_statement", "ternary_expression", "switch_statement"})
-# Matchers that pin a value completely: any other check on the same value is implied by it
-# (or contradicted by it, and then the test fails on its own).
-_PINNING = frozenset(
-    {
-        "toBe",
-        "toEqual",
-        "toStrictEqual",
-        "toMatchSnapshot",
-        "toMatchInlineSnapshot",
-        "equal",
-        "equals",
-        "eql",
-        "assert.strictEqual",
-        "assert.deepStrictEqual",
-        "assert.equal",
-        "assert.deepEqual",
-    }
-)
-
-
-def _branches(assertion: Assertion, body: Node) -> dict[int, int]:
-    """For each branching statement around the assertion (inside the test body), which of
-    its branches holds it: {branching node id: child index}."""
-    found: dict[int, int] = {}
-    child = assertion.node
-    parent = child.parent
-    while parent is not None and parent.id != body.id:
-        if parent.type in _BRANCHING or parent.type == "switch_body":
-            index = next((i for i, item in enumerate(parent.children) if item.id == child.id), -1)
-            found[parent.id] = index
-        child, parent = parent, parent.parent
-    return found
-
-
-def _exclusive(a: dict[int, int], b: dict[int, int]) -> bool:
-    """Two assertions in different branches of one `if`/`else`, `?:` or `switch`."""
-    return any(node in b and b[node] != index for node, index in a.items())
-
-
 def _covered(
     orphan: Assertion,
     test: TestCall,
@@ -379,23 +340,42 @@ def _covered(
         return True  # what it checked no longer exists
     subject = orphan.subject
     if subject and any(
-        new.subject == subject and new.matcher in _PINNING and not new.negated
+        new.subject == subject and new.matcher in PINNING and not new.negated
         for new in new_assertions
     ):
         return True  # the value is now pinned exactly
-    own = _branches(orphan, old_body)
+    if _now_expects_failure(orphan, old_body, test, new_assertions):
+        return True  # the value is no longer produced: the test checks the error instead
+    own = branches(orphan, old_body)
     if own:
         # Per-environment branches merged: a branch-mate became an assertion at least as
         # strong, and only one branch ever ran.
         for old, new in pairs:
             if (
-                _exclusive(own, _branches(old, old_body))
+                exclusive(own, branches(old, old_body))
                 and new.rank is not None
                 and orphan.rank is not None
                 and new.rank >= orphan.rank
             ):
                 return True
     return False
+
+
+def _now_expects_failure(
+    orphan: Assertion, old_body: Node, test: TestCall, new_assertions: list[Assertion]
+) -> bool:
+    """The old test checked a local result (`const headers = await call()`); the new one no
+    longer holds that local and expects the call to fail (`await t.throwsAsync(request)`)."""
+    base, _rest = _split_base(orphan.subject)
+    if not base or base not in _aliases(old_body) or test.body is None:
+        return False
+    if any(
+        node.type in ("identifier", "shorthand_property_identifier") and text_of(node) == base
+        for node in walk(test.body)
+    ):
+        return False
+    old_expects_error = any(a.expected_error is not None for a in assertions(old_body))
+    return not old_expects_error and any(a.expected_error is not None for a in new_assertions)
 
 
 def _counts_itself(new_assertions: list[Assertion], test: TestCall) -> bool:
