@@ -25,8 +25,10 @@ rank (toEqual -> toStrictEqual, toBe -> toEqual); a test renamed or moved (in th
 verbatim to another file of the same change); tests merged into one that keeps their
 assertions; an assertion moved into another test; per-environment `if`/`else` branches whose
 assertions became one assertion at least as strong; checks on a value the new test pins
-exactly (`expect(stderr).toBe('')` implies every `not.toContain` on `stderr`); a test put
-behind a condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`).
+exactly (`expect(stderr).toBe('')` implies every `not.toContain` on `stderr`); a test that
+now expects its call to fail and no longer holds the result it checked; a test put behind a
+condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`); a test deleted with its
+subject (`js_test_pool`: the code it called, named or paraphrased in its title is gone).
 """
 
 from __future__ import annotations
