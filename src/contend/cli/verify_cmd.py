@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -104,32 +105,19 @@ def _summary(report: ClaimsReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-@click.command("verify")
-@click.argument("cards", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Run directory (default: the user state directory, runs/<run-id>).",
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "markdown"]),
-    default="text",
-    show_default=True,
-    help="What to print on stdout; report.json and report.md are written either way.",
-)
-def verify(cards: tuple[Path, ...], out: Path | None, fmt: str) -> int:
-    """Verify claim cards (YAML or JSON files, or directories of them).
+@dataclass(frozen=True)
+class VerifyRun:
+    """A finished `contend verify`: the report, where the run lives, the rendered texts."""
 
-    Runs the entry gate and the evidence precheck of every card, then the deterministic
-    internal-fact critic: each number, quote and named entity of a claim against the page
-    and region of its local evidence. Other axes need agents and are listed as not run.
+    report: ClaimsReport
+    run_id: str
+    run_dir: Path
+    texts: dict[str, str]
 
-    \b
-    Exit codes: 0 all accepted, 1 any reject, 2 unreadable card or usage error,
-    3 any escalate.
-    """
+
+def run_verify(cards: Sequence[Path], out: Path | None) -> VerifyRun:
+    """Verify the card files (or directories) `cards`; the run is written to `out`, else
+    to the user state directory. The command below and `contend.verify` both call this."""
     files = card_files(cards)
     loaded = load_card_files(files)
     report, events = verify_loaded(loaded)
@@ -161,6 +149,37 @@ def verify(cards: tuple[Path, ...], out: Path | None, fmt: str) -> int:
         for name, text in evaluator_artifacts(by_id[claim.claim_id], claim, trace).items():
             safe = redact_json_text(text) if name.endswith(".json") else redact_text(text)
             write_atomic(target / name, safe.encode("utf-8"))
+    return VerifyRun(report, run_id, run_dir, texts)
+
+
+@click.command("verify")
+@click.argument("cards", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Run directory (default: the user state directory, runs/<run-id>).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="What to print on stdout; report.json and report.md are written either way.",
+)
+def verify(cards: tuple[Path, ...], out: Path | None, fmt: str) -> int:
+    """Verify claim cards (YAML or JSON files, or directories of them).
+
+    Runs the entry gate and the evidence precheck of every card, then the deterministic
+    internal-fact critic: each number, quote and named entity of a claim against the page
+    and region of its local evidence. Other axes need agents and are listed as not run.
+
+    \b
+    Exit codes: 0 all accepted, 1 any reject, 2 unreadable card or usage error,
+    3 any escalate.
+    """
+    done = run_verify(cards, out)
+    report, run_id, run_dir, texts = done.report, done.run_id, done.run_dir, done.texts
     click.echo(texts[fmt], nl=False)
     click.echo(f"contend: run {run_id} → {run_dir}", err=True)
     return report.exit_code
