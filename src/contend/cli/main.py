@@ -54,6 +54,7 @@ _COMMANDS: list[tuple[str, str]] = [
     ("status_cmd", "status"),
     ("verify_cmd", "verify"),
     ("experiment_cmd", "experiment"),
+    ("comment_cmd", "comment"),
 ]
 
 
