@@ -55,6 +55,7 @@ _COMMANDS: list[tuple[str, str]] = [
     ("verify_cmd", "verify"),
     ("experiment_cmd", "experiment"),
     ("comment_cmd", "comment"),
+    ("hook_cmd", "hook"),
 ]
 
 
