@@ -56,6 +56,7 @@ _COMMANDS: list[tuple[str, str]] = [
     ("experiment_cmd", "experiment"),
     ("comment_cmd", "comment"),
     ("hook_cmd", "hook"),
+    ("mcp_cmd", "mcp"),
 ]
 
 
