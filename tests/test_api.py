@@ -136,3 +136,38 @@ def test_events_file_on_a_read_only_path_is_refused_before_review(tmp_path: Path
         (repo / ".contend" / "runs").iterdir()
     )
     assert (repo / "a.py").read_text() == FALLBACK
+
+
+def test_contend_hooks_entry_points_receive_the_cli_events(tmp_path: Path) -> None:
+    """An installed package's `contend.hooks` entry point is called with every event of a
+    `contend review` run from the command line (a distribution on PYTHONPATH)."""
+    site = tmp_path / "site"
+    dist = site / "harness_probe-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-probe\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[contend.hooks]\nprobe = harness_probe:on_event\n")
+    sink = tmp_path / "probe.jsonl"
+    (site / "harness_probe.py").write_text(
+        "import json, os\n"
+        "def on_event(event):\n"
+        "    with open(os.environ['PROBE_SINK'], 'a') as f:\n"
+        "        f.write(json.dumps(event['event']) + '\\n')\n"
+    )
+    repo = repo_with(tmp_path, FALLBACK)
+    env = {**os.environ, "PYTHONPATH": str(site), "PROBE_SINK": str(sink)}
+    done = subprocess.run(
+        [sys.executable, "-m", "contend.cli.main", "review", "--critic", "static", "-q"],
+        cwd=repo, capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    kinds = [json.loads(line) for line in sink.read_text().splitlines()]
+    assert kinds[0] == "subtask_completed" and kinds[-1] == "subtask_failed"
+    assert "run_finished" in kinds
+    # a broken entry point is one clear error, before anything is reviewed
+    (dist / "entry_points.txt").write_text("[contend.hooks]\nprobe = harness_probe:missing\n")
+    broken = subprocess.run(
+        [sys.executable, "-m", "contend.cli.main", "review", "--critic", "static", "-q", "--new"],
+        cwd=repo, capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert broken.returncode == 2 and "cannot be loaded" in broken.stderr
+    assert "Traceback" not in broken.stderr

