@@ -203,6 +203,15 @@ def test_loop_guard_and_bad_input(tmp_path: Path) -> None:
         done = stop(repo, bad)
         assert done.returncode == 1 and done.stdout == ""
         assert done.stderr.startswith("contend: error:") and len(done.stderr.splitlines()) == 1
+    # a critic's or proposer's session in one of contend's own worktrees stops there
+    state = repo / ".contend"
+    (state / "runs").mkdir(parents=True, exist_ok=True)
+    own = state / "worktrees" / "20261201-000000-abcdef" / "t1"
+    git(repo, "worktree", "add", "-q", "--detach", str(own), "HEAD")
+    (own / "x.py").write_text(FALLBACK)
+    theirs = stop(own, {"session_id": "s5", "cwd": str(own)})
+    assert theirs.returncode == 0 and "is a worktree of a contend run" in theirs.stderr
+    assert not any((state / "runs").iterdir())
     outside = stop(tmp_path, {"session_id": "s4", "cwd": str(tmp_path)})
     assert outside.returncode == 0 and "not in a git repository" in outside.stderr
     assert runs(repo) == []

@@ -11,7 +11,8 @@ the session: a `fail` or `escalate` is handed back as a `block` decision with th
 so the agent keeps working on them.
 
 Guards, in order, each ending the hook with one line and exit 0:
-- CONTEND_HOOK_ACTIVE in the environment: this session was started by contend itself (a
+- CONTEND_HOOK_ACTIVE in the environment, or a session in one of contend's own worktrees
+  (`<state_dir>/worktrees/<run>/...`): this session was started by contend itself (a
   critic, a proposer fork) — contend never reviews its own change;
 - `stop_hook_active`: the agent is already continuing because of a stop hook;
 - not a git repository, no change, or a trivial one (fewer than `--trivial-lines` changed
@@ -86,6 +87,8 @@ def run_hook(
         change = quick_diff(cwd, trivial_lines)
     except NotARepository as exc:
         return f"contend: {cwd} is not in a git repository ({exc}); not reviewed", None
+    if _contend_worktree(change.root):
+        return f"contend: {change.root} is a worktree of a contend run; not reviewed", None
     if change.changed_lines == 0:
         return "contend: no change to review", None
     if change.changed_lines < trivial_lines:
@@ -113,6 +116,13 @@ def run_hook(
     if feedback and report.verdict in ("fail", "escalate"):
         decision = {"decision": "block", "reason": _feedback_reason(report, report_md)}
     return line, decision
+
+
+def _contend_worktree(root: Path) -> bool:
+    """Is `root` one of the worktrees contend makes for its agents
+    (`<state_dir>/worktrees/<run-id>/<name>`, next to `<state_dir>/runs/`)? A critic or
+    proposer session stopping there must not start a review of its own."""
+    return any(p.name == "worktrees" and (p.parent / "runs").is_dir() for p in root.parents)
 
 
 def _review(agent: str, session: str, root: Path) -> tuple[Any, Path]:
