@@ -304,3 +304,54 @@ def test_the_real_claude_cli_runs_the_hook_and_its_session_is_untouched(tmp_path
     assert seen["before"] == seen["after"]
     transcript = Path(seen["payload"]["transcript_path"])
     assert transcript.is_file() and hashlib.sha256(transcript.read_bytes()).hexdigest()
+
+
+@pytest.mark.slow
+def test_the_real_codex_cli_runs_the_hook_and_its_session_is_untouched(tmp_path: Path) -> None:
+    """The same with the real `codex exec` (hooks.json in CODEX_HOME): the session answers
+    and stops over a pending change; codex runs the installed hook with its input JSON."""
+    from fakes.model_server import RESPONSES
+
+    codex = agent_bin("codex")
+    repo = new_repo(tmp_path)
+    codex_home = Path.home() / ".codex"
+    codex_home.mkdir()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")
+    }
+    env["CODEX_HOME"] = str(codex_home)
+    installed = contend("hook", "install", "--agent", "codex", cwd=repo, env=env)
+    assert installed.returncode == 0, installed.stderr
+    hooks_file = codex_home / "hooks.json"
+    data = json.loads(hooks_file.read_text())
+    entry = data["hooks"]["Stop"][-1]["hooks"][0]
+    recorder, record = tmp_path / "recorder.py", tmp_path / "record.json"
+    recorder.write_text(RECORDER)
+    entry["command"] = shlex.join([PY, str(recorder), str(record)]) + " " + entry["command"]
+    hooks_file.write_text(json.dumps(data))
+    (repo / "util.py").write_text(CLEAN)  # the session's change, pending when it stops
+    with FakeModelServer() as server:
+        server.script(RESPONSES, Turn([Text("Done.")]))
+        provider = (
+            f'model_providers.fake={{name="fake",base_url="{server.base_url}/v1",'
+            'wire_api="responses",request_max_retries=0,stream_max_retries=0}'
+        )
+        session = subprocess.run(
+            [codex, "exec", "--json", "--dangerously-bypass-hook-trust",
+             "-c", "model_provider=fake", "-c", provider, "-c", "features.plugins=false",
+             "add util.py"],
+            cwd=repo, env=env, capture_output=True, text=True, timeout=300,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert session.returncode == 0, session.stderr
+    thread = json.loads(session.stdout.splitlines()[0])["thread_id"]
+    seen = json.loads(record.read_text())
+    assert seen["payload"]["session_id"] == thread
+    assert seen["rc"] == 0 and seen["stdout"] == ""
+    [run] = runs(repo)
+    assert seen["stderr"].strip() == f"contend: pass — 0 unresolved disputes — {run / 'report.md'}"
+    started = json.loads((run / "ledger.jsonl").read_text().splitlines()[0])
+    assert started["data"]["proposer"] == f"codex-fork:{thread}"
+    assert seen["before"] == seen["after"]
