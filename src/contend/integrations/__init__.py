@@ -2,7 +2,7 @@
 
 Every module here calls the engine only through its public entry points
 (`contend.review.engine.review` with a `ReviewRequest`, the report model, the claims CLI's
-`run_verify`) and adds nothing to the protocol:
+`run_verify`, `contend.review.respond.answer`) and adds nothing to the protocol:
 
     runner       settings + request for one review, as `contend review` builds them
     events       the `--events FILE` JSON-lines stream and the in-process subscribers
@@ -14,4 +14,5 @@ Every module here calls the engine only through its public entry points
     stop_hook    `contend hook run`: what runs when a coding session stops
     quickdiff    the stdlib-only look at the working tree that lets a trivial stop end in
                  milliseconds
+    mcp_server   `contend mcp`: the MCP stdio server (extra `contend[mcp]`)
 """
