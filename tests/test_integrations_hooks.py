@@ -289,12 +289,17 @@ def test_the_real_claude_cli_runs_the_hook_and_its_session_is_untouched(tmp_path
             timeout=300,
         )
         assert session.returncode == 0, session.stderr
-        assert server.remaining(ANTHROPIC) == 0
+        assert server.remaining(ANTHROPIC) == 0, session.stdout[-3000:]
     session_id = json.loads(session.stdout)["session_id"]
     assert (repo / "util.py").read_text() == CLEAN  # the scripted session did edit
+    # On failure, say what the client did: its output and the hook's record.
+    assert record.is_file(), (
+        f"the hook did not run:\n{session.stdout[-3000:]}\n{session.stderr[-3000:]}"
+    )
     seen = json.loads(record.read_text())
     assert seen["payload"]["session_id"] == session_id
-    assert seen["rc"] == 0 and seen["stdout"] == ""
+    assert seen["rc"] == 0 and seen["stdout"] == "", seen
+    assert len(runs(repo)) == 1, seen
     [run] = runs(repo)
     assert seen["stderr"].strip() == f"contend: pass — 0 unresolved disputes — {run / 'report.md'}"
     assert (run / "ledger.jsonl").is_file() and (run / "report.md").is_file()
@@ -347,9 +352,14 @@ def test_the_real_codex_cli_runs_the_hook_and_its_session_is_untouched(tmp_path:
         )  # fmt: skip
         assert session.returncode == 0, session.stderr
     thread = json.loads(session.stdout.splitlines()[0])["thread_id"]
+    # On failure, say what the client did: its output and the hook's record.
+    assert record.is_file(), (
+        f"the hook did not run:\n{session.stdout[-3000:]}\n{session.stderr[-3000:]}"
+    )
     seen = json.loads(record.read_text())
     assert seen["payload"]["session_id"] == thread
-    assert seen["rc"] == 0 and seen["stdout"] == ""
+    assert seen["rc"] == 0 and seen["stdout"] == "", seen
+    assert len(runs(repo)) == 1, seen
     [run] = runs(repo)
     assert seen["stderr"].strip() == f"contend: pass — 0 unresolved disputes — {run / 'report.md'}"
     started = json.loads((run / "ledger.jsonl").read_text().splitlines()[0])
