@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from contend.protocol.model import Action, Attack, Location, Severity
+from contend.protocol.model import Action, Actor, Attack, Location, Severity
 
 
 class EventKind(StrEnum):
@@ -97,8 +97,19 @@ def attack_relocated(
 
 
 def transition(
-    attack_id: str, action: Action, *, by: str, text: str = "", evidence: str = "", **extra: Any
+    attack_id: str,
+    action: Action,
+    *,
+    by: str,
+    actor: Actor | None = None,
+    text: str = "",
+    evidence: str = "",
+    **extra: Any,
 ) -> Event:
+    """`by` is who acted in words (shown in the reports); `actor` is the role the table of
+    machine.RULES checks. Left out, it is derived from `by` when the event is appended."""
+    if actor is not None:
+        extra["actor"] = actor.value
     return event(
         EventKind.ATTACK_TRANSITION,
         attack=attack_id,

@@ -58,6 +58,17 @@ class Action(StrEnum):
     WAIVE = "waive"
 
 
+class Actor(StrEnum):
+    """Who takes an action on an attack. Which actor may take which action from which
+    status is one table, protocol/machine.py RULES; the fold and every append check it."""
+
+    PROPOSER = "proposer"  # the author side: an agent, or the author between reviews
+    CRITIC = "critic"  # the critic that raised the attack (a model or a static critic)
+    ENGINE = "engine"  # contend itself, closing a thread or a withdrawn change
+    HUMAN = "human"  # a person's decision (`contend decide`)
+    ORACLE = "oracle"  # reports on a deadlock; it has no decision authority: no action
+
+
 PROPOSER_ACTIONS = frozenset({Action.FIX, Action.CONCEDE, Action.DEFEND})
 CRITIC_ACTIONS = frozenset({Action.ACCEPT, Action.WITHDRAW, Action.RE_ATTACK})
 ENGINE_ACTIONS = frozenset({Action.MARK_UNRESOLVED, Action.DEADLOCK})

@@ -13,8 +13,8 @@ from typing import Any
 
 from contend.errors import ProtocolError
 from contend.gcpause import gc_paused
-from contend.protocol.events import EventKind, attack_from_raised
-from contend.protocol.machine import apply_action
+from contend.protocol.events import Event, EventKind, attack_from_raised
+from contend.protocol.machine import actor_of, apply_action, next_status
 from contend.protocol.model import Action, Attack, Location, RoundCounter
 
 
@@ -215,8 +215,9 @@ def _attack_transition(state: RunState, data: Mapping[str, Any], seq: int) -> No
         action = _ACTIONS[data["action"]]
     except KeyError:
         raise ProtocolError(f"unknown action {data['action']!r} at seq {seq}") from None
-    apply_action(attack, action)
-    attack.history.append({"seq": seq, **data})
+    actor = actor_of(data, attack)
+    apply_action(attack, action, actor)
+    attack.history.append({"seq": seq, **data, "actor": actor.value})
     if action is Action.RE_ATTACK:
         _tally(_thread(state, attack.thread)).re_attacks += 1
 
@@ -336,6 +337,30 @@ _HANDLERS = {
 
 
 _ACTIONS = {str(a): a for a in Action}
+
+
+def admit(state: RunState, event: Event) -> Event:
+    """`event` as it may be appended to a run in `state`, or raise before anything is
+    written: a transition must name a raised attack and an action its actor may take from
+    the attack's status (machine.RULES). A transition whose writer left the actor out
+    gets the one its `by` names, so every new ledger line records who acted."""
+    if event["kind"] != _TRANSITION:
+        return event
+    data = event["data"]
+    attack = state.attacks.get(str(data["attack"]))
+    if attack is None:
+        raise ProtocolError(f"no attack {data['attack']!r} in this run")
+    action = _ACTIONS.get(data["action"])
+    if action is None:
+        raise ProtocolError(f"unknown action {data['action']!r}")
+    actor = actor_of(data, attack)
+    next_status(attack, action, actor)
+    if "actor" in data:
+        return event
+    return {"kind": event["kind"], "data": {**data, "actor": actor.value}}
+
+
+_TRANSITION = str(EventKind.ATTACK_TRANSITION)
 
 
 def fold(events: Iterable[Mapping[str, Any]]) -> RunState:

@@ -38,7 +38,7 @@ from contend.agents.schemas import CRITIC_SCHEMA, ORACLE_SCHEMA, PROPOSER_SCHEMA
 from contend.errors import AgentError, AgentTimeout, Failure, IllegalTransition
 from contend.protocol import events as ev
 from contend.protocol.events import EventKind
-from contend.protocol.model import Action, Attack, Location, Severity, Status
+from contend.protocol.model import Action, Actor, Attack, Location, Severity, Status
 from contend.protocol.state import ThreadState
 from contend.protocol.termination import Limits, StopReason, should_stop
 from contend.review.recorder import Recorder
@@ -255,6 +255,7 @@ class AgentThread:
                             attack_id,
                             Action.FIX,
                             by="author",
+                            actor=Actor.PROPOSER,
                             text="changed the code between reviews",
                         )
                     )
@@ -265,7 +266,9 @@ class AgentThread:
                         self._violation("critic", f"accept of unanswered objection {attack_id}")
                     continue  # re_attack of an unanswered objection: it simply stands
             try:
-                self.rec.emit(ev.transition(attack_id, action, by="critic", text=reason))
+                self.rec.emit(
+                    ev.transition(attack_id, action, by="critic", actor=Actor.CRITIC, text=reason)
+                )
             except IllegalTransition as exc:
                 self._violation("critic", str(exc))
 
@@ -370,6 +373,7 @@ class AgentThread:
                     attack_id,
                     action,
                     by="proposer",
+                    actor=Actor.PROPOSER,
                     text=str(answer.get("text", "")),
                     evidence=str(answer.get("evidence", "")),
                     **extra,
@@ -391,6 +395,7 @@ class AgentThread:
                             a.id,
                             Action.DEADLOCK,
                             by="engine",
+                            actor=Actor.ENGINE,
                             text="defended and re-attacked until the cap",
                         )
                     )
@@ -407,6 +412,7 @@ class AgentThread:
                             a.id,
                             Action.MARK_UNRESOLVED,
                             by="engine",
+                            actor=Actor.ENGINE,
                             text=f"thread ended: {reason}",
                         )
                     )

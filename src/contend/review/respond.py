@@ -23,7 +23,7 @@ from contend.ledger.store import Ledger
 from contend.ledger.verify import verify
 from contend.protocol import events as ev
 from contend.protocol.machine import next_status
-from contend.protocol.model import Action
+from contend.protocol.model import Action, Actor
 from contend.protocol.state import fold
 from contend.protocol.verdict import Outcome, decide
 from contend.review.active import active_run
@@ -51,6 +51,7 @@ def answer(
     text: str,
     evidence: str = "",
     by: str = "author",
+    actor: Actor = Actor.PROPOSER,
     wait_s: float = 0.0,
 ) -> Answered:
     if not text.strip():
@@ -73,12 +74,20 @@ def answer(
                 known = ", ".join(a.id for a in rec.state.unresolved()) or "none"
                 raise UserError(f"no objection {attack_id!r} in run {run_id} (unresolved: {known})")
             try:
-                next_status(attack, action)
+                next_status(attack, action, actor)
             except IllegalTransition as exc:
                 raise UserError(str(exc)) from None
             person = who_is_answering(target.repo_root)
             rec.emit(
-                ev.transition(attack_id, action, by=by, text=text, evidence=evidence, person=person)
+                ev.transition(
+                    attack_id,
+                    action,
+                    by=by,
+                    actor=actor,
+                    text=text,
+                    evidence=evidence,
+                    person=person,
+                )
             )
             rec.checkpoint()
             outcome = decide(rec.state, min_families=settings.min_families)
