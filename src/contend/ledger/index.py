@@ -91,14 +91,14 @@ class Refresh:
 
 
 def summarise(run_id: str, started: str, state: RunState, chain: str = "") -> RunRow:
-    finished = state.finished or {}
+    finished = state.finished
     return RunRow(
         run_id=run_id,
         started=started,
-        key=str(state.artifact.get("key", "")),
+        key=state.artifact.get("key", ""),
         sessions=state.sessions,
-        verdict=finished.get("verdict"),
-        exit_code=finished.get("exit_code"),
+        verdict=finished["verdict"] if finished is not None else None,
+        exit_code=finished.get("exit_code") if finished is not None else None,
         attacks=len(state.attacks),
         unresolved=len(state.unresolved()),
         families=",".join(sorted(state.families())),

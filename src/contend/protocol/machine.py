@@ -126,21 +126,29 @@ def next_status(attack: Attack, action: Action, actor: Actor | None = None) -> t
 
     `actor` None checks the status alone (a question about the table, never an append:
     the fold and the recorder always name the actor)."""
+    refusal = _refusal(attack, action, actor)
+    if refusal is not None:
+        raise IllegalTransition(refusal)
+    rule = RULES[action]
+    return rule.moves[attack.status], rule.resolves
+
+
+def allowed(attack: Attack, action: Action, actor: Actor) -> bool:
+    """Whether `actor` may take `action` on `attack` now."""
+    return _refusal(attack, action, actor) is None
+
+
+def _refusal(attack: Attack, action: Action, actor: Actor | None) -> str | None:
     status = attack.status
     if attack.resolved:
-        raise IllegalTransition(
-            f"attack {attack.id} is already resolved ({status}); {action} is not allowed"
-        )
+        return f"attack {attack.id} is already resolved ({status}); {action} is not allowed"
     rule = RULES[action]
     if actor is not None and actor not in rule.actors:
-        allowed = " or ".join(sorted(rule.actors))
-        raise IllegalTransition(
-            f"attack {attack.id}: {actor} may not {action} (only the {allowed} may)"
-        )
-    to = rule.moves.get(status)
-    if to is None or (rule.needs_defence and attack.defended_count == 0):
-        raise IllegalTransition(f"attack {attack.id}: {action} is not allowed from status {status}")
-    return to, rule.resolves
+        who = " or ".join(sorted(rule.actors))
+        return f"attack {attack.id}: {actor} may not {action} (only the {who} may)"
+    if status not in rule.moves or (rule.needs_defence and attack.defended_count == 0):
+        return f"attack {attack.id}: {action} is not allowed from status {status}"
+    return None
 
 
 def apply_action(attack: Attack, action: Action, actor: Actor | None = None) -> None:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from contend.protocol.event_types import HistoryEntry, LocationData
+
 
 class Severity(StrEnum):
     CRITICAL = "critical"
@@ -84,8 +86,8 @@ class Location:
     end_line: int
     symbol: str | None = None  # the enclosing function or class, when the critic knows it
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> LocationData:
+        out: LocationData = {
             "path": self.path,
             "start_line": self.start_line,
             "end_line": self.end_line,
@@ -136,7 +138,7 @@ class Attack:
     resolved: bool = False
     re_attacked: bool = False
     defended_count: int = 0
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
     fingerprint: str | None = None
     ways_out: tuple[str, ...] = ()  # the evidence-bound ways to resolve it, for the report
     confidence: str | None = None  # the rule's confidence (high/medium/low); None: not stated

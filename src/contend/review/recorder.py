@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from contend.ledger.store import Ledger
-from contend.protocol.events import Event, EventKind
+from contend.protocol.events import Event
 from contend.protocol.state import Reducer, RunState, admit
 
 
@@ -37,9 +37,6 @@ class Recorder:
         if self.listener is not None:
             self.listener(entry, self.state)
         return entry
-
-    def emit_kind(self, kind: EventKind, **data: Any) -> dict[str, Any]:
-        return self.emit({"kind": str(kind), "data": data})
 
     def checkpoint(self) -> None:
         self.ledger.checkpoint()

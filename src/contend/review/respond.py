@@ -13,7 +13,6 @@ from __future__ import annotations
 import getpass
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from contend.config import Settings
 from contend.errors import IllegalTransition, UserError
@@ -22,6 +21,7 @@ from contend.ledger.runs import LEDGER_FILE, runs_dir
 from contend.ledger.store import Ledger
 from contend.ledger.verify import verify
 from contend.protocol import events as ev
+from contend.protocol.event_types import PersonData
 from contend.protocol.machine import next_status
 from contend.protocol.model import Action, Actor
 from contend.protocol.state import fold
@@ -92,12 +92,13 @@ def answer(
             rec.checkpoint()
             outcome = decide(rec.state, min_families=settings.min_families)
             # The reports keep the review session's own wall time, recorded in the ledger.
-            wall_s = float((rec.state.finished or {}).get("wall_s", 0.0))
+            finished = rec.state.finished
+            wall_s = finished.get("wall_s", 0.0) if finished is not None else 0.0
             write_outputs(rec.state, outcome, run_dir, None, wall_time_s=wall_s)
             return Answered(run_id, attack_id, str(attack.status), outcome)
 
 
-def who_is_answering(repo: Path) -> dict[str, Any]:
+def who_is_answering(repo: Path) -> PersonData:
     """The person behind an answer or decision: git's identity for this repository (the
     one their commits carry), else the OS user. `source` says which."""
     name = _git_config(repo, "user.name")

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from contend.critics.static.base import Finding, Topic
 from contend.protocol import events as ev
-from contend.protocol.events import Event, EventKind
+from contend.protocol.events import Event
 from contend.protocol.machine import AWAITING_ANSWER
 from contend.protocol.model import Action, Actor, Attack, Location, Severity, Status
 from contend.protocol.state import RunState
@@ -220,8 +220,8 @@ def plan_static_round(
         out.append(ev.attack_raised(_attack_of(group, attack_id, name, rnd, counter, pool)))
         if group[0].waived:
             out += _waiver_accepted(attack_id, group)
-    out.append(ev.event(EventKind.ROUND_CLOSED, thread=name, round=rnd))
-    out.append(ev.event(EventKind.THREAD_ENDED, thread=name, reason="awaiting_author"))
+    out.append(ev.round_closed(thread=name, round=rnd))
+    out.append(ev.thread_ended(thread=name, reason="awaiting_author"))
     return out
 
 
@@ -246,9 +246,8 @@ def _round_header(
     state: RunState, topic: Topic, name: str, model: str, wall_s: float, found: int
 ) -> list[Event]:
     thread = state.threads.get(name)
-    out = [
-        ev.event(
-            EventKind.THREAD_STARTED,
+    out: list[Event] = [
+        ev.thread_started(
             thread=name,
             critic=name,
             family=STATIC_FAMILY,
@@ -257,12 +256,11 @@ def _round_header(
         )
     ]
     if thread is None:
-        out.append(ev.event(EventKind.TOPIC_DECLARED, thread=name, topic=str(topic)))
+        out.append(ev.topic_declared(thread=name, topic=str(topic)))
     rnd = 1 if thread is None else thread.round + 1
-    out.append(ev.event(EventKind.ROUND_STARTED, thread=name, round=rnd))
+    out.append(ev.round_started(thread=name, round=rnd))
     out.append(
-        ev.event(
-            EventKind.AGENT_CALL,
+        ev.agent_call(
             thread=name,
             role="critic",
             backend="static",
