@@ -5,7 +5,7 @@ with the kind as a literal, so a union of events narrows on `kind`). These are t
 kinds, folded by protocol/state.py; the claims kinds of `contend verify` are in
 protocol/claims_event_types.py. protocol/events.py EVENT_TYPES is the one table of both,
 from which the published JSON Schema (schemas/event.v1.schema.json, `python -m
-contend.ledger.schema`) is generated.
+contend.protocol.schema`) is generated.
 
 A key is Required when the fold needs it: a line without it is refused. Every other key
 contend writes is NotRequired, because a ledger written before contend wrote it must still
