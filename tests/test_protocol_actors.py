@@ -196,3 +196,31 @@ def test_only_a_resolving_action_of_an_allowed_actor_resolves(
         if attack.resolved and not was_resolved:
             assert action in RESOLVING_ACTIONS
             assert ACTOR_OF[action] is actor or (action, actor) == (Action.WITHDRAW, Actor.ENGINE)
+
+
+@pytest.mark.parametrize("key", ["by", "text", "evidence"])
+@pytest.mark.parametrize("value", [3, None, ["a"]])
+def test_a_transition_whose_words_are_not_text_is_refused(key: str, value: object) -> None:
+    run = RunBuilder().thread()
+    run.open_round()
+    run.raise_attack("A1")
+    data: dict[str, Any] = {"attack": "A1", "action": "concede", "by": "author", "text": "t"}
+    if key == "by":
+        data["actor"] = "proposer"  # who acted is named: only the words are wrong
+    data[key] = value
+    with pytest.raises(ProtocolError, match=f"attack A1 at seq 4: {key} "):
+        run.emit({"kind": "attack_transition", "data": data})
+    # The same words as text fold.
+    run.emit({"kind": "attack_transition", "data": {**data, key: "words"}})
+    assert run.state.attacks["A1"].status is Status.CONCEDED
+
+
+def test_a_transition_whose_words_are_not_text_is_refused_before_it_is_written() -> None:
+    run = RunBuilder().thread()
+    run.open_round()
+    run.raise_attack("A1")
+    bad = ev.transition("A1", Action.CONCEDE, by="author", text="t")
+    bad["data"]["evidence"] = 7  # type: ignore[typeddict-item]
+    with pytest.raises(ProtocolError, match="evidence 7"):
+        admit(run.state, bad)
+    assert run.state.attacks["A1"].status is Status.OPEN

@@ -184,7 +184,10 @@ def actor_of(data: Mapping[str, Any], attack: Attack) -> Actor:
     names without doubt (a role word, the attack's own critic, or the person recorded on
     it). Anything else is refused: a ledger must say who acted, and say it once."""
     by = data.get("by")
-    named = _by_actor(by, data, attack) if isinstance(by, str) else None
+    # The role word first, without a call: this runs once per transition of every fold.
+    named = _BY_WORDS.get(by) if isinstance(by, str) else None
+    if named is None and isinstance(by, str):
+        named = _by_actor(by, data, attack)
     declared = data.get("actor")
     if declared is None:
         if named is None:

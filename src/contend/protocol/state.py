@@ -254,8 +254,10 @@ def _attack_transition(state: RunState, data: Mapping[str, Any], seq: int) -> No
     except KeyError:
         raise ProtocolError(f"unknown action {data['action']!r} at seq {seq}") from None
     actor = actor_of(data, attack)
+    # Checked whole before the attack moves: a refused line leaves the attack as it was.
+    entry = _history_entry(data, seq, actor.value, attack_id)
     apply_action(attack, action, actor)
-    attack.history.append(_history_entry(data, seq, actor.value, attack_id))
+    attack.history.append(entry)
     if action is Action.RE_ATTACK:
         _tally(_thread(state, attack.thread)).re_attacks += 1
 
@@ -264,13 +266,24 @@ _TRANSITION_EXTRAS = shape_of(TransitionExtras)
 
 
 def _history_entry(data: Mapping[str, Any], seq: int, actor: str, attack_id: str) -> HistoryEntry:
+    get = data.get
+    # Unrolled: this runs once per transition of a 100,000-event fold.
+    if not (
+        type(get("by", "")) is str
+        and type(get("text", "")) is str
+        and type(get("evidence", "")) is str
+    ):
+        _bad_text(data, seq, attack_id)
+    if len(data) > _COMMON_KEYS:  # a fix's commit, a person, a waiver, a round: check them
+        _TRANSITION_EXTRAS.check(dict(data), f"transition on attack {attack_id} at seq {seq}")
+    return cast(HistoryEntry, {"seq": seq, **data, "actor": actor})
+
+
+def _bad_text(data: Mapping[str, Any], seq: int, attack_id: str) -> None:
     for key in ("by", "text", "evidence"):
         value = data.get(key, "")
         if type(value) is not str:
             raise ProtocolError(f"transition on attack {attack_id} at seq {seq}: {key} {value!r}")
-    if len(data) > _COMMON_KEYS:  # a fix's commit, a person, a waiver, a round: check them
-        _TRANSITION_EXTRAS.check(dict(data), f"transition on attack {attack_id} at seq {seq}")
-    return cast(HistoryEntry, {"seq": seq, **data, "actor": actor})
 
 
 # attack, action, by, actor, text, evidence: what most transitions hold and is checked above
@@ -412,7 +425,8 @@ _ACTIONS = {str(a): a for a in Action}
 def admit(state: RunState, event: Event) -> Event:
     """`event` as it may be appended to a run in `state`, or raise before anything is
     written: a transition must name a raised attack and an action its actor may take from
-    the attack's status (machine.RULES). A transition whose writer left the actor out
+    the attack's status (machine.RULES), with its words as text and its extras of their
+    types, as the fold will check them. A transition whose writer left the actor out
     gets the one its `by` names, so every new ledger line records who acted."""
     if event["kind"] != "attack_transition":
         return event
@@ -425,6 +439,7 @@ def admit(state: RunState, event: Event) -> Event:
         raise ProtocolError(f"unknown action {data['action']!r}")
     actor = actor_of(data, attack)
     next_status(attack, action, actor)
+    _history_entry(data, state.last_seq + 1, actor.value, attack.id)  # what the fold checks
     if "actor" in data:
         return event
     return {"kind": "attack_transition", "data": {**data, "actor": actor.value}}
