@@ -327,6 +327,14 @@ class RunFinishedData(TypedDict):
     wall_s: NotRequired[float]
 
 
+class EscapeRecordedData(TypedDict):
+    note: str  # the defect that got through the review, in the person's words
+    path: NotRequired[str | None]
+    line: NotRequired[int | None]
+    topic: NotRequired[str | None]
+    person: NotRequired[PersonData]
+
+
 class RunStarted(TypedDict):
     kind: Literal["run_started"]
     data: RunStartedData
@@ -437,6 +445,11 @@ class RunFinished(TypedDict):
     data: RunFinishedData
 
 
+class EscapeRecorded(TypedDict):
+    kind: Literal["escape_recorded"]
+    data: EscapeRecordedData
+
+
 Event = (
     RunStarted
     | SpecLoaded
@@ -460,6 +473,7 @@ Event = (
     | RunInterrupted
     | RunResumed
     | RunFinished
+    | EscapeRecorded
 )
 REVIEW_EVENTS: tuple[type, ...] = (
     RunStarted,
@@ -484,4 +498,5 @@ REVIEW_EVENTS: tuple[type, ...] = (
     RunInterrupted,
     RunResumed,
     RunFinished,
+    EscapeRecorded,
 )

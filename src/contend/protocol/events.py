@@ -47,6 +47,8 @@ class EventKind(StrEnum):
     RUN_INTERRUPTED = "run_interrupted"
     RUN_RESUMED = "run_resumed"
     RUN_FINISHED = "run_finished"
+    # A person records a defect that got through this run's review (`contend escape`).
+    ESCAPE_RECORDED = "escape_recorded"
 
 
 def _kind_of(event_type: type) -> str:
@@ -140,6 +142,10 @@ def run_resumed() -> et.RunResumed:
 
 def run_finished(**data: Unpack[et.RunFinishedData]) -> et.RunFinished:
     return {"kind": "run_finished", "data": data}
+
+
+def escape_recorded(**data: Unpack[et.EscapeRecordedData]) -> et.EscapeRecorded:
+    return {"kind": "escape_recorded", "data": data}
 
 
 def attack_raised(attack: Attack) -> et.AttackRaised:
