@@ -267,7 +267,7 @@ def test_a_test_that_fails_only_in_the_harness_kills_nothing(tmp_path: Path) -> 
         "    harness = 'contend-mutation-' in str(tmp_path)\n"
         "    assert not harness or '/run1/' in str(tmp_path)\n"
     )
-    done = run_tool(root, "--no-widen", "-j", "1")
+    done = run_tool(root, "-j", "1")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "fails unmutated too" in done.stdout
     results = json.loads((root / "out" / "results.json").read_text())

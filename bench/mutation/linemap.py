@@ -118,6 +118,14 @@ def _merge(old: dict[str, Any], new: dict[str, Any], files: set[str]) -> dict[st
             **new["durations"],
         },
         "files": merged_files,
+        # Code run while importing or collecting any file, old or new, stays unpatchable.
+        "import_lines": {
+            path: sorted(
+                set(old["import_lines"].get(path, [])) | set(new["import_lines"].get(path, []))
+            )
+            for path in set(old["import_lines"]) | set(new["import_lines"])
+        },
+        "not_preimported": new.get("not_preimported", old["not_preimported"]),
         "preload": _union_in_order(old["preload"], new["preload"]),
         "project_modules": _union_in_order(old["project_modules"], new["project_modules"]),
     }
@@ -157,7 +165,7 @@ def load(root: Path, source_root: Path, tests: Path, cache: Path, fresh: bool) -
             new = _run_covmap(root, source_root, sorted(changed), scratch)
             data = _merge(old, new, changed | removed)
         else:
-            nothing = {**old, "files": {}, "durations": {}, "flaky": []}
+            nothing = {**old, "files": {}, "durations": {}, "flaky": [], "import_lines": {}}
             data = _merge(old, nothing, removed)
         how = f"{len(changed)} changed and {len(removed)} removed test file(s)"
     if scratch.exists():
