@@ -53,6 +53,7 @@ _COMMANDS: list[tuple[str, str]] = [
     ("demo_cmd", "demo"),
     ("status_cmd", "status"),
     ("verify_cmd", "verify"),
+    ("experiment_cmd", "experiment"),
 ]
 
 
