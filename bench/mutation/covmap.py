@@ -38,7 +38,8 @@ import profile_setup
 import pytest
 
 IMPORT_CONTEXT = "<import>"  # lines run while importing or collecting, not in a test
-TEST_ENV = "CONTEND_MUTATION_TEST"  # the running test's node id, for subprocesses
+# The running test's node id, for subprocesses (not CONTEND_*: contend refuses unknown ones).
+TEST_ENV = "MUTATION_COVMAP_TEST"
 SUBPROCESS_CONFIG = """\
 [run]
 source = {source}

@@ -315,7 +315,11 @@ def _judge(slot: _Slot, wait_status: int | None) -> Outcome:
     data: dict[str, Any] = json.loads(path.read_text())
     slot.ran += data["ran"]
     killer = data["first_failure"]
-    if data["missing"] and len(data["missing"]) == count:
+    # A mutant that breaks importing the module fails the collection of every selected
+    # file: killed (the smoke run showed the unmutated code collects). None collected with
+    # no collection error means the selection is wrong: the harness cannot judge it.
+    collect_error = killer is not None and killer.startswith("collecting ")
+    if data["missing"] and len(data["missing"]) == count and not collect_error:
         return Outcome(job.ident, ERROR, seconds, 0, detail="none of the selected tests collected")
     if code == 0:
         return Outcome(job.ident, SURVIVED, seconds, slot.ran)

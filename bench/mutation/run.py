@@ -10,10 +10,14 @@ the verdict-bearing parts of review/).
 Steps: (1) one pytest session under coverage.py maps every line to the tests that ran it
 (linemap.py; cached in bench/out/mutation/, only changed test files re-run when only tests
 changed); (2) each mutant (mutate.py) runs only against the tests that executed its lines,
-in a forked child on a private copy of the source tree, stopping at the first failure
-(execute.py) — first the test file that killed most earlier mutants of its file, the rest
-only if it survives that; (3) every survivor is run again against every test that
-executed any line of its file; (4) the score per file is printed — killed /
+in a forked child, stopping at the first failure (execute.py) — first the test file that
+killed most earlier mutants of its file, the rest only if it survives that. A mutant inside
+a function that did not run at import takes the fast path: the child is forked from one
+session that collected the selected test files once, and swaps the mutated code into the
+live function objects (patch.py, host.py); any other mutant the slow path: the child
+imports the mutated module again from a private copy of the source tree; (3) with
+--widen, every survivor is run again against every test that executed any line of its
+file; (4) the score per file is printed — killed /
 non-equivalent, with the equivalent mutants (bench/mutation/equivalent.toml, each with its
 reason) apart — then every surviving mutant and the run time. Results are also written to
 bench/out/mutation/results.json.
@@ -202,6 +206,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--equivalents", type=Path, default=HERE / "equivalent.toml")
     parser.add_argument("--out", type=Path, help="results directory (bench/out/mutation)")
     parser.add_argument("--fresh-coverage", action="store_true", help="rebuild the map")
+    parser.add_argument(
+        "--test-files",
+        metavar="GLOBS",
+        help="build the line map from these test files only (comma-separated globs from the "
+        "root): faster, and a test left out kills nothing, so the score can only be lower",
+    )
     parser.add_argument("--operators", help=f"comma-separated subset of {','.join(OPERATORS)}")
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     parser.add_argument(
@@ -275,7 +285,12 @@ def _run(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     try:
         covmap = linemap.load(
-            root, source_root, tests_dir, out / "covmap.json", args.fresh_coverage
+            root,
+            source_root,
+            tests_dir,
+            out / "covmap.json",
+            args.fresh_coverage,
+            args.test_files.split(",") if args.test_files else (),
         )
     except linemap.CoverageError as exc:
         raise UsageError(str(exc)) from None
