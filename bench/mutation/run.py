@@ -79,6 +79,9 @@ class Target:
         )
 
 
+NOT_RUN = "not_run"  # --fast-only skipped it, or the run was interrupted first
+
+
 class UsageError(Exception):
     pass
 
@@ -228,6 +231,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--since", metavar="REV", help="mutate only lines changed since REV (git diff REV)"
     )
     parser.add_argument(
+        "--fast-only",
+        action="store_true",
+        help="skip the slow-path mutants (module and class level): reported as not judged",
+    )
+    parser.add_argument(
         "--slow-only",
         action="store_true",
         help="judge every mutant on the slow path (re-import per mutant), to check the fast one",
@@ -327,15 +335,22 @@ def _run(args: argparse.Namespace) -> int:
         elif row.equivalent is not None and not args.check_equivalents:
             row.status = "equivalent"
     runnable = [r for r in rows if not r.status]
+    args.interrupted = False
     slow_reasons = _plan_patches(runnable, sources, root, source_root, covmap, args.slow_only)
     fast = [r for r in runnable if r.patch is not None]
     slow = [r for r in runnable if r.patch is None]
+    if args.fast_only:
+        for r in slow:
+            r.status = NOT_RUN
     why = ", ".join(f"{n} {reason}" for reason, n in slow_reasons.most_common())
     print(
         f"{len(fast)} mutants on the fast path, {len(slow)} on the slow path"
-        + (f" ({why})" if why else ""),
+        + (f" ({why})" if why else "")
+        + (" — not run (--fast-only)" if args.fast_only and slow else ""),
         flush=True,
     )
+    if args.fast_only:
+        slow = []
 
     by_key = {r.mutant.key: r for r in rows}
     learner = Learner(durations)
@@ -374,26 +389,48 @@ def _run(args: argparse.Namespace) -> int:
         profile_setup.load()
         # The slow path forks from this process before any test module is imported; the
         # fast path's host then collects the suite here, once, and forks from that.
-        if slow:
-            phase(ws, slow)
-        if fast:
-            needed = {t for r in fast for t in r.tests}
-            if args.widen:
-                for r in fast:
-                    needed |= linemap.file_tests(covmap["files"].get(r.mutant.path, {}))
-            test_files = sorted({t.split("::", 1)[0] for t in needed})
-            filenames = sorted({str(root / p) for p in sources})
-
-            def work(h: host.Host) -> None:
-                ws.child = functools.partial(host.fast_child, h)
-                phase(ws, fast)
-
-            t0, before = time.monotonic(), sum(times.values())
-            host.serve(ws, test_files, host.Host(work, filenames))
-            times["host"] = time.monotonic() - t0 - (sum(times.values()) - before)
+        try:
+            if slow:
+                phase(ws, slow)
+            if fast:
+                _fast_phase(ws, fast, args, covmap, root, sources, phase, times)
+        except KeyboardInterrupt:
+            # Stopped (SIGTERM, ^C): what was judged is reported, the rest as not judged.
+            for row in runnable:
+                if not row.status:
+                    row.status = NOT_RUN
+            print("\ninterrupted: the report below covers the mutants judged so far", flush=True)
+            args.interrupted = True
 
     total_s = time.monotonic() - started
     return _print_report(rows, equivalents, targets, total_s, times, out, args)
+
+
+def _fast_phase(
+    ws: execute.Workspace,
+    fast: list[Row],
+    args: argparse.Namespace,
+    covmap: dict[str, Any],
+    root: Path,
+    sources: dict[Path, str],
+    phase: Any,
+    times: dict[str, float],
+) -> None:
+    """Runs the fast-path mutants inside one host session that collected their tests."""
+    needed = {t for r in fast for t in r.tests}
+    if args.widen:
+        for r in fast:
+            needed |= linemap.file_tests(covmap["files"].get(r.mutant.path, {}))
+    test_files = sorted({t.split("::", 1)[0] for t in needed})
+    filenames = sorted({str(root / p) for p in sources})
+
+    def work(h: host.Host) -> None:
+        ws.child = functools.partial(host.fast_child, h)
+        phase(ws, fast)
+
+    t0, before = time.monotonic(), sum(times.values())
+    host.serve(ws, test_files, host.Host(work, filenames))
+    times["host"] = time.monotonic() - t0 - (sum(times.values()) - before)
 
 
 def _plan_patches(
@@ -599,7 +636,10 @@ def _print_report(
 ) -> int:
     per_file: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     problems: list[str] = []
+    not_run = [r for r in rows if r.status == NOT_RUN]
     for row in rows:
+        if row.status == NOT_RUN:
+            continue  # neither killed nor survived: counted apart, below the table
         counts = per_file[row.mutant.path]
         counts["mutants"] += 1
         killed = row.status in execute.KILLED_STATES
@@ -634,7 +674,17 @@ def _print_report(
     print("-" * len(header))
     print(_line("total", totals))
 
-    survivors = [r for r in rows if r.status not in execute.KILLED_STATES and r.equivalent is None]
+    if not_run:
+        why = "interrupted" if args.interrupted else "--fast-only"
+        print(f"\nnot judged ({why}): {len(not_run)} mutants, in no figure above")
+        problems.append(f"{len(not_run)} mutants not judged ({why}): a partial run")
+        if args.interrupted:
+            problems.append("killing tests not re-checked on the unmutated code (interrupted)")
+    survivors = [
+        r
+        for r in rows
+        if r.status not in execute.KILLED_STATES and r.equivalent is None and r.status != NOT_RUN
+    ]
     if survivors:
         print(f"\nsurviving mutants ({len(survivors)}):")
         for r in sorted(survivors, key=lambda r: (r.mutant.path, r.mutant.line)):
