@@ -54,6 +54,8 @@ _COMMANDS: list[tuple[str, str]] = [
     ("status_cmd", "status"),
     ("verify_cmd", "verify"),
     ("experiment_cmd", "experiment"),
+    ("run_cmd", "run"),
+    ("run_cmd", "stats"),
 ]
 
 

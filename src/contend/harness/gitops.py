@@ -146,3 +146,14 @@ def reset_to(worktree: Path, commit: str) -> None:
     """Drop every uncommitted change of the worktree: back to `commit` exactly."""
     run_git(worktree, [*_QUIET, "reset", "--quiet", "--hard", commit], env=contend_env())
     run_git(worktree, ["clean", "-ffdq"])
+
+
+def discard_unfinished(repo: Path, slice_id: str, path: Path) -> None:
+    """What a slice cut off by a crash left: its worktree and its branch (contend's own,
+    never the user's), so the slice can start again from the base."""
+    if path.exists():
+        run_git(repo, ["worktree", "remove", "--force", str(path)])
+    run_git(repo, ["worktree", "prune"])
+    branch = BRANCH_PREFIX + slice_id
+    if run_git(repo, ["branch", "--list", branch]).strip():
+        run_git(repo, ["branch", "-D", "--quiet", branch])

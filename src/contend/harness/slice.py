@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from contend.harness.events import (
     SUBTASK_VERIFIED,
     EventWriter,
 )
-from contend.harness.metrics import record_slice, slice_dir
+from contend.harness.metrics import RECORD_FILE, record_slice, slice_dir
 from contend.ledger.runs import new_run_id
 from contend.review.engine import ReviewRequest, review
 from contend.review.gates import run_gate
@@ -59,6 +60,8 @@ class SliceRequest:
     events_path: Path | None = None
     agent_timeout_s: float | None = None
     agent_factory: AgentFactory | None = None
+    # A batch re-runs a slice a crash cut off (it has no record yet) from the start.
+    restart_unfinished: bool = False
 
 
 @dataclass
@@ -227,9 +230,12 @@ class SliceRunner:
         self.state_dir = open_state_dir(self.root, self.settings)
         self.slice_id = req.slice_id or new_run_id()
         self.dir = slice_dir(self.state_dir, self.slice_id)
-        if self.dir.exists():
-            raise UserError(f"slice {self.slice_id} exists already ({self.dir})")
         self.worktree = self.state_dir / "harness" / "worktrees" / self.slice_id
+        if self.dir.exists():
+            if not req.restart_unfinished or (self.dir / RECORD_FILE).exists():
+                raise UserError(f"slice {self.slice_id} exists already ({self.dir})")
+            gitops.discard_unfinished(self.root, self.slice_id, self.worktree)
+            shutil.rmtree(self.dir)
         self.events = EventWriter(
             [self.dir / "events.jsonl", *([req.events_path] if req.events_path else [])]
         )
