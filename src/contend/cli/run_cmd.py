@@ -43,7 +43,7 @@ from contend.harness.config import FOCUS_AREAS, TOPOLOGIES, HarnessConfig, load_
     "-C", "repo", type=click.Path(path_type=Path), default=".", help="The repository (default .)."
 )
 @click.pass_context
-def run(ctx: click.Context, **opts: Any) -> int:
+def run(ctx: click.Context, /, **opts: Any) -> int:
     """Implement SPEC on a new branch contend/run/<id> and verify it adversarially.
 
     \b
