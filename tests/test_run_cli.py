@@ -50,13 +50,15 @@ def test_run_ready_then_note_then_stats(
     kinds = [e["event"] for e in read_events(events)]
     assert kinds.count("subtask_completed") == 2 and "subtask_verified" in kinds
     assert main(["run", "note", record["slice"], "--review-minutes", "4.5"]) == 0
+    assert main(["run", "note", record["slice"], "--defect-escape"]) == 0
+    assert "a defect escaped recorded" in capsys.readouterr().out
     assert main(["stats", "--by", "topology", "--format", "json"]) == 0
-    table = json.loads(capsys.readouterr().out.split("\n", 1)[1])
+    table = json.loads(capsys.readouterr().out)
     assert table == [
         {
             "topology": "C",
             "slices": 1,
-            "defect_escape_rate": None,
+            "defect_escape_rate": 1.0,
             "silent_fallbacks_caught": 0,
             "weakened_assertions_caught": 0,
             "first_pass_merge_rate": 0.0,
@@ -85,6 +87,8 @@ def test_run_escalation_exit_3_and_bad_input_exit_2(
     assert err.count("\n") == 1 and "is empty" in err and "Traceback" not in err
     assert main(["run", "note", "nope", "--review-minutes", "3"]) == 2
     assert "no slice 'nope'" in capsys.readouterr().err
+    assert main(["run", "note", "nope"]) == 2
+    assert "--review-minutes" in capsys.readouterr().err
 
 
 def _batch_setup(tmp_path: Path, n: int, latency: float) -> tuple[Path, list[str]]:
@@ -134,3 +138,15 @@ def test_batch_resumes_after_sigkill_without_redoing_a_finished_slice(tmp_path: 
     assert sorted(cells) == ["s00", "s01", "s02", "s03"]  # each exactly once
     assert git(repo, "worktree", "list").count("\n") == 0  # no slice worktree left behind
     assert len(git(repo, "branch", "--list", "contend/run/*").split()) == 4
+
+
+def test_batch_on_the_process_executor_stops_at_its_token_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, args = _batch_setup(tmp_path, 3, 0.0)
+    monkeypatch.chdir(repo)
+    code = main([*args, "--executor", "process", "--concurrency", "1", "--max-tokens", "1"])
+    out = capsys.readouterr().out
+    assert code == 3
+    assert "1/3 slices finished" in out and "stopped at max_tokens, 2 not run" in out
+    assert len(git(repo, "branch", "--list", "contend/run/*").split()) == 1

@@ -38,6 +38,7 @@ from contend.harness.config import FOCUS_AREAS, TOPOLOGIES, HarnessConfig, load_
 @click.option("--executor", type=click.Choice(["local", "process", "ray"]), default="local")
 @click.option("--concurrency", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--max-cost", type=float, help="Cost cap for a batch (USD).")
+@click.option("--max-tokens", type=int, help="Token cap for a batch.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option(
     "-C", "repo", type=click.Path(path_type=Path), default=".", help="The repository (default .)."
@@ -146,7 +147,7 @@ def _batch(opts: dict[str, Any], config: HarnessConfig) -> int:
         make_executor(opts["executor"]),
         journal,
         concurrency=opts["concurrency"],
-        caps=Caps(max_cost=opts["max_cost"]),
+        caps=Caps(max_cost=opts["max_cost"], max_tokens=opts["max_tokens"]),
         on_record=show,
     )
     records = {r["cell"]: r for r in journal.records}
@@ -164,15 +165,30 @@ def _batch(opts: dict[str, Any], config: HarnessConfig) -> int:
 
 @run.command("note")
 @click.argument("slice_id", metavar="RUN")
-@click.option("--review-minutes", type=float, required=True, help="Minutes a person reviewed.")
+@click.option("--review-minutes", type=float, help="Minutes a person spent reviewing it.")
+@click.option(
+    "--defect-escape/--no-defect-escape",
+    default=None,
+    help="Whether a defect escaped the slice's review (found by a person later).",
+)
 @click.option("-C", "repo", type=click.Path(path_type=Path), default=".")
-def note(slice_id: str, review_minutes: float, repo: Path) -> int:
-    """Record how long a person spent reviewing slice RUN."""
-    from contend.harness.metrics import note_review_minutes
+def note(
+    slice_id: str, review_minutes: float | None, defect_escape: bool | None, repo: Path
+) -> int:
+    """Record what a person found out about slice RUN after it ran."""
+    from contend.harness.metrics import note_slice
 
-    state_dir = _state_dir(repo)
-    note_review_minutes(state_dir, slice_id, review_minutes)
-    click.echo(f"slice {slice_id}: review time {review_minutes:g} min recorded")
+    if review_minutes is None and defect_escape is None:
+        raise click.UsageError("give --review-minutes N and/or --defect-escape/--no-defect-escape")
+    note_slice(
+        _state_dir(repo), slice_id, review_minutes=review_minutes, defect_escape=defect_escape
+    )
+    said = []
+    if review_minutes is not None:
+        said.append(f"review time {review_minutes:g} min")
+    if defect_escape is not None:
+        said.append("a defect escaped" if defect_escape else "no defect escaped")
+    click.echo(f"slice {slice_id}: {', '.join(said)} recorded")
     return 0
 
 

@@ -108,12 +108,22 @@ def load_record(state_dir: Path, slice_id: str) -> dict[str, Any]:
     return data
 
 
-def note_review_minutes(state_dir: Path, slice_id: str, minutes: float) -> dict[str, Any]:
-    """A person's review time for a slice, kept in its record and the index."""
-    if not minutes >= 0:
-        raise UserError(f"--review-minutes must be 0 or more, got {minutes:g}")
+def note_slice(
+    state_dir: Path,
+    slice_id: str,
+    *,
+    review_minutes: float | None = None,
+    defect_escape: bool | None = None,
+) -> dict[str, Any]:
+    """What a person entered later — review time, a defect that escaped — kept in the
+    slice's record and the index."""
+    if review_minutes is not None and not (0 <= review_minutes < float("inf")):
+        raise UserError(f"--review-minutes must be 0 or more, got {review_minutes:g}")
     record = load_record(state_dir, slice_id)
-    record["review_minutes"] = minutes
+    if review_minutes is not None:
+        record["review_minutes"] = review_minutes
+    if defect_escape is not None:
+        record["defect_escape"] = defect_escape
     record_slice(state_dir, record)
     return record
 
