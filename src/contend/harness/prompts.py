@@ -15,8 +15,11 @@ IMPLEMENTER_SYSTEM = (
     "inside it. Make the repository's gates (tests, linters) pass honestly: never weaken a "
     "test, never turn a failure into a default value. When done, reply with a short summary."
 )
+# Strict, as structured-output modes want it (every property required, nothing extra).
 IMPLEMENTER_SCHEMA: dict[str, Any] = {
     "type": "object",
+    "additionalProperties": False,
+    "required": ["summary"],
     "properties": {"summary": {"type": "string"}},
 }
 ORACLE_SYSTEM = (
@@ -27,6 +30,7 @@ ORACLE_SYSTEM = (
 )
 ORACLE_SCHEMA: dict[str, Any] = {
     "type": "object",
+    "additionalProperties": False,
     "required": ["plan"],
     "properties": {"plan": {"type": "string", "minLength": 1}},
 }

@@ -36,6 +36,7 @@ from contend.harness.events import (
     SUBTASK_VERIFIED,
     EventWriter,
 )
+from contend.harness.implementers import CLI_IMPLEMENTERS, ClaudeCodeImplementer
 from contend.harness.metrics import RECORD_FILE, record_slice, slice_dir
 from contend.ledger.runs import new_run_id
 from contend.review.engine import ReviewRequest, review
@@ -111,6 +112,9 @@ def cast_for(req: SliceRequest, root: Path, settings: Settings, areas: Sequence[
             return agent
         from contend.agents import registry
 
+        name, _, arg = spec.partition(":")
+        if role == "proposer" and name in CLI_IMPLEMENTERS:
+            return ClaudeCodeImplementer.for_spec(arg or None, BackendContext(root, settings, role))
         try:
             parse_spec(spec, role)
         except ValueError as exc:
