@@ -16,7 +16,7 @@ from contend.agents.codex import CodexAgent
 from contend.config import load_settings
 from contend.harness.config import HarnessConfig
 from contend.harness.events import read_events
-from contend.harness.implementers import ClaudeCodeImplementer
+from contend.harness.implementers import ClaudeCodeImplementer, CodexImplementer
 from contend.harness.slice import SliceRequest, run_slice
 from fakes.cli_env import agent_bin
 from fakes.model_server import ANTHROPIC, RESPONSES, FakeModelServer, Text, ToolUse, Turn
@@ -115,3 +115,57 @@ def test_claude_code_implements_codex_reviews_spec_and_diff_only(
     assert git(repo, "status", "--porcelain") == ""
     assert git(repo, "rev-parse", "HEAD") == before
     assert not (repo / "stats.py").exists()
+
+
+def test_codex_implements_in_its_workspace_write_sandbox(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    servers: tuple[FakeModelServer, FakeModelServer],
+) -> None:
+    codex_bin = agent_bin("codex")
+    _anthropic, openai = servers
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    repo = main_repo(tmp_path)
+    escape = tmp_path / "escaped.txt"
+    body = "def average(items):\\n    return sum(items) / len(items)\\n"
+    openai.script(
+        RESPONSES,
+        # One write inside the worktree, one attempt outside it: the sandbox refuses that.
+        Turn([ToolUse("exec_command", {"cmd": f"printf '{body}' > stats.py; touch {escape}"})]),
+        Turn([Text(json.dumps({"summary": "wrote stats.py"}))]),
+        Turn([Text(json.dumps(CLEAN))]),
+    )
+    provider = (
+        f'model_providers.fake={{name="fake",base_url="{openai.base_url}/v1",'
+        'wire_api="responses",request_max_retries=0,stream_max_retries=0}'
+    )
+    extra = ["--ignore-user-config", "-c", "model_provider=fake", "-c", provider]
+    extra += ["-c", "features.plugins=false"]
+
+    def factory(spec: str, role: str) -> Any:
+        settings = load_settings(repo)
+        if role == "proposer":
+            return CodexImplementer(settings=settings, binary=codex_bin, extra_args=extra)
+        return CodexAgent(role="critic", settings=settings, binary=codex_bin, extra_args=extra)
+
+    spec = tmp_path / "SPEC.md"
+    spec.write_text("Create stats.py with average(items).\n")
+    result = run_slice(
+        SliceRequest(
+            repo=repo,
+            spec_path=spec,
+            implementer="codex",
+            critics=["codex"],
+            config=HarnessConfig(topology="B", static=False),
+            agent_timeout_s=90.0,
+            agent_factory=factory,
+        )
+    )
+    assert result.outcome.verdict == "pass", result.outcome.reason
+    assert git(repo, "show", f"{result.branch}:stats.py") == body.replace("\\n", "\n").rstrip()
+    assert not escape.exists()
+    assert git(repo, "status", "--porcelain") == ""

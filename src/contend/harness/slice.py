@@ -36,7 +36,7 @@ from contend.harness.events import (
     SUBTASK_VERIFIED,
     EventWriter,
 )
-from contend.harness.implementers import CLI_IMPLEMENTERS, ClaudeCodeImplementer
+from contend.harness.implementers import CLI_IMPLEMENTERS, cli_implementer
 from contend.harness.metrics import RECORD_FILE, record_slice, slice_dir
 from contend.ledger.runs import new_run_id
 from contend.review.engine import ReviewRequest, review
@@ -114,7 +114,7 @@ def cast_for(req: SliceRequest, root: Path, settings: Settings, areas: Sequence[
 
         name, _, arg = spec.partition(":")
         if role == "proposer" and name in CLI_IMPLEMENTERS:
-            return ClaudeCodeImplementer.for_spec(arg or None, BackendContext(root, settings, role))
+            return cli_implementer(name, arg or None, BackendContext(root, settings, role))
         try:
             parse_spec(spec, role)
         except ValueError as exc:
