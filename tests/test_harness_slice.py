@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from contend.harness.config import HarnessConfig
 from contend.harness.events import read_events
+from contend.ledger.verify import verify
 from harness_helpers import FIXED, NAIVE, attack, clean, critic, implement, main_repo, run
 from review_helpers import APP_BASE, git
 
@@ -44,6 +46,11 @@ def test_rework_then_pass(tmp_path: Path) -> None:
     )
     assert result.outcome.verdict == "pass"
     assert result.record["fix_rounds"] == 1 and result.record["reviews"] == 2
+    # Each review's ledger and reports outlive the slice's worktree, and verify.
+    for number, verdict in ((1, "fail"), (2, "pass")):
+        kept = result.events_path.parent / "reviews" / str(number)
+        assert json.loads((kept / "report.json").read_text())["verdict"] == verdict
+        assert verify(kept / "ledger.jsonl").ok
     assert result.record["first_pass"] is False
     assert result.record["rounds_to_resolution"] == 2
     events = read_events(result.events_path)

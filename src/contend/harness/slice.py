@@ -436,6 +436,9 @@ class SliceRunner:
                 head=self.head,
                 spec=str(self.req.spec_path),
                 new=True,
+                # The review's run directory lives in the worktree, which goes at the end:
+                # its ledger and reports are kept in the slice's own directory.
+                out=self.dir / "reviews" / str(number),
                 command="contend run",
                 agent_factory=factory,
             ),
@@ -462,6 +465,7 @@ class SliceRunner:
             {
                 "review": number,
                 "run": result.run_id,
+                "ledger": str(self.dir / "reviews" / str(number) / "ledger.jsonl"),
                 "head": self.head,
                 "verdict": verdict,
                 "focus_areas": list(areas),
