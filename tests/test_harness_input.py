@@ -243,3 +243,33 @@ def test_seed_004_config_is_accepted_as_is() -> None:
     ]:
         with pytest.raises(UserError, match=message):
             parse_harness_config(bad, source="x")
+
+
+def test_cli_implementers_are_fresh_sessions_confined_to_the_worktree(tmp_path: Path) -> None:
+    from contend.harness.implementers import (
+        ClaudeCodeImplementer,
+        CodexImplementer,
+        cli_implementer,
+    )
+
+    repo = main_repo(tmp_path)
+    ctx = BackendContext(repo, load_settings(repo), "proposer")
+    claude = cli_implementer("claude", "opus", ctx)
+    codex = cli_implementer("codex", None, ctx)
+    assert isinstance(claude, ClaudeCodeImplementer) and isinstance(codex, CodexImplementer)
+    assert claude.capabilities.can_fix and codex.capabilities.can_fix
+    request = AgentRequest(
+        role="proposer", thread="implementer", round=1, system="S", prompt="P",
+        schema={"type": "object"}, worktree=tmp_path, timeout_s=5.0,
+    )  # fmt: skip
+    argv = claude.argv(request, None)
+    tools = argv[argv.index("--tools") + 1].split(",")
+    assert tools == ["Read", "Grep", "Glob", "Edit", "Write"]
+    assert "Bash" in argv[argv.index("--disallowedTools") + 1]
+    assert "--resume" not in argv and "--fork-session" not in argv
+    assert argv[argv.index("--model") + 1] == "opus"
+    assert "--no-session-persistence" in argv and "--strict-mcp-config" in argv
+    cargv = codex.argv(request, tmp_path / "schema.json", None)
+    assert cargv[cargv.index("--sandbox") + 1] == "workspace-write"
+    assert "fork" not in cargv and "--ignore-rules" in cargv
+    assert "sandbox_workspace_write.exclude_slash_tmp=true" in cargv
