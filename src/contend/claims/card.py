@@ -32,6 +32,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    WithJsonSchema,
     model_validator,
 )
 
@@ -219,7 +220,12 @@ def _string_list(value: Any) -> Any:
     return [value] if isinstance(value, str) else value
 
 
-StrList = Annotated[list[str], BeforeValidator(_string_list)]
+# The schema says what the loader accepts: one string (one item) or a list of strings.
+StrList = Annotated[
+    list[str],
+    BeforeValidator(_string_list),
+    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}),
+]
 
 
 class ClaimCard(_Card):

@@ -303,11 +303,13 @@ def on_repeat(attack: Attack, surviving_claim: str) -> RepeatDecision:
     )
 
 
-def _state_delta(last: Round) -> list[str]:
+def _state_delta(last: Round, refused: Sequence[tuple[Concession, str]] = ()) -> list[str]:
     delta: list[str] = []
     if any(t.attacks or t.meta_attacks for t in last.turns):
         delta.append("new attacks")
-    if any(t.withdrawn or t.concessions for t in last.turns):
+    # A refused concession resolves nothing, so it changes nothing either.
+    refused_ids = {id(c) for c, _ in refused}
+    if any(t.withdrawn or any(id(c) not in refused_ids for c in t.concessions) for t in last.turns):
         delta.append("withdrawals or concessions")
     if last.proponent is not None and last.proponent.decision_relevant:
         delta.append("decision-relevant evidence from the proponent")
@@ -353,7 +355,7 @@ def converge(state: ClaimRounds, surviving_claim: str = "") -> Convergence:
             return Convergence("escalate", (decision.reason,), open_now, refused_t)
     standing = positions(state)
     agreed = consensus(standing, state.consensus, state.weights)
-    delta = _state_delta(last)
+    delta = _state_delta(last, refused)
     answered = (
         set(last.proponent.answers)
         if last.proponent and last.proponent.decision_relevant

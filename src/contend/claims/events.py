@@ -11,6 +11,20 @@ the ledger (contend.ledger.store.Ledger) adds the envelope, the hash chain and t
     claim_precheck        Step 1: pass, reject or escalate, kept and removed evidence
     claim_axes            Step 2: assigned axes, those that ran, those that did not
     claim_check           the internal-fact critic's findings and attacks
+    claim_round_started   a round: its number, the hash of the one context every agent got
+    claim_turn            one axis agent's parsed turn (attacks, meta-attacks, withdrawals,
+                          concessions, position; the raw text when it was unusable)
+    claim_protocol_error  a silent or unparseable turn, or a meta-judge without a report
+    claim_concession_refused  a concession that is not evidence-bound, and why
+    claim_proponent       the proponent gave no answer (the evidence stays fixed)
+    claim_checkpoint      the proponent's reply through the checkpoint
+    claim_convergence     Step 4 after a round: kind, reasons, open attacks, positions
+    claim_narrowed        a repeated attack narrowed the surviving claim
+    claim_deadlock_report the meta-judge's report (or contend's mechanical one)
+    claim_rounds_finished the rounds' verdict, the surviving claim, the unverified echo
+    claim_awaiting_proponent  the rounds paused for a person (`--proposer human`)
+    claim_proponent_reply the person's answer (`contend respond CLAIM --run DIR --reply F`)
+    claim_decided         a person's later ruling on an escalated claim (`contend decide`)
     claim_verdict         the claim's verdict and reasons
     claims_run_finished   the overall verdict and exit code
 """
@@ -36,6 +50,19 @@ KINDS = frozenset(
         "claim_precheck",
         "claim_axes",
         "claim_check",
+        "claim_round_started",
+        "claim_turn",
+        "claim_protocol_error",
+        "claim_concession_refused",
+        "claim_proponent",
+        "claim_checkpoint",
+        "claim_convergence",
+        "claim_narrowed",
+        "claim_deadlock_report",
+        "claim_rounds_finished",
+        "claim_awaiting_proponent",
+        "claim_proponent_reply",
+        "claim_decided",
         "claim_verdict",
         "claims_run_finished",
     }

@@ -58,6 +58,12 @@ def _claim(claim: ClaimResult) -> list[str]:
         f"card {claim.source.card}.",
         "",
     ]
+    if claim.decision is not None:
+        d = claim.decision
+        out += [
+            f"Decided by {inline(d.by)}: {d.decision} (the rounds ended {d.was}): {inline(d.note)}",
+            "",
+        ]
     out += ["Reasons:", ""] + [f"- {inline(r)}" for r in claim.reasons] + [""]
     if claim.axes.not_run:
         out += [
@@ -91,6 +97,15 @@ def _claim(claim: ClaimResult) -> list[str]:
         out += [f"- does not guarantee: {inline(g)}" for g in boundary.non_guarantees]
         out += [f"- requires: {inline(a)}" for a in claim.required_assumptions]
         out.append("")
+    if claim.unverified_echo:
+        out += [
+            "Unverified echo (official docs only): no agent with web access checked "
+            + ", ".join(code(t) for t in claim.unverified_echo)
+            + ".",
+            "",
+        ]
+    if claim.rounds_log:
+        out += _rounds(claim)
     if claim.escalation_issues:
         out += ["For a person to decide:", ""]
         out += [
@@ -99,6 +114,48 @@ def _claim(claim: ClaimResult) -> list[str]:
         out.append("")
     if claim.deadlock_report is not None:
         out += render_deadlock(claim.deadlock_report)
+    return out
+
+
+def _rounds(claim: ClaimResult) -> list[str]:
+    out = [f"Rounds: {len(claim.rounds_log)}", ""]
+    if claim.surviving_claim is not None and claim.surviving_claim != claim.claim_text:
+        out += [f"Surviving (narrowed) claim: {inline(claim.surviving_claim)}", ""]
+    if claim.retracted_claims and claim.verdict != "reject":
+        out += ["Retracted:", ""] + [f"- {inline(r)}" for r in claim.retracted_claims] + [""]
+    for rnd in claim.rounds_log:
+        out.append(f"- round {rnd.number}:")
+        for t in rnd.turns:
+            said = ", ".join(
+                [f"{code(a.id)} {inline(a.text)}" for a in t.attacks]
+                + [f"{code(a.id)} on {a.target}: {inline(a.text)}" for a in t.meta_attacks]
+            )
+            extra = "".join(
+                [f"; withdraws {', '.join(code(w) for w in t.withdrawn)}" if t.withdrawn else ""]
+                + [
+                    f"; concession {'refused: ' + inline(c.refused) if c.refused else 'accepted'}"
+                    for c in t.concessions
+                ]
+            )
+            out.append(
+                f"  - {t.axis} ({code(t.agent)}): {t.kind}"
+                + (f", {t.position}" if t.position else "")
+                + (f": {said}" if said else "")
+                + extra
+            )
+        if rnd.proponent is not None:
+            p = rnd.proponent
+            relevance = "decision-relevant" if p.decision_relevant else "no new evidence"
+            out.append(
+                f"  - proponent: {relevance}"
+                + (
+                    f", evidence {', '.join(code(e) for e in p.new_evidence)}"
+                    if p.new_evidence
+                    else ""
+                )
+                + (f", answers {', '.join(code(a) for a in p.answers)}" if p.answers else "")
+            )
+    out.append("")
     return out
 
 

@@ -123,6 +123,15 @@ class Axes(_Model):
     reasons: list[str]
 
 
+class HumanDecision(_Model):
+    """A person's ruling on an escalated claim, recorded later with `contend decide`."""
+
+    decision: Literal["accept", "reject"]
+    note: str
+    by: str
+    was: Verdict = Field(description="The verdict the rounds had reached.")
+
+
 class ClaimResult(_Model):
     claim_id: str
     source: Source
@@ -143,6 +152,14 @@ class ClaimResult(_Model):
     evidence: list[EvidenceOutcome]
     checks: list[CheckFinding]
     deadlock_report: DeadlockReport | None = None
+    decision: HumanDecision | None = Field(
+        default=None, description="A person's later ruling (`contend decide --run`)."
+    )
+    unverified_echo: list[str] = Field(
+        default_factory=list,
+        description="External tools the claim relies on that no agent with web access "
+        "checked: 'unverified echo (official docs only)'.",
+    )
     controls: list[ControlLog] = Field(
         default_factory=list,
         description="Level 3: changed copies of the claim the verifier must reject.",

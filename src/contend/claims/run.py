@@ -18,6 +18,7 @@ pure. Per card:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -149,7 +150,21 @@ def _evidence_outcomes(
     return out
 
 
-def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[events.Event]]:
+@dataclass(slots=True)
+class Prepared:
+    """A card through Step 0 and Step 1: either decided (`result`), or admitted to the
+    axes with what the precheck kept."""
+
+    log: list[events.Event]
+    result: ClaimResult | None
+    base: _Result
+    reasons: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    regions: dict[str, CitedRegion] = field(default_factory=dict)
+
+
+def prepare_card(loaded: LoadedCard, read: Reader) -> Prepared:
+    """Step 0 and Step 1 of one card; `result` is set when they decide it."""
     card = loaded.card
     cid = card.claim_id
     log: list[events.Event] = [events.loaded(loaded)]
@@ -162,7 +177,7 @@ def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[eve
             "accept", "bypass", decision.reasons, assignment.reasons, decision.reasons[0]
         )
         log.append(events.verdict(cid, "accept", decision.reasons))
-        return result, log
+        return Prepared(log, result, base)
     removed, regions = _access(loaded, read)
     check = precheck(card, removed)
     log.append(events.precheck(cid, check))
@@ -174,22 +189,36 @@ def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[eve
         base.precheck_issues = [r for r in check.reasons if " removed: " not in r]
         result = base.build(verdict, "precheck", reasons, assignment.reasons, check.reasons[0])
         log.append(events.verdict(cid, verdict, reasons))
-        return result, log
+        return Prepared(log, result, base)
     if decision.outcome == "precheck-only":
         result = base.build(
             "accept", "precheck", reasons, assignment.reasons, "level 1: evidence precheck passed"
         )
         log.append(events.verdict(cid, "accept", reasons))
-        return result, log
-    run = [a for a in assignment.axes if a in CRITICS]
-    log.append(events.axes(cid, assignment, run))
-    kept_regions = [regions[eid] for eid in check.kept if eid in regions]
-    unchecked = [
+        return Prepared(log, result, base)
+    return Prepared(log, None, base, reasons, check.kept, regions)
+
+
+def web_unchecked(card: ClaimCard, kept: tuple[str, ...]) -> list[str]:
+    return [
         f"{eid}: {_locator(item)}"
         for eid, item in zip(card.evidence_ids(), card.evidence_list, strict=True)
-        if eid in check.kept and isinstance(item, WebEvidence)
+        if eid in kept and isinstance(item, WebEvidence)
     ]
-    fact = check_claim(card.claim_text, kept_regions, unchecked)
+
+
+def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[events.Event]]:
+    prepared = prepare_card(loaded, read)
+    if prepared.result is not None:
+        return prepared.result, prepared.log
+    card = loaded.card
+    cid = card.claim_id
+    log, base, reasons = prepared.log, prepared.base, prepared.reasons
+    assignment = assign_axes(card.verification_complexity, card.domain_axes)
+    run = [a for a in assignment.axes if a in CRITICS]
+    log.append(events.axes(cid, assignment, run))
+    kept_regions = [prepared.regions[eid] for eid in prepared.kept if eid in prepared.regions]
+    fact = check_claim(card.claim_text, kept_regions, web_unchecked(card, prepared.kept))
     log.append(events.check(cid, fact))
     base.fact = fact
     base.checked = {r.evidence_id for r in kept_regions}
@@ -297,8 +326,8 @@ class _Result:
     def _issues(
         self, verdict: Verdict, stage: Stage, reasons: tuple[str, ...]
     ) -> list[EscalationIssue]:
-        if verdict != "escalate":
-            return []
+        if verdict != "escalate" or stage == "rounds":
+            return []  # the round driver writes the issues of a claim decided in rounds
         if stage == "precheck":
             return [
                 EscalationIssue(

@@ -13,21 +13,34 @@ nothing was rejected) or bad usage, 3 any escalate.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import Any, Literal
 
 import click
 
 from contend.claims.artifacts import evaluator_artifacts
-from contend.claims.events import run_started
-from contend.claims.load import load_card_files
+from contend.claims.driver import Resume, verify_with_agents
+from contend.claims.events import run_finished, run_started
+from contend.claims.load import LoadResult, load_card_files
+from contend.claims.panel import (
+    PERSON,
+    AgentChoice,
+    check_coverage,
+    panel_factory,
+    parse_choice,
+)
 from contend.claims.render import render_markdown
-from contend.claims.report import ClaimsReport
+from contend.claims.report import ClaimsReport, build_report
+from contend.claims.resume import read_reply, waiting_claims
+from contend.claims.rounds import AgentOutput
 from contend.claims.run import CRITICS, verify_loaded
+from contend.config import load_settings
 from contend.errors import UserError
 from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
-from contend.ledger.store import Ledger, write_atomic
+from contend.ledger.store import Ledger, read_head, write_atomic
 from contend.redaction import redact_json_text, redact_text
 from contend.report.escape import visible
 
@@ -105,7 +118,7 @@ def _summary(report: ClaimsReport) -> str:
 
 
 @click.command("verify")
-@click.argument("cards", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("cards", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
@@ -119,25 +132,98 @@ def _summary(report: ClaimsReport) -> str:
     show_default=True,
     help="What to print on stdout; report.json and report.md are written either way.",
 )
-def verify(cards: tuple[Path, ...], out: Path | None, fmt: str) -> int:
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="[AXIS=]SPEC",
+    help="Run the adversarial rounds with this agent on every axis (SPEC), or on one axis "
+    "(AXIS=SPEC; internal-fact defaults to the deterministic checker). Repeatable.",
+)
+@click.option("--proposer", metavar="SPEC", help="The proponent between rounds (default none).")
+@click.option(
+    "--meta-judge", "meta_judge", metavar="SPEC", help="The meta-judge at deadlock (an oracle)."
+)
+@click.option(
+    "--resume",
+    "resume_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Continue the run in this directory whose claims wait for the proponent (a person "
+    "answered with `contend respond CLAIM --run DIR --reply FILE`); give --agent again.",
+)
+def verify(
+    cards: tuple[Path, ...],
+    out: Path | None,
+    fmt: str,
+    agents: tuple[str, ...],
+    proposer: str | None,
+    meta_judge: str | None,
+    resume_dir: Path | None,
+) -> int:
     """Verify claim cards (YAML or JSON files, or directories of them).
 
     Runs the entry gate and the evidence precheck of every card, then the deterministic
     internal-fact critic: each number, quote and named entity of a claim against the page
-    and region of its local evidence. Other axes need agents and are listed as not run.
+    and region of its local evidence. Without --agent the other axes are listed as not
+    run; with --agent every assigned axis gets an agent and the adversarial rounds run
+    (convergence, the proponent between rounds, the meta-judge at deadlock).
 
     \b
     Exit codes: 0 all accepted, 1 any reject, 2 unreadable card or usage error,
     3 any escalate.
     """
+    if (proposer or meta_judge) and not agents:
+        raise UserError("--proposer and --meta-judge take part in rounds: give --agent too")
+    choice = parse_choice(agents, proposer, meta_judge) if agents else None
+    if resume_dir is not None:
+        if cards or out is not None:
+            raise UserError("--resume continues a run: give neither cards nor --out")
+        if choice is None:
+            raise UserError("--resume needs the run's agents again (--agent …)")
+        return _resume(resume_dir, choice, fmt)
+    if not cards:
+        raise UserError("give claim-card files or directories (or --resume RUN_DIR)")
     files = card_files(cards)
     loaded = load_card_files(files)
-    report, events = verify_loaded(loaded)
+    if choice is not None:
+        check_coverage(choice, loaded)
     run_id = new_run_id()
     run_dir = _run_dir(out, run_id)
+    # Absolute: `--resume` reads the cards again from wherever it is run.
+    card_paths = [str(f.resolve()) for f in files]
     with Ledger(run_dir / LEDGER_FILE, run_id) as ledger:
-        ledger.append_many([run_started([str(f) for f in files], CRITICS), *events])
+        if choice is None:
+            report, events = verify_loaded(loaded)
+            ledger.append_many([run_started(card_paths, CRITICS), *events])
+        else:
+            ledger.append_many([run_started(card_paths, [*CRITICS, *choice.specs])])
+            ledger.checkpoint()
+
+            def to_ledger(new: Sequence[tuple[str, dict[str, Any]]]) -> None:
+                # Rounds with agents take long: each step reaches the ledger as it happens.
+                if new:
+                    ledger.append_many(new)
+                    ledger.checkpoint()
+
+            settings = load_settings(None)
+            panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
+            report, events = asyncio.run(verify_with_agents(loaded, panel_for, sink=to_ledger))
         ledger.checkpoint()
+    texts = _write_outputs(run_dir, report, loaded, events)
+    click.echo(texts[fmt], nl=False)
+    click.echo(f"contend: run {run_id} → {run_dir}", err=True)
+    return report.exit_code
+
+
+def _write_outputs(
+    run_dir: Path,
+    report: ClaimsReport,
+    loaded: LoadResult,
+    events: Sequence[tuple[str, dict[str, Any]]],
+    only: Collection[str] | None = None,
+) -> dict[str, str]:
+    """report.json, report.md and the level-3 artifact sets (of the claims in `only`, when
+    given); the texts for stdout."""
     # Every rendered output passes redaction on its way to disk or stdout, as review's do:
     # a card or its evidence may carry a secret the ledger already redacted.
     texts = {
@@ -149,7 +235,7 @@ def verify(cards: tuple[Path, ...], out: Path | None, fmt: str) -> int:
     write_atomic(run_dir / "report.md", texts["markdown"].encode("utf-8"))
     by_id = {c.card.claim_id: c.card for c in loaded.cards}
     for claim in report.claims:
-        if claim.level != 3:
+        if claim.level != 3 or (only is not None and claim.claim_id not in only):
             continue
         trace = [
             {"kind": kind, "data": data}
@@ -161,6 +247,97 @@ def verify(cards: tuple[Path, ...], out: Path | None, fmt: str) -> int:
         for name, text in evaluator_artifacts(by_id[claim.claim_id], claim, trace).items():
             safe = redact_json_text(text) if name.endswith(".json") else redact_text(text)
             write_atomic(target / name, safe.encode("utf-8"))
+    return texts
+
+
+def _verified_entries(run_dir: Path) -> tuple[str, list[dict[str, Any]]]:
+    from contend.ledger.verify import verify as verify_ledger
+
+    ledger_path = run_dir / LEDGER_FILE
+    head = read_head(ledger_path) if ledger_path.is_file() else None
+    if head is None or head.run is None or not (run_dir / "report.json").is_file():
+        raise UserError(f"{run_dir} is no `contend verify` run (no ledger head and report)")
+    checked = verify_ledger(ledger_path, keep_entries=True, run=head.run)
+    if not checked.ok:
+        raise UserError(f"{ledger_path}: {checked.message} — contend will not continue this run")
+    return head.run, checked.entries
+
+
+def _resume(run_dir: Path, choice: AgentChoice, fmt: str) -> int:
+    """`contend verify --resume RUN_DIR --agent …`: the claims a person answered go on."""
+    run_id, entries = _verified_entries(run_dir)
+    answered = {c: w for c, w in waiting_claims(entries).items() if w.reply is not None}
+    if not answered:
+        raise UserError(
+            f"no claim of {run_dir} has the proponent's answer to go on with (answer with "
+            "`contend respond CLAIM --run DIR --reply FILE`)"
+        )
+    files = card_files([Path(f) for f in entries[0]["data"]["files"]])
+    loaded = load_card_files(files)
+    check_coverage(choice, loaded)
+    old = ClaimsReport.model_validate_json((run_dir / "report.json").read_text(encoding="utf-8"))
+    resume = {cid: Resume(w.recorded, AgentOutput(PERSON, w.reply)) for cid, w in answered.items()}
+    settings = load_settings(None)
+    panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
+    with Ledger.open(run_dir / LEDGER_FILE, run_id) as ledger:
+
+        def to_ledger(new: Sequence[tuple[str, dict[str, Any]]]) -> None:
+            if new:
+                ledger.append_many(new)
+                ledger.checkpoint()
+
+        partial, events = asyncio.run(
+            verify_with_agents(loaded, panel_for, sink=to_ledger, resume=resume)
+        )
+        new = {c.claim_id: c for c in partial.claims}
+        report = build_report([new.get(c.claim_id, c) for c in old.claims], old.card_errors)
+        ledger.append_many([run_finished(report.verdict, report.exit_code)])
+        ledger.checkpoint()
+    history = [(str(e["kind"]), dict(e["data"])) for e in entries]
+    texts = _write_outputs(run_dir, report, loaded, [*history, *events], only=set(new))
     click.echo(texts[fmt], nl=False)
-    click.echo(f"contend: run {run_id} → {run_dir}", err=True)
+    click.echo(f"contend: run {run_id} continued → {run_dir}", err=True)
+    return report.exit_code
+
+
+def respond_claim_cmd(run_dir: Path, claim_id: str, reply_file: Path) -> int:
+    """`contend respond CLAIM --run DIR --reply FILE`: a person answers as the proponent."""
+    run_id, entries = _verified_entries(run_dir)
+    waiting = waiting_claims(entries).get(claim_id)
+    if waiting is None:
+        raise UserError(f"claim {claim_id} of {run_dir} does not wait for the proponent")
+    if waiting.reply is not None:
+        raise UserError(
+            f"claim {claim_id} has its answer for round {waiting.round} already: continue with "
+            f"`contend verify --resume {run_dir} --agent …`"
+        )
+    reply = read_reply(reply_file)
+    with Ledger.open(run_dir / LEDGER_FILE, run_id) as ledger:
+        record = {"output": reply, "error": None, "raw_text": None}
+        ledger.append(
+            "claim_proponent_reply",
+            {"claim_id": claim_id, "round": waiting.round, "by": PERSON, "reply": record},
+        )
+        ledger.checkpoint()
+    click.echo(
+        visible(
+            f"{claim_id}: the proponent's answer for round {waiting.round} is recorded; go on "
+            f"with `contend verify --resume {run_dir} --agent …`",
+            single_line=True,
+        )
+    )
+    return 0
+
+
+def decide_claim_cmd(run_dir: Path, claim_id: str, decision: str, note: str) -> int:
+    """`contend decide CLAIM_ID --run DIR --uphold|--overrule --note …` on a claims run."""
+    from contend.claims.decide import decide_claim
+
+    if decision == "waive":
+        raise UserError("a claim is accepted or rejected: use --overrule or --uphold, not --waive")
+    verdict: Literal["accept", "reject"] = "reject" if decision == "uphold" else "accept"
+    report = decide_claim(run_dir, claim_id, verdict, note)
+    click.echo(
+        visible(f"{claim_id}: {verdict}; run verdict now {report.verdict}", single_line=True)
+    )
     return report.exit_code
