@@ -1,4 +1,4 @@
-"""`contend run`, `contend run note`, `contend stats --by topology` and `--batch` through the
+"""`contend run`, `contend run note`, `contend run stats --by topology` and `--batch` through the
 CLI, with scripted agents and real git repositories."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_run_ready_then_note_then_stats(
     assert main(["run", "note", record["slice"], "--review-minutes", "4.5"]) == 0
     assert main(["run", "note", record["slice"], "--defect-escape"]) == 0
     assert "a defect escaped recorded" in capsys.readouterr().out
-    assert main(["stats", "--by", "topology", "--format", "json"]) == 0
+    assert main(["run", "stats", "--by", "topology", "--format", "json"]) == 0
     table = json.loads(capsys.readouterr().out)
     assert table == [
         {

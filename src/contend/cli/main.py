@@ -55,7 +55,10 @@ _COMMANDS: list[tuple[str, str]] = [
     ("verify_cmd", "verify"),
     ("experiment_cmd", "experiment"),
     ("run_cmd", "run"),
-    ("run_cmd", "stats"),
+    ("serve_cmd", "serve"),
+    ("gate_cmd", "gate"),
+    ("stats_cmd", "stats"),
+    ("escape_cmd", "escape"),
 ]
 
 

@@ -1,6 +1,7 @@
 """`contend run`: hand contend a spec, get back a branch that survived review — or an
-escalation. `contend run note` records a person's review time for a slice; `contend stats
---by topology` prints seed 001's comparison table from the slices' records."""
+escalation. `contend run note` records what a person found out about a slice later;
+`contend run stats --by topology` prints seed 001's comparison table from the slices'
+records."""
 
 from __future__ import annotations
 
@@ -192,7 +193,7 @@ def note(
     return 0
 
 
-@click.command("stats")
+@run.command("stats")
 @click.option("--by", type=click.Choice(["topology"]), default="topology", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("-C", "repo", type=click.Path(path_type=Path), default=".")
