@@ -59,6 +59,9 @@ _COMMANDS: list[tuple[str, str]] = [
     ("gate_cmd", "gate"),
     ("stats_cmd", "stats"),
     ("escape_cmd", "escape"),
+    ("comment_cmd", "comment"),
+    ("hook_cmd", "hook"),
+    ("mcp_cmd", "mcp"),
 ]
 
 
