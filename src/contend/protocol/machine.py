@@ -215,3 +215,21 @@ def _by_actor(by: str, data: Mapping[str, Any], attack: Attack) -> Actor | None:
     if by and isinstance(person, dict) and person.get("name") == by:
         return Actor.HUMAN
     return None
+
+
+# --- the fold's table: RULES unrolled by the words a ledger line holds ---------------------
+
+# (action, by, status) as read from JSON → (action, actor's word, next status, resolves), for every
+# move RULES allows the actor a role word names. Folding a transition is one lookup in it;
+# a line it does not hold (another actor word, a resolved attack, a deadlock that needs a
+# defence, a refusal) takes the checked path, apply_action. A test walks every combination
+# against next_status, so this table cannot say anything RULES does not.
+FoldStep = tuple[Action, str, Status, bool]
+FOLD_STEPS: dict[tuple[str, str, str], FoldStep] = {
+    (action.value, word, status.value): (action, actor.value, to, rule.resolves)
+    for action, rule in RULES.items()
+    if not rule.needs_defence
+    for word, actor in _BY_WORDS.items()
+    if actor in rule.actors
+    for status, to in rule.moves.items()
+}

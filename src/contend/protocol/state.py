@@ -29,7 +29,7 @@ from contend.protocol.event_types import (
     SpecLoadedData,
 )
 from contend.protocol.events import Event, EventKind, TransitionExtras, attack_from_raised
-from contend.protocol.machine import actor_of, apply_action, next_status
+from contend.protocol.machine import FOLD_STEPS, actor_of, apply_action, next_status
 from contend.protocol.model import Action, Attack, Location, RoundCounter
 from contend.protocol.shapes import shape_of
 
@@ -137,7 +137,8 @@ class Reducer:
     def apply(self, ev: Mapping[str, Any]) -> None:
         kind = ev["kind"]
         data: Mapping[str, Any] = ev.get("data", {})
-        seq = int(ev.get("seq", self.state.last_seq + 1))
+        seq = ev.get("seq")
+        seq = self.state.last_seq + 1 if seq is None else int(seq)
         handler = _HANDLERS.get(kind)
         if handler is None:
             raise ProtocolError(f"unknown event kind {kind!r} at seq {seq}")
@@ -157,7 +158,11 @@ def _thread(state: RunState, name: str) -> ThreadState:
 
 
 def _tally(thread: ThreadState) -> RoundTally:
-    return thread.rounds.setdefault(thread.round, RoundTally())
+    # Not setdefault: that builds a RoundTally on every call, several per round of a fold.
+    tally = thread.rounds.get(thread.round)
+    if tally is None:
+        tally = thread.rounds[thread.round] = RoundTally()
+    return tally
 
 
 _ARTIFACT = shape_of(ArtifactData)
@@ -246,6 +251,46 @@ def _attack_dropped(state: RunState, data: Mapping[str, Any], seq: int) -> None:
 
 
 def _attack_transition(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    """The common line in one lookup (machine.FOLD_STEPS: RULES unrolled by the words a
+    line holds); anything else — an unknown attack or action, another actor word, a
+    resolved attack, extras to check, odd text — takes the checked path, which refuses
+    what RULES and the shapes refuse. Both paths admit exactly the same lines."""
+    get = data.get
+    try:
+        attack = state.attacks[data["attack"]]
+        action, actor, status, resolves = FOLD_STEPS[
+            data["action"], get("by", ""), attack.status._value_
+        ]
+    except (KeyError, TypeError):  # not the common line: the checked path says what is wrong
+        _checked_transition(state, data, seq)
+        return
+    declared = get("actor")
+    if (
+        attack.resolved
+        or (declared is not None and declared != actor)
+        or type(get("text", "")) is not str
+        or type(get("evidence", "")) is not str
+        or len(data) > _COMMON_KEYS
+    ):
+        _checked_transition(state, data, seq)
+        return
+    if action is Action.DEFEND:
+        attack.defended_count += 1
+    elif action is Action.RE_ATTACK:
+        attack.re_attacked = True
+    attack.status = status
+    if resolves:
+        attack.freeze_survival()
+        attack.resolved = True
+    entry = {"seq": seq, **data}
+    if declared is None:  # a line written before transitions named their actor
+        entry["actor"] = actor
+    attack.history.append(entry)  # type: ignore[arg-type]
+    if action is Action.RE_ATTACK:
+        _tally(_thread(state, attack.thread)).re_attacks += 1
+
+
+def _checked_transition(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     attack_id = str(data["attack"])
     attack = state.attacks.get(attack_id)
     if attack is None:
