@@ -9,13 +9,13 @@ import itertools
 from typing import Any
 
 import pytest
+from tests.protocol_helpers import make_attack
 
 from contend.errors import ProtocolError
 from contend.protocol import state as st
 from contend.protocol.machine import FOLD_STEPS
 from contend.protocol.model import Action, Actor, Status
 from contend.protocol.state import RoundTally, RunState, ThreadState
-from tests.protocol_helpers import make_attack
 
 _WORDS = ["author", "proposer", "critic", "static", "engine", "human", "oracle", "critic-t", "x"]
 _DECLARED = [None, *(str(a) for a in Actor), "nobody"]
@@ -59,7 +59,7 @@ def _lines() -> list[dict[str, Any]]:
     return lines
 
 
-_ODD = [
+_ODD: list[dict[str, Any]] = [
     {"attack": "A1", "action": "fix", "by": "proposer", "text": 3},
     {"attack": "A1", "action": "fix", "by": "proposer", "evidence": ["x"]},
     {"attack": "A1", "action": "fix", "by": "proposer", "commit": 5, "round": 1, "x": 1},
