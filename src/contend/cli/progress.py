@@ -4,29 +4,65 @@ from __future__ import annotations
 
 import sys
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from contend.protocol.state import RunState
+from contend.protocol.event_types import Event
+from contend.protocol.state import RunState, failure_kind
 from contend.report.escape import visible
 
-# Without a terminal, one line per step that takes time or changes the outcome; the
-# objections themselves are in the report, not repeated here.
-_LOGGED = {
-    "thread_started": "thread {thread}: started ({critic})",
-    "topic_declared": "thread {thread}: topic {topic!r}",
-    "topic_rejected": "thread {thread}: topic {topic!r} rejected (duplicates {duplicates!r})",
-    "round_closed": "thread {thread}: round {round} closed, {open} open",
-    "agent_failed": "thread {thread}: {role} failed: {error}",
-    "gate_ran": "gate {name}: {status} ({when})",
-    "thread_ended": "thread {thread}: ended ({reason}), {open} open",
-    "merge": "merge: {n} thread(s), {c} conflict(s)",
-}
 # The static critics finish in well under a second: only their end is worth a line.
 _STATIC_LOGGED = frozenset({"thread_ended", "agent_failed"})
+
+
+def _line(event: Event, state: RunState) -> str | None:
+    """Without a terminal, one line per step that takes time or changes the outcome (the
+    objections themselves are in the report, not repeated here); None for the rest. The
+    entry has just been folded into `state`, so its data is of its kind's TypedDict."""
+    if event["kind"] == "gate_ran":
+        gate = event["data"]
+        status = "green" if gate.get("ok") else "RED"
+        return f"gate {gate.get('name', '?')}: {status} ({gate.get('when')})"
+    if event["kind"] == "merge":
+        merge = event["data"]
+        threads, conflicts = merge.get("threads") or [], merge.get("conflicts") or []
+        return f"merge: {len(threads)} thread(s), {len(conflicts)} conflict(s)"
+    if event["kind"] == "topic_rejected":
+        rejected = event["data"]
+        return (
+            f"thread {rejected.get('thread', '?')}: topic {rejected.get('topic')!r} rejected "
+            f"(duplicates {rejected.get('duplicates')!r})"
+        )
+    if (
+        event["kind"] == "thread_started"
+        or event["kind"] == "topic_declared"
+        or event["kind"] == "round_closed"
+        or event["kind"] == "agent_failed"
+        or event["kind"] == "thread_ended"
+    ):
+        thread = state.threads.get(event["data"]["thread"])
+    else:
+        return None
+    if thread is None or (thread.backend == "static" and event["kind"] not in _STATIC_LOGGED):
+        return None
+    name = thread.name
+    if event["kind"] == "thread_started":
+        return f"thread {name}: started ({thread.critic})"
+    if event["kind"] == "topic_declared":
+        return f"thread {name}: topic {event['data']['topic']!r}"
+    if event["kind"] == "agent_failed":
+        failed = event["data"]
+        error = failed.get("error") or failure_kind(failed)
+        return f"thread {name}: {failed.get('role', 'critic')} failed: {error}"
+    opened = sum(1 for a in state.attacks.values() if a.thread == name and not a.resolved)
+    if event["kind"] == "round_closed":
+        return f"thread {name}: round {event['data']['round']} closed, {opened} open"
+    if event["kind"] == "thread_ended":
+        return f"thread {name}: ended ({event['data']['reason']}), {opened} open"
+    return None
 
 
 class Progress:
@@ -50,30 +86,10 @@ class Progress:
             if self._live is not None:
                 self._live.update(self._table())
             return
-        template = _LOGGED.get(entry["kind"])
-        if template is None:
+        # The Recorder calls after folding the entry: it holds its kind's data.
+        line = _line(cast(Event, entry), state)
+        if line is None:
             return
-        data = dict(entry["data"])
-        thread = state.threads.get(str(data.get("thread", "")))
-        if (
-            thread is not None
-            and thread.backend == "static"
-            and entry["kind"] not in _STATIC_LOGGED
-        ):
-            return
-        if thread is not None:
-            data["open"] = sum(
-                1 for a in state.attacks.values() if a.thread == thread.name and not a.resolved
-            )
-        if entry["kind"] == "gate_ran":
-            data["status"] = "green" if data.get("ok") else "RED"
-        if entry["kind"] == "merge":
-            data["n"] = len(data.get("threads", []))
-            data["c"] = len(data.get("conflicts", []))
-        try:
-            line = template.format(**data)
-        except (KeyError, IndexError, TypeError):
-            line = f"{entry['kind']}: {data}"
         # Names, errors and gate commands come from the change and the agents: no raw
         # control sequence or newline of theirs may reach the terminal (DESIGN §9).
         print(f"contend: {visible(line, single_line=True)}", file=self.stream, flush=True)
