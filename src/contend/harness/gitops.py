@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contend.errors import UserError
-from contend.gitio.git import run_git
+from contend.gitio.git import DIFF, run_git
 from contend.gitio.snapshot import contend_env
 
 BRANCH_PREFIX = "contend/run/"
@@ -70,7 +70,7 @@ def changed_paths(worktree: Path, base: str, head: str) -> list[str]:
 
 
 def diff_text(worktree: Path, base: str, head: str, *, max_bytes: int = 400_000) -> str:
-    raw = run_git(worktree, ["diff", "--no-color", "--no-ext-diff", base, head])
+    raw = run_git(worktree, [*DIFF, base, head])
     text = raw[:max_bytes].decode("utf-8", "replace")
     return text + ("\n[diff truncated]" if len(raw) > max_bytes else "")
 

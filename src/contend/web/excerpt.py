@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from contend.errors import ContendError
-from contend.gitio.git import run_git
+from contend.gitio.git import DIFF, run_git
 
 CONTEXT = 3
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
@@ -58,9 +58,7 @@ def excerpt(repo: Path, artifact: dict[str, Any], path: str, start: int, end: in
     end = max(end, start)
     sides = [base, head] if isinstance(head, str) and head else [base]
     try:
-        diff = run_git(
-            repo, ["diff", "--no-color", "--no-ext-diff", f"-U{CONTEXT}", *sides, "--", path]
-        )
+        diff = run_git(repo, [*DIFF, f"-U{CONTEXT}", *sides, "--", path])
     except ContendError as exc:
         return Excerpt("none", why=f"git could not show the change: {exc}")
     lines = _hunks_touching(diff, start - CONTEXT, end + CONTEXT, start, end)
