@@ -14,6 +14,9 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("CONTEND_CONFIG_HOME", str(home / ".config" / "contend"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.delenv("CONTEND_STATE_DIR", raising=False)
+    # The ledger key and the anchors live under this HOME too (~/.config, ~/.local/state).
+    for name in ("XDG_STATE_HOME", "CONTEND_KEY_FILE", "CONTEND_ANCHOR_DIR"):
+        monkeypatch.delenv(name, raising=False)
     # No test may reach a real model: API backends refuse non-loopback endpoints.
     monkeypatch.setenv("CONTEND_ALLOW_MODEL_REQUESTS", "0")
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from backend_helpers import context
 from contend.agents import registry
 from contend.agents.anthropic_api import SUBMIT, AnthropicAgent, create, import_sdk
 from contend.agents.api_common import Limits
@@ -126,7 +127,7 @@ def test_critic_reads_a_file_then_submits_its_answer(
     # The user's own environment reaches the SDK unchanged.
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-from-user-env")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-    agent = registry.resolve(f"anthropic:{MODEL}", Settings(), "critic")
+    agent = registry.resolve(f"anthropic:{MODEL}", context(Settings(), "critic"))
     assert (agent.backend, agent.model, agent.family) == ("anthropic", MODEL, "anthropic")
     server.script(
         ANTHROPIC,
@@ -308,7 +309,7 @@ def test_key_base_url_headers_and_price_from_config(
             },
         }
     )
-    agent = create(MODEL, config, "critic")
+    agent = create(MODEL, context(config, "critic"))
     server.script(ANTHROPIC, submit())
     reply = run(agent, request_for(repo))
     assert sent_key(server) == "sk-ant-test-config-named"
@@ -327,10 +328,10 @@ def test_unknown_model_cost_is_unknown_not_guessed(server: FakeModelServer, repo
 
 def test_config_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UserError, match="needs a model"):
-        create(None, Settings(), "critic")
+        create(None, context(Settings(), "critic"))
     named = Settings.model_validate({"providers": {"anthropic": {"api_key_env": "NOT_SET_VAR"}}})
     with pytest.raises(UserError, match="NOT_SET_VAR as the API key variable, but it is not set"):
-        create(MODEL, named, "critic")
+        create(MODEL, context(named, "critic"))
 
 
 def test_remote_endpoint_refused_when_model_requests_are_off(
@@ -351,7 +352,7 @@ def test_missing_sdk_names_the_extra(
     message = "the anthropic backend needs the 'anthropic' extra: pip install 'contend[anthropic]'"
     assert str(caught.value) == message
     with pytest.raises(UserError, match=r"pip install 'contend\[anthropic\]'"):
-        registry.resolve(f"anthropic:{MODEL}", Settings(), "critic")
+        registry.resolve(f"anthropic:{MODEL}", context(Settings(), "critic"))
     assert server.requests == []
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from backend_helpers import context
 from contend.agents import registry
 from contend.agents.api_common import Limits
 from contend.agents.base import AgentReply, AgentRequest
@@ -28,6 +29,8 @@ from contend.agents.openai_api import (
     OLLAMA_BASE_URL,
     OpenAIAgent,
     create,
+    create_compatible,
+    create_ollama,
     endpoint_for,
     import_sdk,
 )
@@ -120,7 +123,7 @@ def test_openai_critic_reads_a_file_then_answers(
     # Key and base URL from the SDK's standard environment, reaching it unchanged.
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-user-env")
     monkeypatch.setenv("OPENAI_BASE_URL", f"{server.base_url}/v1")
-    agent = create("gpt-4.1", Settings(), "critic")
+    agent = create("gpt-4.1", context(Settings(), "critic"))
     assert (agent.backend, agent.family) == ("openai", "openai")
     server.script(
         CHAT,
@@ -434,7 +437,7 @@ def test_config_price_beats_the_built_in_one(server: FakeModelServer, repo: Path
     )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("MY_OAI", "sk-config-named")
-        agent = create("gpt-4.1", config, "critic")
+        agent = create("gpt-4.1", context(config, "critic"))
     server.script(CHAT, answer())
     reply = run(agent, request_for(repo))
     assert reply.cost == pytest.approx(100 * 10.0 / 1e6)
@@ -458,7 +461,9 @@ def test_compatible_key_base_url_and_headers_from_config(
             }
         }
     )
-    agent = registry.resolve("openai-compatible:meta-llama/llama-3.1-70b", config, "critic")
+    agent = registry.resolve(
+        "openai-compatible:meta-llama/llama-3.1-70b", context(config, "critic")
+    )
     assert (agent.backend, agent.model, agent.family) == (
         "openai-compatible",
         "meta-llama/llama-3.1-70b",
@@ -478,7 +483,7 @@ def test_compatible_takes_base_url_and_key_from_the_sdk_env(
 ) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", f"{server.base_url}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
-    agent = registry.resolve("openai-compatible:mistral-small", Settings(), "critic")
+    agent = registry.resolve("openai-compatible:mistral-small", context(Settings(), "critic"))
     server.script(CHAT, answer())
     asyncio.run(agent.run(request_for(repo)))
     assert server.requests_to(CHAT)[0].headers["authorization"] == "Bearer sk-env"
@@ -488,7 +493,7 @@ def test_ollama_defaults_and_never_sends_the_openai_key(
     server: FakeModelServer, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-must-not-travel")
-    default = registry.resolve("ollama:qwen2.5-coder:7b", Settings(), "critic")
+    default = registry.resolve("ollama:qwen2.5-coder:7b", context(Settings(), "critic"))
     assert isinstance(default, OpenAIAgent)
     assert default.endpoint.base_url == OLLAMA_BASE_URL
     assert (default.backend, default.model, default.family) == (
@@ -498,7 +503,7 @@ def test_ollama_defaults_and_never_sends_the_openai_key(
     )
     assert default.capabilities.needs_network is False
     config = settings(providers={"ollama": {"base_url": f"{server.base_url}/v1"}})
-    agent = registry.resolve("ollama:llama3.1:8b", config, "critic")
+    agent = registry.resolve("ollama:llama3.1:8b", context(config, "critic"))
     server.script(CHAT, answer())
     assert asyncio.run(agent.run(request_for(repo))).output == ANSWER
     assert "sk-openai-must-not-travel" not in str(server.requests_to(CHAT)[0].headers)
@@ -506,19 +511,20 @@ def test_ollama_defaults_and_never_sends_the_openai_key(
 
 def test_configuration_errors_are_user_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UserError, match="needs the server's base URL"):
-        create("openai-compatible:some-model", Settings(), "critic")
+        create_compatible("some-model", context(Settings(), "critic"))
     with pytest.raises(UserError, match="MISSING_KEY_VAR as the API key variable"):
         create(
-            "gpt-4.1", settings(providers={"openai": {"api_key_env": "MISSING_KEY_VAR"}}), "critic"
+            "gpt-4.1",
+            context(settings(providers={"openai": {"api_key_env": "MISSING_KEY_VAR"}}), "critic"),
         )
     with pytest.raises(UserError, match="needs a model"):
-        create("ollama:None", Settings(), "critic")
+        create_ollama(None, context(Settings(), "critic"))
 
 
 def test_missing_openai_key_is_a_user_error(server: ChatServer, repo: Path) -> None:
     config = settings(providers={"openai": {"base_url": f"{server.base_url}/v1"}})
     with pytest.raises(UserError, match="cannot set up the OpenAI client: Missing credentials"):
-        run(create("gpt-4.1", config, "critic"), request_for(repo))
+        run(create("gpt-4.1", context(config, "critic")), request_for(repo))
     assert server.requests == []
 
 
@@ -526,7 +532,7 @@ def test_remote_endpoint_is_refused_when_model_requests_are_off(
     server: FakeModelServer, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
-    agent = create("gpt-4.1", Settings(), "critic")  # the SDK's default: api.openai.com
+    agent = create("gpt-4.1", context(Settings(), "critic"))  # the SDK's default: api.openai.com
     with pytest.raises(
         UserError, match=r"model requests to https://api\.openai\.com/v1/ are disabled"
     ):
@@ -543,7 +549,7 @@ def test_missing_sdk_names_the_extra(
     message = "the openai backend needs the 'openai' extra: pip install 'contend[openai]'"
     assert str(caught.value) == message
     with pytest.raises(UserError, match=r"pip install 'contend\[openai\]'"):
-        registry.resolve("ollama:llama3.1", Settings(), "critic")
+        registry.resolve("ollama:llama3.1", context(Settings(), "critic"))
     assert server.requests == []
 
 

@@ -21,14 +21,10 @@ from typing import Any
 
 import pytest
 
+from backend_helpers import context
 from contend.agents.base import AgentReply, AgentRequest, Role
-from contend.agents.claude_code import (
-    ClaudeCodeAgent,
-    claude_home,
-    create,
-    newest_session,
-    project_dir_name,
-)
+from contend.agents.claude_code import ClaudeCodeAgent, create
+from contend.agents.claude_sessions import claude_home, newest_session, project_dir_name
 from contend.agents.prompts import CRITIC_SYSTEM, PROPOSER_SYSTEM, critic_first_turn
 from contend.agents.schemas import CRITIC_SCHEMA, PROPOSER_SCHEMA
 from contend.config import Settings
@@ -420,7 +416,8 @@ def test_fork_takes_the_reviewed_repositorys_session_not_the_current_directorys(
     monkeypatch.chdir(here)
     server.requests.clear()
     server.script(ANTHROPIC, Turn([ToolUse("StructuredOutput", PROPOSER_OUTPUT)]))
-    agent = create(None, Settings(), "proposer")
+    # Built without the reviewed repository: the fork finds it through its worktree.
+    agent = ClaudeCodeAgent(role="proposer", settings=Settings())
     agent.binary, agent.env_add = claude_bin, claude_env
 
     reply = _run(agent, _proposer_request(worktree))
@@ -449,10 +446,10 @@ def test_newest_session_of_the_repository_is_found(tmp_path: Path) -> None:
 
 
 def test_create_maps_arguments_by_role(tmp_path: Path) -> None:
-    critic = create("opus", Settings(), "critic")
+    critic = create("opus", context(Settings(), "critic"))
     assert (critic.backend, critic.model, critic.family) == ("claude", "opus", "anthropic")
     assert critic.capabilities.read_only_enforced and not critic.capabilities.can_fix
-    fork = create("abc-123", Settings(), "proposer")
+    fork = create("abc-123", context(Settings(), "proposer"))
     assert (fork.backend, fork.session) == ("claude-fork", "abc-123")
     assert fork.capabilities.fork_session and fork.capabilities.can_fix
     argv = fork.argv(_critic_request_like(tmp_path, "proposer"), "abc-123")
@@ -668,12 +665,12 @@ def test_the_registry_resolves_every_cli_spec() -> None:
     from contend.agents.gemini import GeminiAgent
     from contend.agents.registry import resolve
 
-    assert isinstance(resolve("claude:opus", Settings(), "critic"), ClaudeCodeAgent)
-    fork = resolve("claude-fork:sess-1", Settings(), "proposer")
+    assert isinstance(resolve("claude:opus", context(Settings(), "critic")), ClaudeCodeAgent)
+    fork = resolve("claude-fork:sess-1", context(Settings(), "proposer"))
     assert isinstance(fork, ClaudeCodeAgent) and fork.backend == "claude-fork"
-    codex = resolve("codex-fork:sess-2", Settings(), "proposer")
+    codex = resolve("codex-fork:sess-2", context(Settings(), "proposer"))
     assert isinstance(codex, CodexAgent) and codex.backend == "codex-fork"
-    assert isinstance(resolve("gemini", Settings(), "oracle"), GeminiAgent)
+    assert isinstance(resolve("gemini", context(Settings(), "oracle")), GeminiAgent)
 
 
 def test_transcript_placement_for_a_fork(tmp_path: Path) -> None:
@@ -704,7 +701,7 @@ def test_transcript_placement_for_a_fork(tmp_path: Path) -> None:
 
 
 def test_an_oracle_is_as_read_only_as_a_critic(tmp_path: Path) -> None:
-    oracle = create(None, Settings(), "oracle")
+    oracle = create(None, context(Settings(), "oracle"))
     argv = oracle.argv(_critic_request_like(tmp_path, "oracle"), None)
     assert argv[argv.index("--tools") + 1] == "Read,Grep,Glob"
     assert "--resume" not in argv and "--setting-sources" in argv

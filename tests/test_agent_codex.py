@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from backend_helpers import context
 from contend.agents.base import AgentReply, AgentRequest
 from contend.agents.codex import CodexAgent, codex_home, create, newest_session
 from contend.agents.prompts import CRITIC_SYSTEM, PROPOSER_SYSTEM, critic_first_turn
@@ -335,7 +336,8 @@ def test_fork_takes_the_reviewed_repositorys_session_not_the_current_directorys(
     monkeypatch.chdir(here)
     server.requests.clear()
     server.script(RESPONSES, Turn([Text(json.dumps(PROPOSER_OUTPUT))]))
-    agent = create(None, Settings(), "proposer")
+    # Built without the reviewed repository: the fork finds it through its worktree.
+    agent = CodexAgent(role="proposer", settings=Settings())
     agent.binary, agent.extra_args = codex_bin, tuple(_test_args(server.base_url))
     request = AgentRequest(
         role="proposer",
@@ -380,14 +382,14 @@ def test_newest_session_is_matched_by_working_directory(
 
 
 def test_create_maps_arguments_by_role(tmp_path: Path) -> None:
-    critic = create("gpt-5-codex", Settings(), "critic")
+    critic = create("gpt-5-codex", context(Settings(), "critic"))
     assert (critic.backend, critic.model, critic.family) == ("codex", "gpt-5-codex", "openai")
     assert critic.capabilities.read_only_enforced and not critic.capabilities.can_fix
     request = _critic_request_like(tmp_path)
     argv = critic.argv(request, tmp_path / "s.json", None)
     assert argv[:4] == ["codex", "exec", "--sandbox", "read-only"]
     assert argv[argv.index("-m") + 1] == "gpt-5-codex"
-    fork = create("0199-abc", Settings(), "proposer")
+    fork = create("0199-abc", context(Settings(), "proposer"))
     assert (fork.backend, fork.session) == ("codex-fork", "0199-abc")
     argv = fork.argv(request, tmp_path / "s.json", "0199-abc")
     assert argv[argv.index("fork") + 1] == "0199-abc"

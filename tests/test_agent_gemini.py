@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from backend_helpers import context
 from contend.agents.base import AgentReply, AgentRequest
 from contend.agents.gemini import ANSWER_INSTRUCTION, GeminiAgent, create
 from contend.agents.prompts import CRITIC_SYSTEM, critic_first_turn
@@ -329,7 +330,7 @@ def test_a_worktree_with_its_own_gemini_settings_is_refused(tmp_path: Path) -> N
 
 
 def test_create_and_command_line() -> None:
-    agent = create("gemini-2.5-pro", Settings(), "critic")
+    agent = create("gemini-2.5-pro", context(Settings(), "critic"))
     assert (agent.backend, agent.model, agent.family) == ("gemini", "gemini-2.5-pro", "google")
     assert not agent.capabilities.structured_output and agent.capabilities.read_only_enforced
     argv = agent.argv()
@@ -337,7 +338,7 @@ def test_create_and_command_line() -> None:
     assert argv[argv.index("--output-format") + 1] == "json"
     assert argv[argv.index("-m") + 1] == "gemini-2.5-pro"
     with pytest.raises(UserError, match="cannot be the proposer"):
-        create(None, Settings(), "proposer")
+        create(None, context(Settings(), "proposer"))
 
 
 def test_no_real_endpoint_is_reached_from_tests(

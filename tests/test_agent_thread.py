@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from contend.agents.base import AgentReply, AgentRequest, Capabilities
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities
 from contend.agents.registry import resolve
 from contend.config import load_settings
 from contend.ledger.verify import verify
@@ -156,7 +156,8 @@ def test_every_agent_request_names_the_reviewed_repository(
     agents: dict[str, _Recording] = {}
 
     def factory(spec: str, role: str) -> _Recording:
-        agents[role] = _Recording(resolve(spec, settings, role))  # type: ignore[arg-type]
+        built = resolve(spec, BackendContext(repo, settings, role))  # type: ignore[arg-type]
+        agents[role] = _Recording(built)
         return agents[role]
 
     review(ReviewRequest(path=repo, agent_factory=factory), settings)

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from contend.agents.claude_sessions import encode, project_dir_name
 from contend.errors import UserError
-from contend.review.spec import Spec, encode_project_path, first_user_turn, load_spec
+from contend.review.spec import Spec, first_user_turn, load_spec
 from contend.review.target import Target, resolve_target
 
 
@@ -78,7 +79,7 @@ def write_session(path: Path, records: list[dict[str, Any]], mtime: float) -> Pa
 
 
 def sessions_dir(home: Path, target: Target) -> Path:
-    return home / "projects" / encode_project_path(target.repo_root)
+    return home / "projects" / project_dir_name(target.repo_root)
 
 
 def test_spec_file_and_stdin(on_main: Target, tmp_path: Path) -> None:
@@ -122,7 +123,7 @@ def test_newest_session_of_this_repository_is_found(on_main: Target, tmp_path: P
     write_session(folder / "old.jsonl", [user("old request")], 1_000)
     newest = write_session(folder / "new.jsonl", [user("Make the parser strict")], 2_000)
     write_session(folder / "older.jsonl", [user("older request")], 500)
-    other = home / "projects" / encode_project_path(on_main.repo_root / "elsewhere")
+    other = home / "projects" / project_dir_name(on_main.repo_root / "elsewhere")
     write_session(other / "x.jsonl", [user("another project")], 9_000)
     got = load_spec(on_main, spec_arg=None, transcript=None, stdin=None, claude_home=home)
     assert got == Spec("transcript", "Make the parser strict", str(newest))
@@ -146,7 +147,7 @@ def test_no_spec_anywhere(on_main: Target, tmp_path: Path) -> None:
 
 
 def test_encoded_project_path() -> None:
-    assert encode_project_path(Path("/home/me/my_repo.v2")) == "-home-me-my-repo-v2"
+    assert encode("/home/me/my_repo.v2") == "-home-me-my-repo-v2"
 
 
 def test_first_user_turn_skips_meta_tool_results_and_wrappers(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@
     │   ├── ConfigError           unknown key, wrong type, unreadable config file
     │   ├── NotAGitRepository     PATH is not inside a git work tree
     │   ├── RevisionNotFound      --base / --head names no commit
-    │   └── LockHeld              another contend run holds the repository lock
+    │   ├── LockHeld              another contend run holds the repository lock
+    │   └── LedgerKeyError        the ledger key cannot be placed, read, or is shared
     ├── LedgerError               a ledger that cannot be trusted
     │   ├── LedgerCorrupt         an edited, removed, reordered or inserted line
     │   └── LedgerTorn            the last line was cut by a crash mid-write
@@ -57,6 +58,10 @@ class RevisionNotFound(UserError):
 
 class LockHeld(UserError):
     """Another contend process holds the repository's review lock."""
+
+
+class LedgerKeyError(UserError):
+    """The user's ledger key is unusable: no place for it, unreadable, or readable by others."""
 
 
 class LedgerError(ContendError):

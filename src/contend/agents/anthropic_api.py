@@ -21,12 +21,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from contend.agents import api_common as common
-from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
-from contend.agents.repo_tools import RepoTools, ToolResult, anthropic_tools
+from contend.agents.api_sdk import Endpoint, SdkAgent, SdkWire
+from contend.agents.base import AgentRequest, BackendContext, Capabilities, Usage
+from contend.agents.repo_tools import ToolResult, anthropic_tools
 from contend.errors import UserError
 
 if TYPE_CHECKING:
-    from contend.config import Price, Settings
+    from contend.config import Price
 
 SUBMIT = "submit_answer"
 MAX_TOKENS = 8_192
@@ -43,68 +44,10 @@ def import_sdk() -> Any:
     return anthropic
 
 
-class AnthropicAgent:
-    backend = "anthropic"
-    family = "anthropic"
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        headers: dict[str, str] | None = None,
-        max_file_bytes: int = 1_000_000,
-        prices: Mapping[str, Price] | None = None,
-        limits: common.Limits | None = None,
-    ) -> None:
-        self.model = model
-        self.base_url = base_url
-        self.api_key = api_key
-        self.headers = headers or {}
-        self.max_file_bytes = max_file_bytes
-        self.limits = limits or common.Limits()
-        self.price = common.lookup_price(model, prices or {}, "anthropic")
-        self.capabilities = Capabilities(
-            structured_output=True, repo_tools=True, read_only_enforced=True, can_fix=False
-        )
-
-    async def run(self, request: AgentRequest) -> AgentReply:
-        sdk = import_sdk()
-        try:
-            client = sdk.AsyncAnthropic(
-                api_key=self.api_key,
-                base_url=self.base_url,
-                default_headers=self.headers or None,
-                max_retries=0,
-                timeout=request.timeout_s,
-            )
-        except sdk.AnthropicError as exc:
-            raise UserError(f"anthropic: cannot set up the Anthropic client: {exc}") from exc
-        async with client:
-            base_url = str(client.base_url)
-            common.check_model_requests_allowed(base_url, backend=self.backend)
-            loop = common.Loop(
-                MessagesWire(sdk, client, self.model, self.limits.max_response_bytes),
-                request,
-                backend=self.backend,
-                model=self.model,
-                base_url=base_url,
-                tools=RepoTools(request.worktree, max_file_bytes=self.max_file_bytes),
-                limits=self.limits,
-                price=self.price,
-            )
-            return await loop.run()
-
-
-class MessagesWire:
+class MessagesWire(SdkWire):
     """The Messages API wire format, sent through the anthropic SDK."""
 
-    def __init__(self, sdk: Any, client: Any, model: str, max_bytes: int) -> None:
-        self.sdk = sdk
-        self.client = client
-        self.model = model
-        self.max_bytes = max_bytes
+    resource = ("messages",)
 
     def first_body(self, request: AgentRequest) -> dict[str, Any]:
         submit = {
@@ -129,26 +72,8 @@ class MessagesWire:
         }
 
     async def send(self, body: dict[str, Any], timeout_s: float) -> common.RawResponse:
-        # The SDK's HTTP library: the SDK wraps its errors until the response starts, but a
-        # connection that drops while the body is read raises httpx2's own error.
-        import httpx2
-
-        sdk = self.sdk
         try:
-            async with self.client.messages.with_streaming_response.create(
-                **body, timeout=timeout_s
-            ) as response:
-                data, oversized = await common.read_capped(response.iter_bytes(), self.max_bytes)
-                return common.RawResponse(response.http_response.status_code, data, oversized)
-        except sdk.APIStatusError as exc:
-            raise common.HttpFailure(
-                f"HTTP {exc.status_code}: {exc.message}",
-                status=exc.status_code,
-                retry_after=common.retry_after_seconds(exc.response.headers),
-                body="" if exc.body is None else json.dumps(exc.body, default=str),
-            ) from exc
-        except sdk.APIConnectionError as exc:  # includes the SDK's own timeout
-            raise common.HttpFailure(f"connection failed: {exc}", status=None) from exc
+            return await super().send(body, timeout_s)
         except TypeError as exc:
             # The SDK resolves credentials lazily and reports none found as a TypeError.
             if "authentication" not in str(exc):
@@ -156,12 +81,6 @@ class MessagesWire:
             raise UserError(
                 "anthropic: no credentials: set ANTHROPIC_API_KEY, or name the variable that "
                 f"holds the key in [providers.anthropic] api_key_env ({exc})"
-            ) from exc
-        except httpx2.RequestError as exc:
-            raise common.HttpFailure(
-                f"connection failed while reading the response: {exc}",
-                status=None,
-                failure="malformed",
             ) from exc
 
     def parse(self, data: Any) -> common.ModelTurn:
@@ -203,6 +122,37 @@ class MessagesWire:
 
     def degrade(self, body: dict[str, Any], failure: common.HttpFailure) -> str | None:
         return None  # nothing optional is sent: a 400 is a real error
+
+
+class AnthropicAgent(SdkAgent):
+    backend = "anthropic"
+    family = "anthropic"
+    import_sdk = staticmethod(import_sdk)
+    wire = MessagesWire
+    vendor, client_class, base_error = "Anthropic", "AsyncAnthropic", "AnthropicError"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        headers: dict[str, str] | None = None,
+        max_file_bytes: int = 1_000_000,
+        prices: Mapping[str, Price] | None = None,
+        limits: common.Limits | None = None,
+    ) -> None:
+        super().__init__(
+            model,
+            Endpoint(base_url=base_url, api_key=api_key, headers=headers or {}),
+            provider="anthropic",
+            max_file_bytes=max_file_bytes,
+            prices=prices,
+            limits=limits,
+        )
+        self.capabilities = Capabilities(
+            structured_output=True, repo_tools=True, read_only_enforced=True, can_fix=False
+        )
 
 
 def parse_message(data: Any) -> common.ModelTurn:
@@ -255,7 +205,9 @@ def _usage(usage: Any) -> Usage | None:
     return Usage(tokens_in=tokens_in + cached, tokens_out=tokens_out)
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> AnthropicAgent:
+def create(arg: str | None, ctx: BackendContext) -> AnthropicAgent:
+    """`anthropic:MODEL`, for any role (as proposer it answers without editing)."""
+    settings = ctx.settings
     if not arg:
         raise UserError("the anthropic backend needs a model: --critic anthropic:MODEL")
     config = settings.providers.anthropic

@@ -38,6 +38,8 @@ from contend.errors import AgentError, AgentTimeout, Failure, ProtocolError, Use
 if TYPE_CHECKING:
     from contend.config import Price
 
+# The HTTP statuses of a model server worth another try later (rate limit, overload, a
+# server error, a timeout): one list for every backend, API and CLI alike.
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 RESPONSE_HEAD_CHARS = 65_536  # how much of one response body the exchange keeps
 ALLOW_ENV = "CONTEND_ALLOW_MODEL_REQUESTS"

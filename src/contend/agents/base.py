@@ -1,5 +1,6 @@
 """The one narrow interface every backend implements, and the data that crosses it.
 
+    factory(arg, BackendContext) -> Agent          (declared in contend.backends)
     Agent.run(AgentRequest) -> AgentReply
 
 A reply carries the parsed structured output (or None), the raw exchange exactly as sent
@@ -12,9 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-Role = Literal["critic", "proposer", "oracle"]
+from contend.backends import Role as Role
+
+if TYPE_CHECKING:
+    from contend.config import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +31,17 @@ class Capabilities:
     can_fix: bool = False  # as proposer, can edit files in its worktree
     fork_session: bool = False  # can continue the author's session as a fork
     needs_network: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class BackendContext:
+    """What a backend's factory is given besides its argument: the reviewed repository's
+    root (a factory reads it from here, never from the current directory), the effective
+    settings, and the role the agent will play."""
+
+    repo_root: Path
+    settings: Settings
+    role: Role
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,9 +23,9 @@ not load a `.env` from its working directory (a test plants one).
 
 Proposer (`claude-fork[:SESSION]`): `claude -p --resume SESSION --fork-session` with
 Read/Grep/Glob/Edit/Write and `--permission-mode acceptEdits`, so it can fix in its own
-worktree. claude looks a session up only under the project directory of its cwd
-(~/.claude/projects/<cwd with every non-alphanumeric character as "-">), and the worktree
-is not the author's checkout, so the author's transcript is COPIED there for the run. The
+worktree. claude looks a session up only under the project directory of its cwd (its
+layout: agents/claude_sessions.py), and the worktree is not the author's checkout, so the
+author's transcript is COPIED there for the run. The
 author's own file is only ever read, and the fork gets a new session id. After the call
 everything the call added to the worktree's project directory — the copy, the fork's
 transcript (which holds the author's context), claude's per-project memory directory —
@@ -49,21 +49,21 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from contend.agents.api_common import check_model_requests_allowed, lookup_price
-from contend.agents.base import AgentReply, AgentRequest, Role, Usage
+from contend.agents.api_common import (
+    RETRYABLE_STATUS,
+    check_model_requests_allowed,
+    lookup_price,
+)
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Usage
+from contend.agents.claude_sessions import find_transcript, newest_session, project_dir
 from contend.agents.cli_agent import CliAgentConfig
-from contend.agents.gitpaths import author_checkout
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
-from contend.errors import AgentError, Failure, ProtocolError, UserError
-
-if TYPE_CHECKING:
-    from contend.config import Settings
+from contend.errors import AgentError, Failure, ProtocolError
 
 READ_ONLY_TOOLS = ("Read", "Grep", "Glob")
 EDIT_TOOLS = ("Edit", "Write")
@@ -79,7 +79,6 @@ DENIED_FOR_CRITIC = (
     "EnterWorktree",
 )
 DEFAULT_ENDPOINT = "https://api.anthropic.com"
-RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 # A review reply this long is not a review; refusing it also keeps the ledger bounded.
 MAX_REPLY_CHARS = 1_000_000
 # claude's words (2.1) for a model server it could not connect to.
@@ -87,41 +86,8 @@ _UNREACHABLE_MARKERS = ("Unable to connect", "Connection error", "ECONNREFUSED",
 _MALFORMED_MARKERS = ("malformed response",)  # "API returned an empty or malformed response"
 
 
-def claude_home() -> Path:
-    """Where claude keeps its state: $CLAUDE_CONFIG_DIR, else ~/.claude."""
-    configured = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(configured) if configured else Path.home() / ".claude"
-
-
-def project_dir_name(path: Path) -> str:
-    """claude's directory name for a project: every non-alphanumeric character becomes '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(path.resolve()))
-
-
-def newest_session(repo: Path) -> str:
-    """The id of the newest claude transcript recorded for `repo`."""
-    folder = claude_home() / "projects" / project_dir_name(repo)
-    transcripts = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
-    if not transcripts:
-        raise UserError(
-            f"claude-fork: no Claude Code session found for {repo} (looked in {folder}); "
-            "name one with claude-fork:SESSION"
-        )
-    return transcripts[-1].stem
-
-
-def find_transcript(session: str) -> Path:
-    """The transcript file of `session`, in whichever project directory holds it."""
-    found = sorted((claude_home() / "projects").glob(f"*/{session}.jsonl"))
-    if not found:
-        raise AgentError(
-            f"claude-fork: no transcript for session {session} under {claude_home()}/projects",
-            backend="claude-fork",
-        )
-    return found[0]
-
-
 class ClaudeCodeAgent(CliAgentConfig):
+    newest_session = staticmethod(newest_session)
     name = "claude"
     family = "anthropic"
 
@@ -153,25 +119,11 @@ class ClaudeCodeAgent(CliAgentConfig):
             argv += ["--model", self._model_flag]
         return [*argv, *self.extra_args]
 
-    def _session(self, request: AgentRequest) -> str | None:
-        """The session a proposer forks: the one named, else the newest of the reviewed
-        repository (never of contend's current directory)."""
-        if self.role != "proposer":
-            return None
-        named = request.session or self.session
-        if named is not None:
-            return named
-        repo = author_checkout(request.worktree, request.repo, backend=self.backend)
-        try:
-            return newest_session(repo)
-        except UserError as exc:
-            raise AgentError(str(exc), backend=self.backend) from exc
-
     async def run(self, request: AgentRequest) -> AgentReply:
         check_model_requests_allowed(self.endpoint(), backend=self.backend)
-        session = self._session(request)
+        session = self.session_to_fork(request)
         argv = self.argv(request, session)
-        project = claude_home() / "projects" / project_dir_name(request.worktree)
+        project = project_dir(request.worktree)
         existed = _entries(project)
         try:
             copied = _place_transcript(session, request.worktree) if session else None
@@ -333,7 +285,7 @@ def _place_transcript(session: str, worktree: Path) -> Path | None:
     transcript already lives there (a fork made in this worktree). An identical copy left
     by an interrupted run is overwritten; a different file of that name is an error."""
     source = find_transcript(session)
-    target_dir = claude_home() / "projects" / project_dir_name(worktree)
+    target_dir = project_dir(worktree)
     target = target_dir / source.name
     if source.resolve() == target.resolve():
         return None
@@ -347,9 +299,6 @@ def _place_transcript(session: str, worktree: Path) -> Path | None:
     return target
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> ClaudeCodeAgent:
+def create(arg: str | None, ctx: BackendContext) -> ClaudeCodeAgent:
     """`claude[:MODEL]` for a critic or oracle; `claude-fork[:SESSION]` for the proposer."""
-    if role == "proposer":
-        # Without SESSION the newest one of the reviewed repository is looked up per call.
-        return ClaudeCodeAgent(role=role, settings=settings, session=arg)
-    return ClaudeCodeAgent(role=role, settings=settings, model=arg)
+    return ClaudeCodeAgent.for_spec(arg, ctx)

@@ -73,18 +73,15 @@ import re
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from contend.agents.api_common import check_model_requests_allowed, lookup_price
-from contend.agents.base import AgentReply, AgentRequest, Role, Usage
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Usage
 from contend.agents.cli_agent import CliAgentConfig
-from contend.agents.gitpaths import author_checkout, repo_paths
+from contend.agents.gitpaths import repo_paths
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, Failure, ProtocolError, UserError
-
-if TYPE_CHECKING:
-    from contend.config import Settings
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 _BASE_URL = re.compile(r'base_url\s*=\s*"([^"]+)"')
@@ -209,6 +206,7 @@ def _session_meta(rollout: Path) -> dict[str, Any] | None:
 
 
 class CodexAgent(CliAgentConfig):
+    newest_session = staticmethod(newest_session)
     name = "codex"
     family = "openai"
 
@@ -239,23 +237,9 @@ class CodexAgent(CliAgentConfig):
             argv += ["-m", self._model_flag]
         return [*argv, *self.extra_args]
 
-    def _session(self, request: AgentRequest) -> str | None:
-        """The session a proposer forks: the one named, else the newest of the reviewed
-        repository (never of contend's current directory)."""
-        if self.role != "proposer":
-            return None
-        named = request.session or self.session
-        if named is not None:
-            return named
-        repo = author_checkout(request.worktree, request.repo, backend=self.backend)
-        try:
-            return newest_session(repo)
-        except UserError as exc:
-            raise AgentError(str(exc), backend=self.backend) from exc
-
     async def run(self, request: AgentRequest) -> AgentReply:
         check_model_requests_allowed(self.endpoint(), backend=self.backend)
-        session = self._session(request)
+        session = self.session_to_fork(request)
         with tempfile.TemporaryDirectory(prefix="contend-codex-") as scratch:
             schema_file = Path(scratch) / "schema.json"
             schema_file.write_text(json.dumps(request.schema))
@@ -417,9 +401,6 @@ def _thread_id(events: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> CodexAgent:
+def create(arg: str | None, ctx: BackendContext) -> CodexAgent:
     """`codex[:MODEL]` for a critic or oracle; `codex-fork[:SESSION]` for the proposer."""
-    if role == "proposer":
-        # Without SESSION the newest one of the reviewed repository is looked up per call.
-        return CodexAgent(role=role, settings=settings, session=arg)
-    return CodexAgent(role=role, settings=settings, model=arg)
+    return CodexAgent.for_spec(arg, ctx)

@@ -42,8 +42,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from contend.agents.api_common import check_model_requests_allowed, lookup_price
-from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.api_common import (
+    RETRYABLE_STATUS,
+    check_model_requests_allowed,
+    lookup_price,
+)
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Role, Usage
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, ProtocolError, UserError
@@ -155,7 +159,7 @@ class GeminiAgent:
             raise AgentError(
                 f"gemini: {error.get('message', 'error')} (code {code})",
                 backend=self.backend,
-                retryable=code in (429, 500, 503),
+                retryable=status in RETRYABLE_STATUS,
                 failure="http_status" if status is not None else "crashed",
                 status=status,
             )
@@ -264,6 +268,6 @@ def _usage(doc: dict[str, Any]) -> Usage:
     return Usage(tokens_in=tokens_in, tokens_out=tokens_out)
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> GeminiAgent:
+def create(arg: str | None, ctx: BackendContext) -> GeminiAgent:
     """`gemini[:MODEL]` for a critic or oracle."""
-    return GeminiAgent(role=role, settings=settings, model=arg)
+    return GeminiAgent(role=ctx.role, settings=ctx.settings, model=arg)

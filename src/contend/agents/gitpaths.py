@@ -10,11 +10,11 @@ It never writes anything.
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from contend.errors import AgentError
+from contend.errors import AgentError, ContendError
+from contend.gitio.git import find_repo_root, git_common_dir, git_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,22 +26,21 @@ class RepoPaths:
 
 def repo_paths(path: Path, *, backend: str) -> RepoPaths | None:
     """The git paths around `path`, or None when `path` is not inside a git work tree."""
-    top = _git(path, ["rev-parse", "--path-format=absolute", "--show-toplevel"], backend)
-    if top is None:
-        return None
-    common = _git(path, ["rev-parse", "--path-format=absolute", "--git-common-dir"], backend)
-    listing = _git(path, ["worktree", "list", "--porcelain"], backend)
-    if common is None or listing is None:
-        raise AgentError(
-            f"{backend}: git could not describe the repository at {path}", backend=backend
-        )
+    try:
+        top = find_repo_root(path)
+        if top is None:
+            return None
+        common = git_common_dir(path)
+        listing = git_text(path, ["worktree", "list", "--porcelain"])
+    except ContendError as exc:  # git refused or failed: the agent cannot be set up
+        raise AgentError(f"{backend}: cannot run git in {path}: {exc}", backend=backend) from exc
     entries = [
         line[len("worktree ") :] for line in listing.splitlines() if line.startswith("worktree ")
     ]
     if not entries:
         raise AgentError(f"{backend}: git lists no work tree for {path}", backend=backend)
     main = entries[0]  # git lists the main work tree first
-    return RepoPaths(toplevel=Path(top), main=Path(main), common_parent=Path(common).parent)
+    return RepoPaths(toplevel=top, main=Path(main), common_parent=common.parent)
 
 
 def author_checkout(worktree: Path, repo: Path | None, *, backend: str) -> Path:
@@ -52,22 +51,3 @@ def author_checkout(worktree: Path, repo: Path | None, *, backend: str) -> Path:
         return repo
     paths = repo_paths(worktree, backend=backend)
     return paths.main if paths is not None else worktree
-
-
-def _git(cwd: Path, args: list[str], backend: str) -> str | None:
-    """git's output; None when git says `cwd` is not in a repository (that is an answer)."""
-    try:
-        done = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=30
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise AgentError(f"{backend}: cannot run git in {cwd}: {exc}", backend=backend) from exc
-    if done.returncode != 0:
-        if "not a git repository" in done.stderr:
-            # contend: allow silent-fallback -- outside a repository is an answer, not a failure
-            return None
-        raise AgentError(
-            f"{backend}: git {' '.join(args)} failed in {cwd}: {done.stderr.strip()[:500]}",
-            backend=backend,
-        )
-    return done.stdout.strip()

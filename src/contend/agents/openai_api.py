@@ -26,13 +26,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from contend.agents import api_common as common
-from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.api_sdk import Endpoint, SdkAgent, SdkWire
+from contend.agents.base import AgentRequest, BackendContext, Capabilities, Usage
 from contend.agents.families import family_of
-from contend.agents.repo_tools import RepoTools, ToolResult, openai_tools
+from contend.agents.repo_tools import ToolResult, openai_tools
 from contend.errors import UserError
 
 if TYPE_CHECKING:
@@ -53,82 +53,10 @@ def import_sdk() -> Any:
     return openai
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """Where and how to connect; `api_key`/`base_url` None mean "the SDK's own env"."""
-
-    base_url: str | None
-    api_key: str | None
-    headers: dict[str, str]
-
-
-class OpenAIAgent:
-    def __init__(
-        self,
-        flavor: Flavor,
-        model: str,
-        endpoint: Endpoint,
-        *,
-        max_file_bytes: int = 1_000_000,
-        prices: Mapping[str, Price] | None = None,
-        limits: common.Limits | None = None,
-    ) -> None:
-        self.backend: str = flavor
-        self.flavor = flavor
-        self.model = model
-        self.family = "openai" if flavor == "openai" else family_of(model)
-        self.endpoint = endpoint
-        self.max_file_bytes = max_file_bytes
-        self.limits = limits or common.Limits()
-        self.price = common.lookup_price(
-            model, prices or {}, "openai" if flavor == "openai" else None
-        )
-        local = endpoint.base_url is not None and common.is_loopback(endpoint.base_url)
-        self.capabilities = Capabilities(
-            structured_output=True,
-            repo_tools=True,
-            read_only_enforced=True,  # it is only ever offered read-only tools
-            can_fix=False,
-            needs_network=not local,
-        )
-
-    async def run(self, request: AgentRequest) -> AgentReply:
-        sdk = import_sdk()
-        try:
-            client = sdk.AsyncOpenAI(
-                api_key=self.endpoint.api_key,
-                base_url=self.endpoint.base_url,
-                default_headers=self.endpoint.headers or None,
-                max_retries=0,
-                timeout=request.timeout_s,
-            )
-        except sdk.OpenAIError as exc:
-            raise UserError(f"{self.backend}: cannot set up the OpenAI client: {exc}") from exc
-        async with client:
-            base_url = str(client.base_url)
-            common.check_model_requests_allowed(base_url, backend=self.backend)
-            wire = ChatWire(sdk, client, self.model, self.limits.max_response_bytes)
-            loop = common.Loop(
-                wire,
-                request,
-                backend=self.backend,
-                model=self.model,
-                base_url=base_url,
-                tools=RepoTools(request.worktree, max_file_bytes=self.max_file_bytes),
-                limits=self.limits,
-                price=self.price,
-            )
-            return await loop.run()
-
-
-class ChatWire:
+class ChatWire(SdkWire):
     """The Chat Completions wire format, sent through the openai SDK."""
 
-    def __init__(self, sdk: Any, client: Any, model: str, max_bytes: int) -> None:
-        self.sdk = sdk
-        self.client = client
-        self.model = model
-        self.max_bytes = max_bytes
+    resource = ("chat", "completions")
 
     def first_body(self, request: AgentRequest) -> dict[str, Any]:
         system = "\n\n".join(
@@ -151,34 +79,6 @@ class ChatWire:
                 },
             },
         }
-
-    async def send(self, body: dict[str, Any], timeout_s: float) -> common.RawResponse:
-        # The SDK's HTTP library: the SDK wraps its errors until the response starts, but a
-        # connection that drops while the body is read raises httpx2's own error.
-        import httpx2
-
-        sdk = self.sdk
-        try:
-            async with self.client.chat.completions.with_streaming_response.create(
-                **body, timeout=timeout_s
-            ) as response:
-                data, oversized = await common.read_capped(response.iter_bytes(), self.max_bytes)
-                return common.RawResponse(response.http_response.status_code, data, oversized)
-        except sdk.APIStatusError as exc:
-            raise common.HttpFailure(
-                f"HTTP {exc.status_code}: {exc.message}",
-                status=exc.status_code,
-                retry_after=common.retry_after_seconds(exc.response.headers),
-                body=_body_text(exc.body),
-            ) from exc
-        except sdk.APIConnectionError as exc:  # includes the SDK's own timeout
-            raise common.HttpFailure(f"connection failed: {exc}", status=None) from exc
-        except httpx2.RequestError as exc:
-            raise common.HttpFailure(
-                f"connection failed while reading the response: {exc}",
-                status=None,
-                failure="malformed",
-            ) from exc
 
     def parse(self, data: Any) -> common.ModelTurn:
         return parse_chat_completion(data)
@@ -210,6 +110,42 @@ class ChatWire:
         return (
             f"HTTP 400 with response_format json_schema set ({failure}); asked again without "
             "it, the schema in the instructions only, the answer still validated"
+        )
+
+
+class OpenAIAgent(SdkAgent):
+    import_sdk = staticmethod(import_sdk)
+    wire = ChatWire
+    vendor, client_class, base_error = "OpenAI", "AsyncOpenAI", "OpenAIError"
+
+    def __init__(
+        self,
+        flavor: Flavor,
+        model: str,
+        endpoint: Endpoint,
+        *,
+        max_file_bytes: int = 1_000_000,
+        prices: Mapping[str, Price] | None = None,
+        limits: common.Limits | None = None,
+    ) -> None:
+        super().__init__(
+            model,
+            endpoint,
+            provider="openai" if flavor == "openai" else None,
+            max_file_bytes=max_file_bytes,
+            prices=prices,
+            limits=limits,
+        )
+        self.backend: str = flavor
+        self.flavor = flavor
+        self.family = "openai" if flavor == "openai" else family_of(model)
+        local = endpoint.base_url is not None and common.is_loopback(endpoint.base_url)
+        self.capabilities = Capabilities(
+            structured_output=True,
+            repo_tools=True,
+            read_only_enforced=True,  # it is only ever offered read-only tools
+            can_fix=False,
+            needs_network=not local,
         )
 
 
@@ -274,12 +210,6 @@ def _arguments_text(arguments: str | dict[str, Any]) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments)
 
 
-def _body_text(body: object) -> str:
-    if body is None:
-        return ""
-    return body if isinstance(body, str) else json.dumps(body, default=str)
-
-
 def endpoint_for(flavor: Flavor, settings: Settings) -> Endpoint:
     """Connection settings: config first, else the SDK's standard environment."""
     providers = settings.providers
@@ -316,23 +246,29 @@ def _key_from_env(flavor: str, env_name: str | None) -> str | None:
     return value
 
 
-def create(arg: str | None, settings: Settings, role: Role) -> OpenAIAgent:
-    """Registry factory: arg is MODEL for "openai", "ollama:MODEL" / "openai-compatible:MODEL"
-    for the other two."""
-    flavor: Flavor = "openai"
-    model = arg or ""
-    for prefix in ("ollama", "openai-compatible"):
-        if model.startswith(prefix + ":"):
-            flavor = "ollama" if prefix == "ollama" else "openai-compatible"
-            model = model[len(prefix) + 1 :]
-            break
-    if model in ("", "None"):
+def create(arg: str | None, ctx: BackendContext) -> OpenAIAgent:
+    """`openai:MODEL`."""
+    return _create("openai", arg, ctx)
+
+
+def create_ollama(arg: str | None, ctx: BackendContext) -> OpenAIAgent:
+    """`ollama:MODEL`."""
+    return _create("ollama", arg, ctx)
+
+
+def create_compatible(arg: str | None, ctx: BackendContext) -> OpenAIAgent:
+    """`openai-compatible:MODEL`."""
+    return _create("openai-compatible", arg, ctx)
+
+
+def _create(flavor: Flavor, model: str | None, ctx: BackendContext) -> OpenAIAgent:
+    if not model:
         raise UserError(f"the {flavor} backend needs a model: --critic {flavor}:MODEL")
     import_sdk()  # fail at setup, naming the extra, not in the middle of a run
     return OpenAIAgent(
         flavor,
         model,
-        endpoint_for(flavor, settings),
-        max_file_bytes=settings.max_file_bytes,
-        prices=settings.prices,
+        endpoint_for(flavor, ctx.settings),
+        max_file_bytes=ctx.settings.max_file_bytes,
+        prices=ctx.settings.prices,
     )

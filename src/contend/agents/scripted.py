@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contend.agents.base import AgentReply, AgentRequest, Capabilities, Role, Usage
+from contend.agents.api_common import RETRYABLE_STATUS
+from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Role, Usage
 from contend.agents.schemas import validate
 from contend.errors import AgentError, AgentTimeout, ProtocolError, UserError
 
@@ -42,14 +43,20 @@ QUIET: dict[str, dict[str, Any]] = {
 class ScriptedAgent:
     backend = "scripted"
 
-    def __init__(self, script: dict[str, Any], *, source: str = "<script>") -> None:
+    def __init__(self, script: dict[str, Any], *, role: Role, source: str = "<script>") -> None:
         self.script = script
         self.source = source
         self.model = str(script.get("model", "script"))
         self.family = str(script.get("family", "scripted"))
         self.latency_s = float(script.get("latency_s", 0.0))
+        # It edits files only as the proposer (a proposer turn's "edits"); in any other
+        # role it never writes, which is its own guarantee of read-only access.
+        fixes = role == "proposer"
         self.capabilities = Capabilities(
-            structured_output=True, can_fix=True, read_only_enforced=False, needs_network=False
+            structured_output=True,
+            can_fix=fixes,
+            read_only_enforced=not fixes,
+            needs_network=False,
         )
 
     async def run(self, request: AgentRequest) -> AgentReply:
@@ -122,7 +129,7 @@ def _scripted_failure(error: str, backend: str) -> AgentError:
         return AgentError(
             message,
             backend=backend,
-            retryable=status in (429, 500, 502, 503, 529),
+            retryable=status in RETRYABLE_STATUS,
             failure="http_status",
             status=status,
         )
@@ -156,8 +163,10 @@ def load_script(path: Path) -> dict[str, Any]:
     return data
 
 
-def create(arg: str | None, settings: object, role: Role) -> ScriptedAgent:
+def create(arg: str | None, ctx: BackendContext) -> ScriptedAgent:
+    """`scripted:FILE`, for any role; FILE as the user wrote it (relative: to where they
+    stand, like any path on the command line)."""
     if not arg:
         raise UserError("scripted agent needs a script: scripted:PATH.json")
     path = Path(arg)
-    return ScriptedAgent(load_script(path), source=str(path))
+    return ScriptedAgent(load_script(path), role=ctx.role, source=str(path))

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import click
 
+from contend.cli.context import cwd_repo_root
 from contend.config import explain_settings, load_settings, user_config_path
 from contend.config.files import read_project_layer, read_project_layer_at
-from contend.errors import NotAGitRepository
 from contend.gitio.git import repo_root
 
 _SCHEMA = "contend.config/v1"
@@ -23,13 +23,7 @@ _SCHEMA = "contend.config/v1"
 def _root(path: Path | None) -> Path | None:
     """The repository to read project config from. An explicit PATH must be a repository;
     the cwd may not be one, and then there is no project config (and the output says so)."""
-    if path is not None:
-        return repo_root(path)
-    try:
-        return repo_root(Path.cwd())
-    # contend: allow silent-fallback -- no repository: no project config, said in the output
-    except NotAGitRepository:
-        return None
+    return repo_root(path) if path is not None else cwd_repo_root()
 
 
 @click.group("config")

@@ -6,6 +6,7 @@ Exit codes: 0 pass / conditional_pass, 1 fail (or a ledger that failed verificat
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
@@ -35,16 +36,16 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from contend.cli import ledger_cmd
-
-    cli.add_command(ledger_cmd.ledger)
-    for module_name, attr in _OPTIONAL_COMMANDS:
-        module = __import__(f"contend.cli.{module_name}", fromlist=[attr])
+    """Add every command to the group; each lives in its own module of contend.cli, imported
+    here (at the first call of `main`), so importing this module stays cheap."""
+    for module_name, attr in _COMMANDS:
+        module = importlib.import_module(f"contend.cli.{module_name}")
         cli.add_command(getattr(module, attr))
 
 
-# Commands that live in their own modules; each is registered when its module exists.
-_OPTIONAL_COMMANDS: list[tuple[str, str]] = [
+# Every command: (its module in contend.cli, the click command that module defines).
+_COMMANDS: list[tuple[str, str]] = [
+    ("ledger_cmd", "ledger"),
     ("config_cmd", "config"),
     ("review_cmd", "review"),
     ("respond_cmd", "respond"),

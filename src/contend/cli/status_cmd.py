@@ -30,11 +30,13 @@ from contend.gitio.git import repo_root
 def status(path: Path, limit: int, rebuild: bool, as_json: bool) -> int:
     """Recent review runs, with verdict counts, from the SQLite index of the ledgers.
 
-    The index (`<state_dir>/index.sqlite3`) is a cache: it is brought up to date from the
-    ledgers on every call, and `--rebuild` recreates it. A ledger that fails verification
-    is listed as unreadable, not indexed.
+    The index (`<state_dir>/index.sqlite3`) is a cache. Every call checks each run's
+    ledger, ledger.head and anchor against what the index read (size, inode, times, head
+    hashes) and re-verifies what changed; `--rebuild` re-verifies every ledger. A run whose
+    ledger fails verification is listed first as TAMPERED with the first bad line, never
+    with a verdict, and the command exits 1.
     """
-    from contend.ledger.index import recent, refresh, verdict_counts
+    from contend.ledger.index import INTACT, recent, refresh, verdict_counts
     from contend.review.state_dir import open_state_dir
 
     root = repo_root(path)
@@ -49,21 +51,25 @@ def status(path: Path, limit: int, rebuild: bool, as_json: bool) -> int:
                     "schema": "contend.status/v1",
                     "counts": counts,
                     "runs": [asdict(r) for r in rows],
-                    "unreadable": refreshed.unreadable,
+                    "problems": refreshed.problems,
                 },
                 indent=2,
             )
         )
-        return 1 if refreshed.unreadable else 0
+        return 1 if refreshed.problems else 0
     total = sum(counts.values())
     summary = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())) or "none"
     click.echo(f"{total} run(s): {summary}")
     for r in rows:
+        if r.integrity != INTACT:
+            click.echo(f"{r.run_id}  {r.integrity.upper():<16} {r.problem}")
+            continue
         verdict = r.verdict or "unfinished"
+        unkeyed = "  (unkeyed ledger)" if r.chain in ("unkeyed", "mixed") else ""
         click.echo(
             f"{r.run_id}  {verdict:<16} {r.unresolved}/{r.attacks} unresolved  "
-            f"{r.sessions} session(s)  {r.key}  ${r.cost:.4f}"
+            f"{r.sessions} session(s)  {r.key}  ${r.cost:.4f}{unkeyed}"
         )
-    for problem in refreshed.unreadable:
-        click.echo(f"unreadable: {problem}", err=True)
-    return 1 if refreshed.unreadable else 0
+    for problem in refreshed.problems:
+        click.echo(f"contend: not intact: {problem}", err=True)
+    return 1 if refreshed.problems else 0

@@ -7,7 +7,7 @@ variable. Reading config is the only I/O here; nothing is ever written. docs/con
 is the user's reference.
 
     model     Settings and its tables (pure data)
-    specs     the `name[:arg]` grammar of critic, oracle and proposer specs
+    specs     critic, oracle and proposer specs, checked against contend.backends
     files     locating and parsing the user and project TOML files
     env       CONTEND_* variables and their explicit parsing
     messages  one-line error messages
@@ -32,6 +32,7 @@ from contend.config.specs import (
     PROPOSER_BACKENDS,
     AgentSpec,
     parse_critic_spec,
+    parse_oracle_spec,
     parse_proposer_spec,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "explain_settings",
     "load_settings",
     "parse_critic_spec",
+    "parse_oracle_spec",
     "parse_proposer_spec",
     "project_config_paths",
     "user_config_path",

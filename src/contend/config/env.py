@@ -33,7 +33,14 @@ PREFIX = "CONTEND_"
 # CONTEND_* variables that are not settings and are read elsewhere:
 #   CONTEND_CONFIG_HOME            where the user config lives (read by files.py)
 #   CONTEND_ALLOW_MODEL_REQUESTS   switch that lets real model calls out (tests turn it off)
-RESERVED_ENV_VARS = frozenset({"CONTEND_CONFIG_HOME", "CONTEND_ALLOW_MODEL_REQUESTS"})
+RESERVED_ENV_VARS = frozenset(
+    {
+        "CONTEND_CONFIG_HOME",
+        "CONTEND_ALLOW_MODEL_REQUESTS",
+        "CONTEND_KEY_FILE",  # the ledger key (contend.ledger.keys)
+        "CONTEND_ANCHOR_DIR",  # the ledger head anchors (contend.ledger.anchor)
+    }
+)
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from contend.change import CONFIG_FILES
 from contend.errors import ConfigError
 from contend.gitio.git import GitError, run_git
 
@@ -80,7 +81,8 @@ def read_user_layer(env: Mapping[str, str]) -> Layer | None:
 
 def project_config_paths(repo_root: Path) -> tuple[Path, Path]:
     """Candidate project config files: contend.toml and pyproject.toml at the root."""
-    return repo_root / "contend.toml", repo_root / "pyproject.toml"
+    contend_toml, pyproject = CONFIG_FILES
+    return repo_root / contend_toml, repo_root / pyproject
 
 
 def read_project_layer(repo_root: Path) -> Layer | None:

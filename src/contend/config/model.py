@@ -17,7 +17,7 @@ from typing import Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from contend.config.specs import parse_critic_spec, parse_proposer_spec
+from contend.config.specs import parse_critic_spec, parse_oracle_spec, parse_proposer_spec
 
 OutputFormat = Literal["text", "json", "markdown", "sarif"]
 
@@ -138,7 +138,7 @@ class Settings(_Strict):
     @classmethod
     def _oracle_spec(cls, value: str | None) -> str | None:
         if value is not None:
-            parse_critic_spec(value)
+            parse_oracle_spec(value)
         return value
 
     @field_validator("proposer")

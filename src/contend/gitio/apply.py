@@ -8,18 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from contend.errors import UserError
-from contend.gitio.git import repo_root, resolve_commit, run_git
+from contend.gitio.git import DIFF, repo_root, resolve_commit, run_git
 from contend.gitio.snapshot import worktree_tree
-
-_DIFF = [
-    "diff",
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-relative",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-]
 
 
 def apply_to_worktree(
@@ -48,7 +38,7 @@ def apply_to_worktree(
             "nothing was applied — review again, or apply the fixes yourself with "
             f"`git diff {base[:12]} {merged[:12]} | git apply`"
         )
-    patch = run_git(root, [*_DIFF, "--binary", "--full-index", base, merged, "--"])
+    patch = run_git(root, [*DIFF, "--binary", "--full-index", base, merged, "--"])
     if not patch:
         return []
     run_git(root, ["apply", "--whitespace=nowarn", "-"], stdin=patch)
@@ -56,5 +46,5 @@ def apply_to_worktree(
 
 
 def _names(root: Path, sides: Sequence[str]) -> list[str]:
-    out = run_git(root, [*_DIFF, "--name-only", "-z", "--no-renames", *sides, "--"])
+    out = run_git(root, [*DIFF, "--name-only", "-z", "--no-renames", *sides, "--"])
     return [p.decode("utf-8", errors="backslashreplace") for p in out.split(b"\0") if p]

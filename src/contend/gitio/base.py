@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from contend.errors import RevisionNotFound, UserError
-from contend.gitio.git import EMPTY_TREE, GitError, git_text, resolve_commit, run_git
+from contend.gitio.git import EMPTY_TREE, GitError, git_path, git_text, resolve_commit, run_git
 
 _DEFAULT_BRANCHES = ("main", "master", "trunk")
 
@@ -135,9 +135,7 @@ def first_parent(root: Path, commit: str) -> str | None:
 
 def shallow_commits(root: Path) -> frozenset[str]:
     """The commits whose parents a shallow clone cut off (empty for a full clone)."""
-    path = Path(
-        git_text(root, ["rev-parse", "--path-format=absolute", "--git-path", "shallow"]).strip()
-    )
+    path = git_path(root, "shallow")
     try:
         text = path.read_text(encoding="ascii")
     # contend: allow silent-fallback -- no shallow file: a full clone, nothing was cut

@@ -17,17 +17,17 @@ from pathlib import Path, PurePosixPath
 
 from unidiff.patch import PatchSet
 
-from contend.critics.static.base import (
+from contend.change import (
+    CONFIG_FILES,
     ChangeStatus,
     FileChange,
     Skipped,
     is_test_path,
     language_of,
 )
-from contend.critics.static.review_config import CONFIG_FILES
 from contend.errors import UserError
 from contend.gitio.base import exclude_pathspec
-from contend.gitio.git import EMPTY_TREE, GitError, repo_root, resolve_commit, run_git
+from contend.gitio.git import DIFF, EMPTY_TREE, GitError, repo_root, resolve_commit, run_git
 
 DELETED_REASON = "deleted: nothing on the new side to check"
 SYMLINK_REASON = "symlink: a link target is not source to check"
@@ -124,23 +124,8 @@ def collect_changes(
     return changes, skipped
 
 
-def _diff_options() -> list[str]:
-    # Pinned so a user's diff.noprefix, diff.external, textconv or diff.relative cannot
-    # change what is parsed.
-    return [
-        "diff",
-        "-M",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-relative",
-        "--src-prefix=a/",
-        "--dst-prefix=b/",
-    ]
-
-
 def _raw_entries(root: Path, side: Sequence[str], pathspec: Sequence[str]) -> list[_RawEntry]:
-    out = run_git(root, [*_diff_options(), "--raw", "-z", "--no-abbrev", *side, "--", *pathspec])
+    out = run_git(root, [*DIFF, "-M", "--raw", "-z", "--no-abbrev", *side, "--", *pathspec])
     tokens = out.split(b"\0")
     entries: list[_RawEntry] = []
     i = 0
@@ -161,7 +146,7 @@ def _path(raw: bytes) -> str:
 
 
 def _hunks(root: Path, side: Sequence[str], pathspec: Sequence[str]) -> list[_Hunks]:
-    out = run_git(root, [*_diff_options(), "-U0", *side, "--", *pathspec])
+    out = run_git(root, [*DIFF, "-M", "-U0", *side, "--", *pathspec])
     # Only line numbers are taken from the patch; file contents are decoded (strictly) from
     # the blobs, so undecodable bytes here cannot leak into a finding.
     patch = PatchSet(out.decode("utf-8", errors="surrogateescape"))

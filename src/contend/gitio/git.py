@@ -22,6 +22,18 @@ _BASE_OPTIONS = ("-c", "core.quotepath=off", "-c", "color.ui=never")
 # The id of git's empty tree: the base of a repository's first commit.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
+# `git diff` with its output pinned, so that a user's diff.noprefix, diff.external,
+# textconv or diff.relative cannot change what is parsed or applied.
+DIFF = (
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-relative",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
+
 
 class GitError(ContendError):
     """A git command failed for a reason other than a bad path or revision."""
@@ -97,6 +109,30 @@ def repo_root(path: Path) -> Path:
     if not top:
         raise NotAGitRepository(f"not a git work tree (bare repository?): {path}")
     return Path(top)
+
+
+def find_repo_root(path: Path) -> Path | None:
+    """The top of the work tree containing `path`; None when git says it is in no
+    repository. Any other refusal (a missing path, dubious ownership, a bare repository)
+    is NotAGitRepository with git's reason, as from `repo_root`."""
+    try:
+        return repo_root(path)
+    except NotAGitRepository as exc:
+        cause = exc.__cause__
+        if isinstance(cause, GitError) and "not a git repository" in cause.stderr:
+            return None  # outside every repository: an answer, not a failure
+        raise
+
+
+def git_path(repo: Path, name: str) -> Path:
+    """The absolute path git uses for `name` in its directory (`--git-path`: a linked
+    worktree's own index, the shared objects)."""
+    return Path(git_text(repo, ["rev-parse", "--path-format=absolute", "--git-path", name]).strip())
+
+
+def git_common_dir(repo: Path) -> Path:
+    """The git directory every worktree of `repo`'s repository shares."""
+    return Path(git_text(repo, ["rev-parse", "--path-format=absolute", "--git-common-dir"]).strip())
 
 
 def resolve_commit(repo: Path, rev: str) -> str:

@@ -27,6 +27,22 @@ def thread_ref(run_id: str, thread: str) -> str:
     return f"refs/contend/threads/{run_id}/{thread}"
 
 
+def rescue_ref(run_id: str, name: str) -> str:
+    return f"refs/contend/rescue/{run_id}/{name}"
+
+
+def save_thread_head(repo: Path, run_id: str, thread: str, commit: str) -> None:
+    """Record `commit` as the last fix commit of `thread`, so it outlives the worktree."""
+    run_git(repo, ["update-ref", thread_ref(run_id, thread), commit])
+
+
+def thread_head(repo: Path, run_id: str, thread: str) -> str | None:
+    """The commit `thread` saved in an earlier session of `run_id`, if it saved one."""
+    out = run_git(repo, ["for-each-ref", "--format=%(objectname)", thread_ref(run_id, thread)])
+    found = out.decode("ascii").strip()
+    return found or None
+
+
 def run_refs(repo: Path, run_id: str) -> list[str]:
     """Every run-scoped ref of `run_id`, sorted."""
     patterns = [f"refs/contend/{space}/{run_id}/" for space in SPACES]

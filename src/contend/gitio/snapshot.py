@@ -23,7 +23,7 @@ from pathlib import Path
 
 from contend.errors import RevisionNotFound, UserError
 from contend.gitio.base import exclude_pathspec
-from contend.gitio.git import GitError, git_text, repo_root, resolve_commit, run_git
+from contend.gitio.git import GitError, git_path, repo_root, resolve_commit, run_git
 
 TEMP_INDEX_PREFIX = "contend-index-"
 
@@ -107,7 +107,7 @@ def remove_stale_temp_indexes(repo: Path) -> list[str]:
     """Remove temporary indexes that contend processes left in the git directory when they
     were killed; one message per file. Only files named by a process that is gone (on this
     host) are removed: a live process's index, or one of unknown origin, is kept."""
-    git_dir = _index_path(repo_root(repo)).parent
+    git_dir = git_path(repo_root(repo), "index").parent
     messages: list[str] = []
     for path in sorted(git_dir.glob(f"{TEMP_INDEX_PREFIX}*")):
         pid_text = path.name[len(TEMP_INDEX_PREFIX) :].split("-", 1)[0]
@@ -178,15 +178,9 @@ def _has_unmerged(root: Path, index: Path) -> bool:
     return bool(run_git(root, ["ls-files", "--unmerged", "-z"], env=contend_env(index)))
 
 
-def _index_path(root: Path) -> Path:
-    return Path(
-        git_text(root, ["rev-parse", "--path-format=absolute", "--git-path", "index"]).strip()
-    )
-
-
 @contextmanager
 def _temp_index(root: Path) -> Iterator[Path]:
-    real = _index_path(root)
+    real = git_path(root, "index")
     handle, name = tempfile.mkstemp(prefix=f"{TEMP_INDEX_PREFIX}{os.getpid()}-", dir=real.parent)
     os.close(handle)
     temp = Path(name)

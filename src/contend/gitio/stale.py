@@ -15,7 +15,15 @@ import subprocess
 from pathlib import Path
 
 from contend.errors import UserError
-from contend.gitio.git import GitError, git_text, repo_root, resolve_commit, run_git
+from contend.gitio.git import (
+    GitError,
+    find_repo_root,
+    git_common_dir,
+    repo_root,
+    resolve_commit,
+    run_git,
+)
+from contend.gitio.runrefs import rescue_ref
 from contend.gitio.snapshot import contend_env, run_git_result, store_ref, worktree_tree
 
 
@@ -37,8 +45,8 @@ def cleanup_stale(state_dir: Path, *, keep: set[str], repo: Path | None = None) 
         repos = {repo_root(repo)}
     else:
         repos = {root for _, children in stale for c in children if (root := _pointed_repo(c))}
-    if not repos and _inside_repo(state_dir):
-        repos = {repo_root(state_dir)}
+    if not repos and state_dir.exists() and (holder := find_repo_root(state_dir)) is not None:
+        repos = {holder}
     for run_dir, children in stale:
         for child in children:
             root = _owner(child, repos)
@@ -76,10 +84,6 @@ def _pointed_repo(child: Path) -> Path | None:
     if common.name != ".git" or not common.is_dir():
         return None
     return repo_root(common.parent)
-
-
-def _inside_repo(path: Path) -> bool:
-    return path.exists() and run_git_result(path, ["rev-parse", "--show-toplevel"]).returncode == 0
 
 
 def _rescue_missing(root: Path, runs: Path, keep: set[str]) -> list[str]:
@@ -179,9 +183,7 @@ def _clean_unregistered(root: Path, run: str, path: Path, where: str) -> str:
 
 
 def _directory_tree(root: Path, path: Path) -> str:
-    common = Path(
-        git_text(root, ["rev-parse", "--path-format=absolute", "--git-common-dir"]).strip()
-    )
+    common = git_common_dir(root)
     index = path.parent / f".{path.name}.contend-rescue-index"
     env = {**contend_env(index), "GIT_DIR": str(common), "GIT_WORK_TREE": str(path)}
     try:
@@ -194,7 +196,7 @@ def _directory_tree(root: Path, path: Path) -> str:
 
 
 def _rescue(root: Path, run: str, name: str, commit: str, what: str) -> str:
-    base = f"refs/contend/rescue/{run}/{name}"
+    base = rescue_ref(run, name)
     ref, n = base, 1
     while run_git_result(root, ["rev-parse", "-q", "--verify", ref]).returncode == 0:
         n += 1

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from contend.errors import RevisionNotFound, UserError
 from contend.gitio.apply import apply_to_worktree
-from contend.gitio.git import GitError, repo_root, resolve_commit, run_git
+from contend.gitio.git import DIFF, GitError, repo_root, resolve_commit, run_git
 from contend.gitio.snapshot import contend_env, run_git_result, store_ref, worktree_tree
 from contend.gitio.stale import cleanup_stale, registered
 
@@ -32,15 +32,6 @@ __all__ = [
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 # -c options for commands that may commit or check out in a contend worktree.
 _QUIET = ["-c", f"core.hooksPath={os.devnull}", "-c", "rerere.enabled=false"]
-_DIFF = [
-    "diff",
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-relative",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +116,7 @@ class WorktreeManager:
             new = worktree_tree(head_or_path)
         else:
             new = resolve_commit(self.repo, head_or_path)
-        raw = run_git(self.repo, [*_DIFF, "-M", base_sha, new, "--"])
+        raw = run_git(self.repo, [*DIFF, "-M", base_sha, new, "--"])
         return _cut(raw, max_bytes)
 
     def remove(self, name: str) -> None:

@@ -1,49 +1,84 @@
-"""Writing and reading the hash-chained JSONL ledger.
+"""Writing the hash-chained JSONL ledger.
 
-Line format. Each line is one entry, written as canonical JSON (orjson with sorted keys,
-compact separators, UTF-8) of the entry without its hash, with `"hash":"<hex>"` appended
-as the last member:
+Line format. Each line is one entry: the canonical JSON (orjson, sorted keys, compact
+separators, UTF-8) of the entry without its hash, with `"hash":"<hex>"` appended as the
+last member:
 
-    {"alg":"sha256","data":{...},"id":"…","kind":"…","prev":"<hex>","run":"…",
+    {"alg":"hmac-sha256","data":{...},"id":"…","kind":"…","prev":"<hex>","run":"…",
      "schema":"contend.event/v1","seq":0,"ts":"…","hash":"<hex>"}
 
-`hash` = sha256 over the canonical bytes of every other member (which include `prev`, the
-previous entry's hash; the first entry's `prev` is 64 zeros). Because the writer emits
-canonical bytes, a verifier can hash the bytes as written without re-serialising.
+`hash` is computed by `alg` (see keys.py: HMAC-SHA256 under the user's key, or plain
+sha256 for ledgers written before keys) over the canonical bytes of every other member,
+which include `prev`, the previous entry's hash (64 zeros for the first). A line is valid
+only if it is byte for byte the serialisation of the object it parses to, so what the
+fold reads is exactly what was hashed (verify.py).
 
-fsync policy. `append` writes the whole line with a single os.write on an O_APPEND
-descriptor and then calls os.fsync before it returns: an event is *acknowledged* only
-when `append` has returned, and from then on it survives a crash or power loss.
-`append_many` does the same for a batch with one write and one fsync. A crash mid-write
-can leave a torn last line; it was never acknowledged, so `Ledger.open` reports it and
-truncates it away before appending. The `ledger.head` file beside the ledger records the
-last checkpointed (seq, hash), written atomically (temp file, fsync, rename); `verify`
-uses it to detect whole lines cut from the end, which a hash chain alone cannot see.
+Redaction. Every text of an event's data passes `contend.redaction.redact_json` before it
+is hashed and written: the ledger is the one place every string of a run passes on its
+way to disk, and what it returns is what the live state and the reports are built from.
+
+fsync policy. `append_many` writes the whole batch with one os.write on an O_APPEND
+descriptor and one os.fsync; an event is *acknowledged* when `append` returns. Right after,
+the writer records the new head — (seq, hash) of the last acknowledged entry — in
+`ledger.head` beside the ledger and in the run's anchor outside the run directory
+(anchor.py), both rewritten in place (slots.py). Both are written only after the entries
+they name are durable, so a crash can leave them behind the ledger, never ahead: a torn
+last line is legitimate only after the entry they record, and `Ledger.open` truncates such
+a line away before appending. `checkpoint` (the end of a session) fsyncs them as well.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
-from contend.errors import LedgerCorrupt, LedgerTorn
+from contend.errors import LedgerCorrupt
+from contend.ledger.anchor import Anchor, Anchors
+from contend.ledger.keys import (
+    HASH_ALG,
+    HMAC_ALG,
+    Digest,
+    LedgerKey,
+    load_key,
+    sha256_hex,
+)
+from contend.ledger.slots import SlotWriter, read_newest
+from contend.redaction import redact_json
 
 EVENT_SCHEMA = "contend.event/v1"
 SUPPORTED_SCHEMAS = frozenset({EVENT_SCHEMA})
-HASH_ALG = "sha256"
 GENESIS = "0" * 64
 HEAD_FILE = "ledger.head"
-_HASH_SUFFIX = b',"hash":"'
+HASH_SUFFIX = b',"hash":"'
 
 Entry = dict[str, Any]
+
+
+class _UserDefault:
+    """Stands for "the user's own key / anchor directory" in a signature."""
+
+    def __repr__(self) -> str:
+        return "USER"
+
+
+USER: Final = _UserDefault()
+KeyArg = LedgerKey | None | _UserDefault
+AnchorsArg = Anchors | None | _UserDefault
+
+
+def resolve_key(key: KeyArg, *, create: bool) -> LedgerKey | None:
+    return load_key(create=create) if isinstance(key, _UserDefault) else key
+
+
+def resolve_anchors(anchors: AnchorsArg) -> Anchors | None:
+    return Anchors.for_user() if isinstance(anchors, _UserDefault) else anchors
 
 
 def canonical(obj: Any) -> bytes:
@@ -58,100 +93,152 @@ def _new_id() -> str:
     return uuid.uuid4().hex
 
 
-def encode_entry(entry_without_hash: Mapping[str, Any]) -> tuple[bytes, str]:
+def encode_entry(
+    entry_without_hash: Mapping[str, Any], digest: Digest = sha256_hex
+) -> tuple[bytes, str]:
     """Return (line bytes with trailing newline, hash hex) for an entry without "hash"."""
     body = canonical(entry_without_hash)
-    digest = hashlib.sha256(body).hexdigest()
-    return body[:-1] + _HASH_SUFFIX + digest.encode() + b'"}\n', digest
-
-
-def split_line(line: bytes) -> tuple[bytes, str] | None:
-    """Return (the bytes the hash covers, the recorded hash) or None when malformed."""
-    cut = line.rfind(_HASH_SUFFIX)
-    if cut < 0 or not line.endswith(b'"}'):
-        return None
-    recorded = line[cut + len(_HASH_SUFFIX) : -2]
-    return line[:cut] + b"}", recorded.decode("ascii", "replace")
+    hexdigest = digest(body)
+    return body[:-1] + HASH_SUFFIX + hexdigest.encode() + b'"}\n', hexdigest
 
 
 @dataclass(frozen=True, slots=True)
-class ReadResult:
-    entries: list[Entry]
-    torn_line: int | None  # 1-based number of a torn last line, if any
-    good_bytes: int  # length of the intact prefix
+class Head:
+    """The last acknowledged entry, as `ledger.head` records it."""
+
+    seq: int
+    hash: str
+    alg: str
+    run: str | None = None
+    kid: str | None = None
+
+    def to_record(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"seq": self.seq, "hash": self.hash, "alg": self.alg}
+        if self.run is not None:
+            data["run"] = self.run
+        if self.kid is not None:
+            data["kid"] = self.kid
+        return data
 
 
-def read_entries(path: Path) -> ReadResult:
-    """Parse the ledger without checking the chain (see verify for that).
-
-    A last line with no newline, or that does not parse, is torn. Any other unparsable
-    line is corruption, raised as LedgerCorrupt naming the line.
-    """
-    raw = path.read_bytes()
-    entries: list[Entry] = []
-    pos = 0
-    lineno = 0
-    size = len(raw)
-    while pos < size:
-        lineno += 1
-        end = raw.find(b"\n", pos)
-        if end < 0:
-            return ReadResult(entries, lineno, pos)
-        line = raw[pos:end]
-        try:
-            entry = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            if end + 1 == size:
-                return ReadResult(entries, lineno, pos)
-            raise LedgerCorrupt(
-                f"{path}: line {lineno} is not valid JSON", path=str(path), line=lineno
-            ) from None
-        if not isinstance(entry, dict):
-            raise LedgerCorrupt(
-                f"{path}: line {lineno} is not an object", path=str(path), line=lineno
-            )
-        entries.append(entry)
-        pos = end + 1
-    return ReadResult(entries, None, pos)
+def read_head(ledger_path: Path) -> Head | None:
+    """`ledger.head` beside the ledger; None when absent (or created and never written),
+    LedgerCorrupt when unreadable."""
+    path = ledger_path.parent / HEAD_FILE
+    data, _ = read_newest(path)
+    if data is None:
+        return None
+    try:
+        seq = data["seq"]
+        if type(seq) is not int or seq < 0:
+            raise ValueError(f"seq {seq!r}")
+        return Head(
+            seq=seq,
+            hash=str(data["hash"]),
+            alg=str(data.get("alg", HASH_ALG)),
+            run=None if data.get("run") is None else str(data["run"]),
+            kid=None if data.get("kid") is None else str(data["kid"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LedgerCorrupt(
+            f"{path} is unreadable ({exc.__class__.__name__}: {exc})", path=str(path)
+        ) from exc
 
 
 class Ledger:
     """Appends events to one run's ledger. Not shared between processes: the review lock
-    guarantees one writer per repository."""
+    guarantees one writer per repository.
+
+    `key` is the user's key by default (created on first use); None writes the unkeyed
+    sha256 chain of old ledgers (tests and benchmarks only). `anchors` is the user's anchor
+    directory by default; None writes no anchor.
+    """
 
     def __init__(
         self,
         path: Path,
         run_id: str,
         *,
+        key: KeyArg = USER,
+        anchors: AnchorsArg = USER,
         clock: Callable[[], str] = _utc_now,
         new_id: Callable[[], str] = _new_id,
         _seq: int = 0,
         _prev: str = GENESIS,
+        _genesis: str | None = None,
     ) -> None:
         self.path = path
         self.run_id = run_id
+        self._key = resolve_key(key, create=True)
+        self._anchors = resolve_anchors(anchors)
+        self._digest: Digest = self._key.digest() if self._key is not None else sha256_hex
+        self._alg = HMAC_ALG if self._key is not None else HASH_ALG
         self._clock = clock
         self._new_id = new_id
         self._seq = _seq
         self._prev = _prev
+        self._genesis = _genesis
         self.discarded_torn_bytes = 0
+        self._head_file: SlotWriter | None = None
+        self._anchor_file: SlotWriter | None = None
+        if _seq == 0 and self._anchors is not None:
+            self._refuse_taken_run_id()
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._resolved = str(path.resolve())
+
+    def _refuse_taken_run_id(self) -> None:
+        assert self._anchors is not None
+        existing = self._anchors.read(self.run_id)
+        if existing is not None:
+            raise LedgerCorrupt(
+                f"run {self.run_id} already has an anchor ({self._anchors.path(self.run_id)}, "
+                f"for {existing.ledger}, entry {existing.seq + 1}): refusing to start a second "
+                "history under the same run id",
+                path=str(self.path),
+            )
 
     @classmethod
-    def open(cls, path: Path, run_id: str, **kwargs: Any) -> Ledger:
+    def open(
+        cls,
+        path: Path,
+        run_id: str,
+        *,
+        key: KeyArg = USER,
+        anchors: AnchorsArg = USER,
+        **kwargs: Any,
+    ) -> Ledger:
         """Open a ledger for appending; an existing one is verified first.
 
-        A torn last line (never acknowledged) is truncated away; any other damage raises.
+        A torn last line after the last acknowledged entry (a crash mid-write) is truncated
+        away; anything else that fails verification raises LedgerCorrupt and nothing is
+        written: a tampered run is not continued, nor replaced by a new history.
         """
         from contend.ledger.verify import verify
 
-        if not path.exists():
-            return cls(path, run_id, **kwargs)
-        result = verify(path)
+        resolved_key = resolve_key(key, create=True)
+        resolved_anchors = resolve_anchors(anchors)
+        if resolved_anchors is not None and not path.exists():
+            anchor = resolved_anchors.read(run_id)
+            if anchor is not None:
+                raise LedgerCorrupt(
+                    f"{path} is missing, but the anchor {resolved_anchors.path(run_id)} "
+                    f"records entry {anchor.seq + 1} of run {run_id}: the ledger was deleted "
+                    "— contend will not continue this run (`contend review --new` starts a "
+                    "fresh one)",
+                    path=str(path),
+                )
+        if not path.exists() or _never_written(path, run_id, resolved_anchors):
+            return cls(path, run_id, key=resolved_key, anchors=resolved_anchors, **kwargs)
+        result = verify(path, key=resolved_key, anchors=resolved_anchors, run=run_id)
         if not result.ok:
-            raise LedgerCorrupt(result.message, path=str(path), line=result.first_bad_line)
+            raise LedgerCorrupt(
+                f"{result.message} — contend will not continue this run "
+                "(inspect it with `contend ledger verify`; `contend review --new` starts "
+                "a fresh one)",
+                path=str(path),
+                line=result.first_bad_line,
+            )
         discarded = 0
         if result.torn_line is not None:
             size = path.stat().st_size
@@ -160,7 +247,16 @@ class Ledger:
                 fh.flush()
                 os.fsync(fh.fileno())
             discarded = size - result.good_bytes
-        ledger = cls(path, run_id, _seq=result.count, _prev=result.last_hash, **kwargs)
+        ledger = cls(
+            path,
+            run_id,
+            key=resolved_key,
+            anchors=resolved_anchors,
+            _seq=result.count,
+            _prev=result.last_hash,
+            _genesis=result.first_hash,
+            **kwargs,
+        )
         ledger.discarded_torn_bytes = discarded
         return ledger
 
@@ -172,61 +268,105 @@ class Ledger:
     def head(self) -> str:
         return self._prev
 
+    @property
+    def alg(self) -> str:
+        return self._alg
+
     def _envelope(self, kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
-        entry = {
+        return {
             "schema": EVENT_SCHEMA,
             "seq": self._seq,
             "id": self._new_id(),
             "ts": self._clock(),
             "run": self.run_id,
             "kind": kind,
-            "data": data,
+            "data": redact_json(data),
             "prev": self._prev,
-            "alg": HASH_ALG,
+            "alg": self._alg,
         }
-        return entry
 
     def append(self, kind: str, data: Mapping[str, Any]) -> Entry:
-        """Write one event, fsync, and return the full entry (acknowledged on return)."""
+        """Write one event, fsync, record the head, and return the entry as written
+        (redacted): acknowledged on return."""
         return self.append_many([(kind, data)])[0]
 
     def append_many(self, events: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Entry]:
         lines: list[bytes] = []
         written: list[Entry] = []
-        seq, prev = self._seq, self._prev
+        seq, prev, genesis = self._seq, self._prev, self._genesis
         for kind, data in events:
             entry = self._envelope(kind, data)
-            line, digest = encode_entry(entry)
+            line, digest = encode_entry(entry, self._digest)
             entry["hash"] = digest
             lines.append(line)
             written.append(entry)
+            if self._genesis is None:
+                self._genesis = digest
             self._seq += 1
             self._prev = digest
+        if not written:
+            return written
         try:
             _write_all(self._fd, b"".join(lines))
             os.fsync(self._fd)
         except OSError:
             # Nothing of this batch is acknowledged; keep the in-memory chain consistent
             # with what a reopen would find, then let the caller see the failure.
-            self._seq, self._prev = seq, prev
+            self._seq, self._prev, self._genesis = seq, prev, genesis
             raise
+        self._record_head(sync=False)
         return written
 
     def checkpoint(self) -> None:
-        """Record the current head atomically beside the ledger (see module docstring)."""
-        head = canonical({"seq": self._seq - 1, "hash": self._prev, "alg": HASH_ALG})
-        write_atomic(self.path.parent / HEAD_FILE, head + b"\n")
+        """Make the head and the anchor durable: the end of a session."""
+        if self._seq > 0:
+            self._record_head(sync=True)
+
+    def _record_head(self, *, sync: bool) -> None:
+        kid = self._key.kid if self._key is not None else None
+        head = Head(self._seq - 1, self._prev, self._alg, self.run_id, kid)
+        # Head first, anchor second (a new head file is made durable before the anchor
+        # names it): an anchor on disk implies a head file, so a missing head is a deleted one.
+        if self._head_file is None:
+            self._head_file = SlotWriter(self.path.parent / HEAD_FILE)
+        self._head_file.write(head.to_record(), sync=sync)
+        if self._anchors is not None:
+            assert self._genesis is not None
+            if self._anchor_file is None:
+                self._anchor_file = self._anchors.writer(self.run_id)
+            anchor = Anchor(
+                run=self.run_id,
+                ledger=self._resolved,
+                seq=head.seq,
+                hash=head.hash,
+                alg=head.alg,
+                genesis=self._genesis,
+                kid=kid,
+            )
+            self._anchor_file.write(anchor.to_record(), sync=sync)
 
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+        for slot_file in (self._head_file, self._anchor_file):
+            if slot_file is not None:
+                slot_file.close()
+        self._head_file = self._anchor_file = None
 
     def __enter__(self) -> Ledger:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _never_written(path: Path, run_id: str, anchors: Anchors | None) -> bool:
+    """An empty ledger with no head and no anchor: the run was created and crashed before
+    its first event was acknowledged. Anything that recorded a head is not "never written"."""
+    if path.stat().st_size != 0 or (path.parent / HEAD_FILE).exists():
+        return False
+    return anchors is None or anchors.read(run_id) is None
 
 
 def _write_all(fd: int, payload: bytes) -> None:
@@ -253,4 +393,16 @@ def write_atomic(path: Path, payload: bytes) -> None:
         os.close(dir_fd)
 
 
-__all__ = ["GENESIS", "Entry", "Ledger", "LedgerTorn", "ReadResult", "canonical", "read_entries"]
+__all__ = [
+    "EVENT_SCHEMA",
+    "GENESIS",
+    "HEAD_FILE",
+    "USER",
+    "Entry",
+    "Head",
+    "Ledger",
+    "canonical",
+    "encode_entry",
+    "read_head",
+    "write_atomic",
+]

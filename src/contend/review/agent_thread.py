@@ -63,8 +63,6 @@ class RunContext:
     head_of: Callable[[Path], str]
     run_gates: Callable[[Path, str], Awaitable[list[dict[str, Any]]]]
     taken_topics: list[str] = field(default_factory=list)
-    interrupted: asyncio.Event = field(default_factory=asyncio.Event)
-    author_session: str | None = None
 
 
 @dataclass
@@ -120,7 +118,6 @@ class AgentThread:
                         self.ctx.limits,
                         run_tokens=self._run_tokens(),
                         run_cost=self.rec.state.cost,
-                        interrupted=self.ctx.interrupted.is_set(),
                     )
                     if stop is StopReason.MALFORMED_OUTPUT and self.critic_failure not in (
                         None,
@@ -136,9 +133,6 @@ class AgentThread:
                     if t.round not in t.proposer_rounds and self._awaiting_answer():
                         await self._proposer_turn(t.round)
                         continue
-                elif self.ctx.interrupted.is_set():
-                    await self._finish(StopReason.INTERRUPT)
-                    return
                 self.rec.emit(
                     ev.event(EventKind.ROUND_STARTED, thread=self.name, round=t.round + 1)
                 )
@@ -153,8 +147,6 @@ class AgentThread:
         with a proposer the next round retries it (should_stop counts the streak)."""
         if self.s.proposer is not None or self.critic_failure is None:
             return None
-        if self.ctx.interrupted.is_set():
-            return StopReason.INTERRUPT
         if self.critic_failure == "malformed":
             return StopReason.MALFORMED_OUTPUT
         return StopReason.CRASHED
@@ -336,7 +328,6 @@ class AgentThread:
             PROPOSER_SYSTEM,
             prompt,
             PROPOSER_SCHEMA,
-            session=self.ctx.author_session,
         )
         if reply is None or reply.output is None:
             await asyncio.to_thread(self.ctx.reset_to, self.s.worktree, before)
@@ -457,7 +448,6 @@ class AgentThread:
         system: str,
         prompt: str,
         schema: dict[str, Any],
-        session: str | None = None,
     ) -> AgentReply | None:
         request = AgentRequest(
             role=role,
@@ -468,7 +458,6 @@ class AgentThread:
             schema=schema,
             worktree=self.s.worktree,
             timeout_s=self.ctx.timeout_s,
-            session=session,
             repo=self._reviewed_repo(),
         )
         try:

@@ -23,19 +23,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from contend import __version__
+from contend.change import CONFIG_FILES, FileChange, Skipped
 from contend.config import Settings
-from contend.critics.static.base import FileChange, Skipped, Topic
-from contend.critics.static.review_config import CONFIG_FILES, configs_of
+from contend.critics.static.review_config import configs_of
 from contend.critics.static.runner import run_static
 from contend.errors import ConfigError, UserError
 from contend.gitio.diff import blocks_pass, collect_changes
-from contend.gitio.git import git_text, repo_root, resolve_commit, run_git
+from contend.gitio.git import git_text, repo_root, resolve_commit
 from contend.gitio.runrefs import (
     delete_run_refs,
     latest_snapshot,
     runs_with_refs,
+    save_thread_head,
     snapshot_ref,
-    thread_ref,
+    thread_head,
 )
 from contend.gitio.snapshot import (
     commit_snapshot,
@@ -61,6 +62,7 @@ from contend.review.recorder import Recorder
 from contend.review.state_dir import exclude_paths, locate_state_dir, open_state_dir
 from contend.review.static_round import plan_change_withdrawn, plan_static_round
 from contend.review.target import Target, resolve_target
+from contend.topics import Topic
 
 Listener = Callable[[dict[str, Any], RunState], None]
 DIFF_PROMPT_LIMIT = 400_000
@@ -129,6 +131,7 @@ def review(
     with review_lock(state_dir, command=req.command, wait_s=req.wait_s) as held:
         session = _Session(req, settings, target, state_dir, exclude, plan, listener)
         session.notes.extend(held.notes)
+        session.notes.extend(plan.notes)
         return session.run()
 
 
@@ -490,13 +493,12 @@ class _Session:
 
     def _save_thread_head(self, name: str, commit: str) -> None:
         # Fix commits outlive the worktree, so an interrupted run resumes with its fixes.
-        run_git(self.root, ["update-ref", thread_ref(self.rec.ledger.run_id, name), commit])
+        save_thread_head(self.root, self.rec.ledger.run_id, name, commit)
 
     def _thread_head(self, name: str, snapshot: str) -> str:
         """Where a thread's worktree starts: the head it saved in an earlier, unfinished
         session of this run (its fixes), else the snapshot under review."""
-        ref = thread_ref(self.rec.ledger.run_id, name)
-        found = git_text(self.root, ["for-each-ref", "--format=%(objectname)", ref]).strip()
+        found = thread_head(self.root, self.rec.ledger.run_id, name)
         return resolve_commit(self.root, found) if found else snapshot
 
     def _invariants(self) -> list[tuple[str, str]]:

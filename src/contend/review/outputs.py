@@ -18,6 +18,7 @@ from contend.errors import UserError
 from contend.ledger.store import write_atomic
 from contend.protocol.state import RunState
 from contend.protocol.verdict import Outcome
+from contend.redaction import redact_json_text, redact_text
 from contend.report import build_report, render_markdown, render_sarif, render_text
 
 FILES = {"json": "report.json", "markdown": "report.md", "sarif": "report.sarif"}
@@ -58,11 +59,13 @@ def write_outputs(
     wall_time_s: float,
 ) -> dict[str, str]:
     report = build_report(state, outcome, wall_time_s=wall_time_s)
+    # Every rendered output passes redaction on its way to disk or stdout (the texts
+    # returned here are what the CLI prints): a second line behind the ledger writer's.
     texts = {
-        "json": report.to_json(),
-        "markdown": render_markdown(report),
-        "sarif": render_sarif(report),
-        "text": render_text(report),
+        "json": redact_json_text(report.to_json()),
+        "markdown": redact_text(render_markdown(report)),
+        "sarif": redact_json_text(render_sarif(report)),
+        "text": redact_text(render_text(report)),
     }
     run_dir.mkdir(parents=True, exist_ok=True)
     for fmt, name in FILES.items():

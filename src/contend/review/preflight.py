@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from contend.backends import Role, parse_spec
 from contend.config import Settings
-from contend.critics.static.base import Topic
-from contend.critics.static.registry import parse_selection
 from contend.errors import UserError
-from contend.gitio.git import git_text
+from contend.gitio.git import git_path
 from contend.review.outputs import check_out_dir
 from contend.review.spec import Spec, load_spec
 from contend.review.target import Target
+from contend.topics import Topic, topics_named
 
 AgentFactory = Callable[[str, str], Any]  # (spec, role) -> Agent
 
@@ -42,6 +42,8 @@ class Plan:
     static_topics: frozenset[Topic]
     threads: list[ThreadAgents] = field(default_factory=list)
     oracle: Any | None = None
+    # What contend does in place of what an agent cannot do in its role, one line each.
+    notes: tuple[str, ...] = ()
 
     @property
     def needs_tree(self) -> bool:
@@ -64,42 +66,60 @@ def preflight(
     spec = load_spec(target, spec_arg=spec_arg, transcript=transcript, stdin=stdin)
     if out is not None:
         check_out_dir(out, force=force)
-    threads, oracle = _agents(settings, agent_specs, agent_factory)
+    notes: list[str] = []
+    threads, oracle = _agents(settings, target.repo_root, agent_specs, agent_factory, notes)
     if threads or settings.gates:
         check_git_writable(target.repo_root)
-    return Plan(spec=spec, static_topics=static_topics, threads=threads, oracle=oracle)
+    return Plan(
+        spec=spec, static_topics=static_topics, threads=threads, oracle=oracle, notes=tuple(notes)
+    )
 
 
 def split_critics(specs: Sequence[str]) -> tuple[frozenset[Topic], list[str]]:
-    """The static topics selected and the agent critic specs, in order."""
+    """The static topics selected and the agent critic specs, in order, as the backend
+    registry reads them."""
     topics: set[Topic] = set()
     agents: list[str] = []
-    for spec in specs:
-        if spec == "static" or spec.startswith("static:"):
-            topics |= set(parse_selection(spec))
+    for text in specs:
+        try:
+            spec, backend = parse_spec(text, "critic")
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
+        if backend.kind == "static":
+            topics |= topics_named(spec.arg) if spec.arg is not None else set(Topic)
         else:
-            agents.append(spec)
+            agents.append(text)
     return frozenset(topics), agents
 
 
 def _agents(
-    settings: Settings, specs: list[str], factory: AgentFactory | None
+    settings: Settings,
+    repo_root: Path,
+    specs: list[str],
+    factory: AgentFactory | None,
+    notes: list[str],
 ) -> tuple[list[ThreadAgents], Any | None]:
     if not specs:
         return [], None
+    from contend.agents import registry
+    from contend.agents.base import BackendContext
 
-    def make(agent_spec: str, role: str) -> Any:
+    def make(agent_spec: str, role: Role) -> Any:
         if factory is not None:
-            return factory(agent_spec, role)
-        from contend.agents.registry import resolve
-
-        return resolve(agent_spec, settings, role)  # type: ignore[arg-type]
+            agent = factory(agent_spec, role)
+        else:
+            agent = registry.resolve(agent_spec, BackendContext(repo_root, settings, role))
+        # Test doubles too: every agent is held against what its role needs.
+        registry.refuse_unfit(agent, agent_spec, role)
+        notes.extend(registry.adaptations(agent, agent_spec, role))
+        return agent
 
     proposer_spec = settings.proposer
+    answers_later = parse_spec(proposer_spec, "proposer")[1].kind == "author"
     threads: list[ThreadAgents] = []
     for agent_spec in specs:
         critic = make(agent_spec, "critic")
-        proposer = None if proposer_spec in ("none", "human") else make(proposer_spec, "proposer")
+        proposer = None if answers_later else make(proposer_spec, "proposer")
         if (
             proposer is not None
             and proposer.family == critic.family
@@ -119,9 +139,7 @@ def check_git_writable(repo_root: Path) -> None:
     """The snapshot and the worktrees write into git's directory (a temporary index, objects,
     worktree records); a read-only one is refused now, not halfway through a run."""
     for name in ("index", "objects"):
-        where = Path(
-            git_text(repo_root, ["rev-parse", "--path-format=absolute", "--git-path", name]).strip()
-        )
+        where = git_path(repo_root, name)
         folder = where if name == "objects" else where.parent
         try:
             handle, probe = tempfile.mkstemp(prefix=".contend-probe-", dir=folder)

@@ -9,12 +9,11 @@ text, not a tool result, not a meta record, not a slash-command or caveat wrappe
 from __future__ import annotations
 
 import json
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from contend.agents.claude_sessions import sessions
 from contend.errors import UserError
 from contend.gitio.git import git_text
 from contend.review.target import Target
@@ -103,38 +102,13 @@ def _from_commits(target: Target) -> Spec | None:
 
 
 def _from_sessions(repo_root: Path, claude_home: Path | None) -> Spec:
-    home = claude_home if claude_home is not None else _default_claude_home()
-    sessions = find_sessions(repo_root, home)
     notes: list[str] = []
-    for session in sessions:
+    for session in sessions(repo_root, claude_home):
         text = first_user_turn(session)
         if text is not None:
             return Spec("transcript", text, str(session), tuple(notes))
         notes.append(f"session {session} has no user turn with plain text; skipped")
     return Spec(None, None, None, tuple(notes))
-
-
-def _default_claude_home() -> Path:
-    # Claude Code itself honours CLAUDE_CONFIG_DIR in place of ~/.claude.
-    configured = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(configured) if configured else Path.home() / ".claude"
-
-
-def encode_project_path(path: Path) -> str:
-    """Claude Code's directory name for a project: every non-alphanumeric becomes '-'."""
-    return re.sub(r"[^a-zA-Z0-9]", "-", str(path))
-
-
-def find_sessions(repo_root: Path, claude_home: Path) -> list[Path]:
-    """This repository's Claude Code sessions, newest (by mtime) first."""
-    candidates = {str(repo_root), os.path.realpath(repo_root)}
-    found: list[tuple[float, str, Path]] = []
-    for candidate in sorted(candidates):
-        folder = claude_home / "projects" / encode_project_path(Path(candidate))
-        if folder.is_dir():
-            found.extend((p.stat().st_mtime, p.name, p) for p in folder.glob("*.jsonl"))
-    found.sort(key=lambda item: (item[0], item[1]), reverse=True)
-    return [path for _, _, path in found]
 
 
 def first_user_turn(transcript: Path) -> str | None:

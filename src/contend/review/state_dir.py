@@ -21,7 +21,7 @@ from pathlib import Path
 
 from contend.config import Settings
 from contend.errors import UserError
-from contend.gitio.git import git_text, run_git
+from contend.gitio.git import git_common_dir, run_git
 
 GITIGNORE = ".gitignore"
 MARKER = "# created by contend: runs are local state\n"
@@ -126,9 +126,7 @@ def _check_inside_repository(repo_root: Path, path: Path) -> None:
         raise UserError(
             f"the state directory {path} resolves outside the repository ({real}); {how}"
         )
-    git_dir = Path(
-        git_text(repo_root, ["rev-parse", "--path-format=absolute", "--git-common-dir"]).strip()
-    ).resolve()
+    git_dir = git_common_dir(repo_root).resolve()
     if real == git_dir or real.is_relative_to(git_dir):
         raise UserError(f"the state directory {path} is inside git's own directory {git_dir}")
     relative = real.relative_to(root).as_posix()

@@ -1,5 +1,9 @@
 """Shared types of the deterministic critics. Pure data; no git, no filesystem.
 
+`Topic` (contend.topics) and the changed-file types `FileChange`, `Skipped`, `language_of`,
+`is_test_path` (contend.change) live below the critics, since the diff reader and the
+configuration name them too; they are re-exported here for the critic modules.
+
 A topic critic reads the old and new text of each changed file (`FileChange`) and returns
 `Finding`s located on the new side. It reports only what the change introduced: lines in
 `FileChange.added_lines`, or code whose old version differs (for diff-aware rules such as a
@@ -21,18 +25,16 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, Protocol
+from typing import Protocol
 
+from contend.change import ChangeStatus as ChangeStatus
+from contend.change import FileChange as FileChange
+from contend.change import Language as Language
+from contend.change import Skipped as Skipped
+from contend.change import is_test_path as is_test_path
+from contend.change import language_of as language_of
 from contend.protocol.model import Severity
-
-
-class Topic(StrEnum):
-    SILENT_FALLBACK = "silent-fallback"
-    TEST_WEAKENING = "test-weakening"
-    BOUNDARY_TYPING = "boundary-typing"
-    CONCURRENCY = "concurrency"
-    SECURITY = "security"
-    SECRETS = "secrets"
+from contend.topics import Topic as Topic
 
 
 class Confidence(StrEnum):
@@ -49,47 +51,6 @@ class Confidence(StrEnum):
 
 
 _CONFIDENCE_RANK = {Confidence.HIGH: 3, Confidence.MEDIUM: 2, Confidence.LOW: 1}
-
-
-ChangeStatus = Literal["added", "modified", "deleted", "renamed"]
-Language = Literal["python", "javascript", "typescript", "tsx", "other"]
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    """One changed file. Texts are decoded UTF-8, or None when absent on that side.
-
-    `added_lines` are 1-based new-side line numbers that the change added or modified;
-    `removed_lines` are 1-based old-side line numbers it removed or modified.
-    """
-
-    path: str
-    old_path: str | None
-    status: ChangeStatus
-    old_text: str | None
-    new_text: str | None
-    added_lines: frozenset[int]
-    removed_lines: frozenset[int]
-    language: Language = "other"
-
-    def touches(self, start_line: int, end_line: int) -> bool:
-        """True when any new-side line in [start_line, end_line] was added or modified."""
-        return any(line in self.added_lines for line in range(start_line, end_line + 1))
-
-    def new_lines(self, start_line: int, end_line: int) -> str:
-        return _slice(self.new_text, start_line, end_line)
-
-    def old_lines(self, start_line: int, end_line: int) -> str:
-        return _slice(self.old_text, start_line, end_line)
-
-
-def _slice(text: str | None, start_line: int, end_line: int) -> str:
-    if text is None:
-        return ""
-    # Split on "\n" only, as git and the line numbers of a diff do (splitlines() would
-    # also break at form feeds and U+2028, and drift from git's numbering).
-    lines = text.split("\n")
-    return "\n".join(lines[max(start_line - 1, 0) : end_line])
 
 
 WAYS_OUT = (
@@ -132,15 +93,6 @@ class Finding:
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
-@dataclass(frozen=True, slots=True)
-class Skipped:
-    """A file a critic could not read; reported, never silently ignored."""
-
-    path: str
-    reason: str
-    topic: Topic | None = None
-
-
 @dataclass(slots=True)
 class StaticResult:
     findings: list[Finding] = field(default_factory=list)
@@ -155,32 +107,3 @@ class TopicCritic(Protocol):
     languages: frozenset[Language]
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]: ...
-
-
-_JS_TEST_SUFFIXES = tuple(
-    f"{mid}{ext}"
-    for mid in (".test", ".spec")
-    for ext in (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs")
-)
-
-
-def is_test_path(path: str) -> bool:
-    """Test files by the conventions of pytest, unittest, Jest and Vitest."""
-    parts = path.replace("\\", "/").split("/")
-    name = parts[-1]
-    if name.endswith(".py"):
-        return name.startswith("test_") or name.endswith("_test.py") or "tests" in parts[:-1]
-    return name.endswith(_JS_TEST_SUFFIXES) or "__tests__" in parts[:-1]
-
-
-def language_of(path: str) -> Language:
-    lower = path.lower()
-    if lower.endswith((".py", ".pyi")):
-        return "python"
-    if lower.endswith((".js", ".jsx", ".mjs", ".cjs")):
-        return "javascript"
-    if lower.endswith((".ts", ".mts", ".cts")):
-        return "typescript"
-    if lower.endswith(".tsx"):
-        return "tsx"
-    return "other"

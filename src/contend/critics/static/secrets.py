@@ -461,6 +461,53 @@ def _check_redacted(finding: Finding, secret: str) -> None:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class SecretSpan:
+    start: int  # offsets into the text given to `find_secrets`
+    end: int
+    rule: str
+    secret: str
+
+
+_PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = re.compile(r"[A-Za-z0-9+/=]+")
+
+
+def find_secrets(text: str) -> list[SecretSpan]:
+    """Every credential in arbitrary text (a quoted line, a spec, gate output), by the
+    rules above, each line read as a config file is (unquoted values count too). For
+    redaction outside this critic (`contend.redaction`); placeholders are not reported."""
+    if not _HINT.search(text.lower()):
+        return []
+    lines = text.split("\n")
+    spans: list[SecretSpan] = []
+    offset = 0
+    for index, line in enumerate(lines):
+        for hit in _line_hits(lines, index, "other"):
+            if hit.end > hit.start:
+                spans.append(SecretSpan(offset + hit.start, offset + hit.end, hit.rule, hit.secret))
+            else:  # a PEM header whose key material sits on the following lines
+                start = end = offset + len(line) + 1
+                end_marker = _PEM_END.search(text, start)
+                if end_marker is not None:
+                    end = end_marker.start()
+                else:
+                    for follow in lines[index + 1 :]:
+                        if not _PEM_BODY.fullmatch(follow.strip()):
+                            break
+                        end += len(follow) + 1
+                spans.append(SecretSpan(start, end, hit.rule, text[start:end]))
+        if _HINT.search(line.lower()):
+            # An assignment inside another's value (`{'X': "DB_PASSWORD=…"}`): the line
+            # scan does not overlap matches, so each value is read once more.
+            for match in _ASSIGNMENT.finditer(line):
+                base = offset + match.start("secret")
+                for hit in _generic_hits(match.group("secret"), "other"):
+                    spans.append(SecretSpan(base + hit.start, base + hit.end, hit.rule, hit.secret))
+        offset += len(line) + 1
+    return spans
+
+
 class SecretsCritic:
     topic = Topic.SECRETS
     languages: frozenset[Language] = frozenset(get_args(Language))
