@@ -345,7 +345,9 @@ def test_expect_removed_from_a_surviving_test_is_flagged() -> None:
     lines = _src(VERIFY_OLD).splitlines()
     del lines[6]  # expect(result.errors).toEqual([])
     [finding] = tw("src/verify.test.js", VERIFY_OLD, "\n".join(lines) + "\n")
-    assert (finding.rule, finding.start_line, finding.end_line) == ("js-assertion-removed", 4, 7)
+    # Reported where the removed assertion was (its old line 7, now the test's last line),
+    # not over the whole test.
+    assert (finding.rule, finding.start_line, finding.end_line) == ("js-assertion-removed", 7, 7)
     assert finding.old_evidence == "    expect(result.errors).toEqual([]);"
     assert "expect(result.errors).toEqual([])" in finding.claim
 
@@ -498,8 +500,14 @@ def test_node_assert_strict_equal_to_ok_is_flagged() -> None:
 
 
 def test_non_test_files_are_not_read_for_test_weakening() -> None:
+    old = "export const check = (r) => expect(r).toBe(1);\n"
+    new = "export const check = (r) => expect(r).toBeTruthy();\n"
+    assert tw("src/verify.ts", old, new) == []
+
+
+def test_a_file_holding_tests_is_test_code_whatever_its_name() -> None:
     new = _src(VERIFY_OLD).replace("toBe(", "toBeTruthy(")
-    assert tw("src/verify.ts", VERIFY_OLD, new) == []
+    assert [f.rule for f in tw("src/verify.ts", VERIFY_OLD, new)] == ["js-assertion-weakened"]
 
 
 def test_test_weakening_syntax_errors_are_skipped() -> None:
@@ -527,6 +535,20 @@ def test_tolerance_widened_in_to_be_close_to_is_flagged() -> None:
 
 
 def test_expect_assertions_removed_from_async_test_is_flagged() -> None:
+    # The count guards an assertion inside a callback that might never run.
+    old = """
+    test("rejects", async () => {
+      expect.assertions(1);
+      return load().catch((e) => expect(e).toBeInstanceOf(GatewayError));
+    });
+    """
+    new = old.replace("  expect.assertions(1);\n", "")
+    findings = tw("src/load.test.ts", old, new)
+    assert _rules(findings) == [("js-assertion-removed", 2)]
+    assert findings[0].old_evidence == "  expect.assertions(1);"
+
+
+def test_expect_assertions_beside_an_awaited_rejects_is_redundant() -> None:
     old = """
     test("rejects", async () => {
       expect.assertions(1);
@@ -534,9 +556,7 @@ def test_expect_assertions_removed_from_async_test_is_flagged() -> None:
     });
     """
     new = old.replace("  expect.assertions(1);\n", "")
-    findings = tw("src/load.test.ts", old, new)
-    assert _rules(findings) == [("js-assertion-removed", 1)]
-    assert findings[0].old_evidence == "  expect.assertions(1);"
+    assert tw("src/load.test.ts", old, new) == []
 
 
 def test_skip_whose_title_only_looks_like_a_key_is_flagged() -> None:
@@ -748,7 +768,7 @@ def test_commented_out_assertion_is_a_removal() -> None:
         '    // expect(result.status).toBe("verified");',
     )
     findings = tw("src/verify.test.ts", VERIFY_OLD, new)
-    assert _rules(findings) == [("js-assertion-removed", 4)]
+    assert _rules(findings) == [("js-assertion-removed", 6)]
 
 
 def test_concurrent_and_each_modifiers_keep_the_test_key() -> None:

@@ -286,3 +286,89 @@ def test_a_trailing_waiver_on_the_previous_statement_does_not_waive_the_next_lin
     )
     result = run_static([change_from_texts("m.py", old, standalone)], "static:silent-fallback")
     assert result.findings and all(f.waived for f in result.findings)
+
+
+# -- robustness: deep recursion, huge evidence (issue 10) -------------------------------------
+
+
+def test_an_expression_cpython_cannot_compile_is_a_skip_not_a_crash() -> None:
+    terms = "+".join(["x"] * 60_000)
+    new = f"def f(x):\n    try:\n        return {terms}\n    except Exception:\n        return 0\n"
+    critic = py_critic()
+    result = run_static([change_from_texts("deep.py", "", new)], critics=[critic])
+    assert critic.seen == []
+    assert [s.path for s in result.skipped] == ["deep.py"]
+    assert "too deeply nested" in result.skipped[0].reason
+
+
+def test_a_critic_that_recurses_too_deep_on_one_file_skips_that_file_only() -> None:
+    class Recursive:
+        """Recurses without bound on files named deep*, like a recursive AST walk would."""
+
+        topic = Topic.CONCURRENCY
+        languages: frozenset[Language] = frozenset({"python"})
+
+        def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
+            def dive(n: int) -> int:
+                return dive(n + 1) + 1
+
+            for change in changes:
+                if change.path.startswith("deep"):
+                    dive(0)
+                yield Finding(
+                    topic=self.topic,
+                    rule="fake-rule",
+                    severity=Severity.MAJOR,
+                    path=change.path,
+                    start_line=1,
+                    end_line=1,
+                    claim="fake",
+                    evidence="x",
+                )
+
+    changes = [
+        change_from_texts("deep.py", "", "x = 1\n"),
+        change_from_texts("ok.py", "", "x = 1\n"),
+    ]
+    result = run_static(changes, critics=[Recursive()])
+    assert [f.path for f in result.findings] == ["ok.py"]
+    (skip,) = result.skipped
+    assert skip.path == "deep.py"
+    assert skip.topic is Topic.CONCURRENCY
+    assert "too deeply nested" in skip.reason
+
+
+def test_evidence_is_capped_to_a_window_with_its_size_noted() -> None:
+    huge_line = 'x = BAD; s = "' + "y" * 200_000 + '"'
+    result = run_static([change_from_texts("m.py", "", huge_line + "\n")], critics=[py_critic()])
+    (finding,) = result.findings
+    assert len(finding.evidence) < 3_000
+    assert finding.evidence.startswith("x = BAD")
+    assert f"{len(huge_line):,} characters" in finding.evidence
+
+
+def test_many_line_evidence_keeps_the_head_and_tail_of_the_span() -> None:
+    class WholeFile(FakeCritic):
+        def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
+            for change in changes:
+                text = change.new_text or ""
+                yield Finding(
+                    topic=self.topic,
+                    rule="fake-rule",
+                    severity=Severity.MAJOR,
+                    path=change.path,
+                    start_line=1,
+                    end_line=text.count("\n"),
+                    claim="fake",
+                    evidence=text,
+                    old_evidence=text,
+                )
+
+    text = "".join(f"line_{i} = {i}\n" for i in range(2_000))
+    critic = WholeFile(Topic.SILENT_FALLBACK, frozenset({"python"}))
+    (finding,) = run_static([change_from_texts("m.py", "", text)], critics=[critic]).findings
+    for evidence in (finding.evidence, finding.old_evidence or ""):
+        assert evidence.startswith("line_0 = 0\n")
+        assert evidence.rstrip().endswith("line_1999 = 1999")
+        assert "lines cut" in evidence
+        assert len(evidence) < 3_000

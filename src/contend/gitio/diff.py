@@ -177,11 +177,23 @@ def _pre_skip(entry: _RawEntry, hunks: _Hunks) -> Skipped | None:
     if hunks.binary:
         return Skipped(path, "binary file")
     # A deleted test or review configuration file is still checked: removing it weakens.
-    if letter == "D" and not is_test_path(entry.old_path) and path not in CONFIG_FILES:
+    # A deleted JS/TS file too: its tests are known by what it holds, not by its name.
+    if (
+        letter == "D"
+        and not is_test_path(entry.old_path)
+        and path not in CONFIG_FILES
+        and not _may_hold_js_tests(entry)
+    ):
         return Skipped(path, DELETED_REASON)
     if letter not in _STATUS:
         return Skipped(path, f"unsupported git change status {entry.status!r}")
     return None
+
+
+def _may_hold_js_tests(entry: _RawEntry) -> bool:
+    """JS/TS test files are known by what they hold (mocha's `test/*.js`), not by name: a
+    deleted one goes to the critics, which say "deleted" themselves when it held no tests."""
+    return language_of(entry.old_path) in ("javascript", "typescript", "tsx")
 
 
 def _change_of(entry: _RawEntry, hunks: _Hunks, reader: _Reader) -> FileChange | Skipped:

@@ -1,25 +1,34 @@
 """The `silent-fallback` topic for JavaScript / TypeScript / TSX: errors turned into defaults.
 
-Rules (all `major`: each hides a failure from the caller), reported only where the change
-added or modified the lines:
+Rules, reported only where the change added or modified the lines (severity `major`; `critical`
+when the swallowed work writes — a write, save, delete, send or commit whose failure nobody
+hears of loses data; `minor` when a comment in the handler gives the reason, three words or
+more or a link — a documented decision, shown but not blocking):
 
     js-catch-default         `.catch(cb)` (or `.then(ok, cb)`) whose callback returns a made-up
                              value (literal, object/array of literals, null, undefined), has an
                              empty body, only logs, or is a `noop`
     js-empty-catch           `catch {}` / `catch (e) {}` (comments do not count as handling)
-    js-catch-return-default  a catch block that only (logs and) returns a made-up value
+    js-catch-return-default  a catch block that only (logs and) returns a made-up value, or
+                             resolves a Promise executor with one (`resolve(undefined)`)
     js-catch-swallow         a catch block that only logs and/or assigns a made-up value
     js-throw-to-default      a function lost a `throw` and gained a `return <made-up value>`
 
 Not flagged: a catch that rethrows (with or without logging), or returns / resolves to
 something carrying the error (`return { ok: false, error: e }`, `.catch(e => wrap(e))`); a
 catch that records the failure in a flag (`failed = true`, `process.exitCode = 1`); the
-boolean probe `try { ...; return true } catch { return false }`; and a handler the old
-version already had in the same function (editing a log line inside it is not introducing it).
+boolean probe `try { ...; return true } catch { return false }`; a handler the old version
+already had in the same function (editing a log line inside it is not introducing it); and the
+handlers `js_fallback_context` shows to leave the failure with someone (a rethrowing outer
+catch, a feature probe, a try-each-candidate loop that throws after the last, a detached
+`p.catch(noop)` while `p` is awaited elsewhere, a null checked right after on a reporting
+path, an `await p.catch(noop)` that only waits); in test code, a caught rejection unless the
+guarded code asserts (an expected rejection is what the test checks).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,31 +36,88 @@ from typing import Literal
 
 from tree_sitter import Node
 
-from contend.critics.static.base import FileChange, Finding, Skipped, Topic
+from contend.critics.static import js_fallback_context as context
+from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
+from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_tests_model import is_test_code
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
+    JS_LANGUAGES,
     JsLanguage,
+    SourceLines,
     callee_name,
     captures,
+    functions,
     is_default_value,
     js_language,
     lines_of,
     named_children,
     old_side_language,
     parse_checked,
+    qualname_of,
     spans_any,
+    squash,
     text_of,
     unwrap,
+    walk,
     walk_within,
 )
 from contend.protocol.model import Severity
+
+TOPIC = Topic.SILENT_FALLBACK
+_JS: frozenset[FileLanguage] = frozenset(JS_LANGUAGES)
+_WAYS_OUT = (
+    "let the failure reach the caller: rethrow (with context), reject, or return a result "
+    "that carries the error",
+    "or waive it in code with a reason: `// contend: allow silent-fallback -- <reason>`",
+)
+
+
+def _rule(rule: str, confidence: Confidence, why: str) -> RuleInfo:
+    return RuleInfo(rule, TOPIC, Severity.CRITICAL, confidence, _JS, why, _WAYS_OUT)
+
+
+# Default severity is the highest a finding of the rule may get (critical, around a write);
+# anything else is major.
+RULES = (
+    _rule(
+        "js-catch-default",
+        Confidence.HIGH,
+        "a rejected promise resolves to a made-up value, so an outage reads as real data",
+    ),
+    _rule(
+        "js-empty-catch",
+        Confidence.HIGH,
+        "every exception of the try block is dropped and the code carries on",
+    ),
+    _rule(
+        "js-catch-return-default",
+        Confidence.HIGH,
+        "the caller cannot tell a failure from a real result",
+    ),
+    _rule(
+        "js-catch-swallow",
+        Confidence.HIGH,
+        "the failure is logged at most; the caller carries on as if it had succeeded",
+    ),
+    _rule(
+        "js-throw-to-default",
+        Confidence.HIGH,
+        "a failure the function used to raise became an ordinary return value",
+    ),
+)
+_CONFIDENCE = {info.rule: info.confidence for info in RULES}
 
 Swallow = Literal["empty", "return-default", "assign-default", "log-only"]
 
 # Receivers whose calls only record a failure; the caller still never hears about it.
 _LOG_RECEIVERS = frozenset({"console", "logger", "log", "logging", "Sentry"})
-_CLASS_TYPES = frozenset({"class_declaration", "class", "abstract_class_declaration"})
+# Work whose silent failure loses data: a write, save, delete, send or commit.
+_WRITE_CALL = re.compile(
+    r"(?:^|\.)(?:write|save|commit|delete|remove|unlink|rm|rmdir|send|insert|upsert|flush"
+    r"|truncate|execute|persist|append|put|post)(?:[A-Z_]\w*)?$"
+)
 
 
 def _is_logging_call(node: Node) -> bool:
@@ -65,13 +131,16 @@ def _is_logging_call(node: Node) -> bool:
     return bool(name) and name.split(".")[0] in _LOG_RECEIVERS
 
 
-def _statement_kind(stmt: Node) -> Swallow | None:
+def _statement_kind(stmt: Node, resolvers: frozenset[str]) -> Swallow | None:
     """What a statement in a handler does, when it is one of the ways of doing nothing."""
     if stmt.type == "return_statement":
         values = named_children(stmt)
         return "return-default" if not values or is_default_value(values[0]) else None
     if stmt.type != "expression_statement":
         return None
+    resolved = context.resolves_default(stmt, resolvers)
+    if resolved is not None:
+        return "return-default" if resolved else None
     exprs = named_children(stmt)
     if not exprs:
         return None
@@ -90,12 +159,12 @@ def _statement_kind(stmt: Node) -> Swallow | None:
     return None
 
 
-def swallow_kind(block: Node) -> Swallow | None:
+def swallow_kind(block: Node, resolvers: frozenset[str] = frozenset()) -> Swallow | None:
     """How a handler body swallows the error, or None when it does something real."""
     statements = named_children(block)
     if not statements:
         return "empty"
-    kinds = [_statement_kind(stmt) for stmt in statements]
+    kinds = [_statement_kind(stmt, resolvers) for stmt in statements]
     if None in kinds:
         return None
     if "return-default" in kinds:
@@ -107,7 +176,7 @@ def callback_swallow(callback: Node) -> Swallow | None:
     """How a `.catch` callback swallows the rejection, or None when it does not."""
     callback = unwrap(callback)
     if callback.type in ("identifier", "member_expression"):
-        name = "".join(text_of(callback).split())
+        name = squash(text_of(callback))
         if name.lower().endswith("noop"):
             return "empty"
         return "log-only" if name.split(".")[0] in _LOG_RECEIVERS else None
@@ -123,12 +192,24 @@ def callback_swallow(callback: Node) -> Swallow | None:
     return "log-only" if _is_logging_call(body) else None
 
 
-def _returned_value(block: Node) -> str:
+def _returned_value(block: Node, resolvers: frozenset[str] = frozenset()) -> str:
     for stmt in named_children(block):
         if stmt.type == "return_statement":
             values = named_children(stmt)
             return text_of(values[0]) if values else "undefined"
+        if context.resolves_default(stmt, resolvers):
+            return " ".join(text_of(stmt).rstrip(";").split())
     return "undefined"
+
+
+def _writes(node: Node | None) -> bool:
+    """Whether the guarded code calls a write (write*, save*, delete*, send*, commit*...)."""
+    if node is None:
+        return False
+    return any(
+        item.type == "call_expression" and _WRITE_CALL.search(callee_name(item))
+        for item in [node, *walk(node)]
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,27 +222,9 @@ class _Hit:
     # (rule, enclosing function, what the handler yields): the same key on the old side
     # means the fallback was already there and the change only edited around it.
     key: tuple[str, str, str] = ("", "", "")
-
-
-def qualname_of(node: Node) -> str:
-    """`Class.method` / `outer.inner` of the named functions around `node`, "" at top level."""
-    names: list[str] = []
-    parent = node.parent
-    while parent is not None:
-        if parent.type in FUNCTION_TYPES:
-            name = _function_name(parent)
-            if name is not None:
-                names.append(name)
-        elif parent.type in _CLASS_TYPES:
-            name_node = parent.child_by_field_name("name")
-            if name_node is not None:
-                names.append(text_of(name_node))
-        parent = parent.parent
-    return ".".join(reversed(names))
-
-
-def _squash(text: str) -> str:
-    return "".join(text.split())
+    node: Node | None = None
+    severity: Severity = Severity.MAJOR
+    symbol: str = ""
 
 
 def _is_boolean_probe(catch_clause: Node, body: Node) -> bool:
@@ -181,9 +244,23 @@ def _is_boolean_probe(catch_clause: Node, body: Node) -> bool:
     return any(
         node.type == "return_statement"
         and (returned := named_children(node))
-        and unwrap(returned[0]).type == opposite
+        and (unwrap(returned[0]).type == opposite or _is_boolean_expression(returned[0]))
         for node in walk_within(block)
     )
+
+
+_COMPARISONS = frozenset({"===", "!==", "==", "!=", "<", ">", "<=", ">=", "instanceof", "in"})
+
+
+def _is_boolean_expression(node: Node) -> bool:
+    """`a !== b`, `!x`, `x instanceof Y`: the try answers a yes/no question."""
+    node = unwrap(node)
+    if node.type == "unary_expression":
+        return text_of(node).startswith("!")
+    if node.type == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        return operator is not None and text_of(operator) in _COMPARISONS
+    return False
 
 
 # Error handlers: catch clauses, and `.catch(...)` / `.then(...)` calls (filtered further below).
@@ -199,9 +276,12 @@ _HANDLERS = """
 class _Handlers:
     calls: list[Node]
     catches: list[Node]
+    test_code: bool
 
 
-def _handlers(root: Node, language: JsLanguage, lines: Collection[int] | None) -> _Handlers:
+def _handlers(
+    root: Node, language: JsLanguage, lines: Collection[int] | None, test_code: bool
+) -> _Handlers:
     """The handler nodes of a tree; with `lines`, only those spanning one of them."""
     found = captures(root, language, _HANDLERS)
     calls, catches = found.get("call", []), found.get("catch", [])
@@ -209,14 +289,20 @@ def _handlers(root: Node, language: JsLanguage, lines: Collection[int] | None) -
         ordered = sorted(lines)
         calls = [node for node in calls if spans_any(node, ordered)]
         catches = [node for node in catches if spans_any(node, ordered)]
-    return _Handlers(calls, catches)
+    return _Handlers(calls, catches, test_code)
 
 
 def _hits(handlers: _Handlers) -> list[_Hit]:
-    return [*_promise_catches(handlers.calls), *_catch_clauses(handlers.catches)]
+    index = context.ConsumedIndex()
+    return [
+        *_promise_catches(handlers.calls, handlers.test_code, index),
+        *_catch_clauses(handlers.catches, handlers.test_code),
+    ]
 
 
-def _promise_catches(calls: list[Node]) -> Iterator[_Hit]:
+def _promise_catches(
+    calls: list[Node], test_code: bool, index: context.ConsumedIndex
+) -> Iterator[_Hit]:
     for node in calls:
         function = node.child_by_field_name("function")
         arguments = node.child_by_field_name("arguments")
@@ -235,6 +321,13 @@ def _promise_catches(calls: list[Node]) -> Iterator[_Hit]:
         if kind is None:
             continue
         receiver = function.child_by_field_name("object")
+        if (
+            context.in_assertion_free_test_code(node, test_code)
+            or (kind == "empty" and context.only_waits_for_settlement(node))
+            or context.marks_handled_while_awaited(node, receiver, index)
+            or (kind == "return-default" and context.null_checked_after(node, _made_up(callback)))
+        ):
+            continue
         source = " ".join(text_of(receiver).split()) if receiver is not None else "the promise"
         handler = " ".join(text_of(callback).split())
         shown = f"..., {handler}" if method == "then" else handler
@@ -245,14 +338,34 @@ def _promise_catches(calls: list[Node]) -> Iterator[_Hit]:
             "assign-default": "only assigns a made-up value and resolves to undefined",
         }[kind]
         start = prop.start_point.row + 1 if prop is not None else lines_of(node)[0]
+        scope = qualname_of(node)
+        severity = Severity.CRITICAL if _writes(receiver) else Severity.MAJOR
+        if context.behind_an_opt_in(node):
+            severity = Severity.MINOR  # the user asked for it by an option's name
         yield _Hit(
             "js-catch-default",
             start,
             lines_of(node)[1],
             f"`.{method}({shown})` turns every rejection of `{source}` into a normal result: "
             f"the handler {outcome}, so an outage or a bug looks like real data to the caller",
-            key=("js-catch-default", qualname_of(node), _squash(_value_of(callback))),
+            key=("js-catch-default", scope, squash(_value_of(callback))),
+            node=node,
+            severity=severity,
+            symbol=scope,
         )
+
+
+def _made_up(callback: Node) -> Node | None:
+    """The value a `.catch` callback resolves to: its expression body or returned value."""
+    callback = unwrap(callback)
+    body = callback.child_by_field_name("body")
+    if body is None or body.type != "statement_block":
+        return body
+    for stmt in named_children(body):
+        if stmt.type == "return_statement":
+            values = named_children(stmt)
+            return values[0] if values else None
+    return None
 
 
 def _value_of(callback: Node) -> str:
@@ -265,16 +378,51 @@ def _value_of(callback: Node) -> str:
     return " ".join(text_of(body).split())
 
 
-def _catch_clauses(catches: list[Node]) -> Iterator[_Hit]:
+_URL = re.compile(r"https?://")
+
+
+def _explains_itself(body: Node) -> bool:
+    """A handler body whose comment gives a reason: three words or more, or a link (a bare
+    `// ignore` or `// noop` explains nothing)."""
+    for comment in body.named_children:
+        if comment.type != "comment":
+            continue
+        text = text_of(comment).lstrip("/*").rstrip("*/")
+        if _URL.search(text) or len(re.findall(r"[A-Za-z']+", text)) >= 3:
+            return True
+    return False
+
+
+def _not_a_fallback(node: Node, body: Node, test_code: bool) -> bool:
+    """Handlers that look like swallows but leave the failure with someone."""
+    return (
+        _is_boolean_probe(node, body)
+        or context.guards_only_cleanup(node)
+        or context.in_assertion_free_test_code(node, test_code)
+        or context.decorates_rethrown_error(node)
+        or context.is_feature_probe(node)
+        or context.tries_each_candidate(node)
+    )
+
+
+def _catch_clauses(catches: list[Node], test_code: bool) -> Iterator[_Hit]:
     for node in catches:
         body = node.child_by_field_name("body")
         if body is None:
             continue
-        kind = swallow_kind(body)
-        if kind is None or _is_boolean_probe(node, body):
+        resolvers = context.resolve_names(node)
+        kind = swallow_kind(body, resolvers)
+        if kind is None or _not_a_fallback(node, body, test_code):
             continue
         start, end = lines_of(node)
         scope = qualname_of(node)
+        try_statement = node.parent
+        guarded = try_statement.child_by_field_name("body") if try_statement else None
+        severity = Severity.CRITICAL if _writes(guarded) else Severity.MAJOR
+        if _explains_itself(body) or context.behind_an_opt_in(node):
+            # The author wrote down why the failure is dropped ("skip files we cannot
+            # read", a link to the discussion): a documented decision, shown, not blocking.
+            severity = Severity.MINOR
         if kind == "empty":
             yield _Hit(
                 "js-empty-catch",
@@ -283,16 +431,22 @@ def _catch_clauses(catches: list[Node]) -> Iterator[_Hit]:
                 "empty catch block: every exception of the try block is swallowed and the "
                 "code carries on as if it had succeeded",
                 key=("js-empty-catch", scope, ""),
+                node=node,
+                severity=severity,
+                symbol=scope,
             )
         elif kind == "return-default":
-            value = " ".join(_returned_value(body).split())
+            value = " ".join(_returned_value(body, resolvers).split())
             yield _Hit(
                 "js-catch-return-default",
                 start,
                 end,
                 f"catch block returns the made-up value `{value}` instead of failing: the "
                 "caller cannot tell an error from a real result",
-                key=("js-catch-return-default", scope, _squash(value)),
+                key=("js-catch-return-default", scope, squash(value)),
+                node=node,
+                severity=severity,
+                symbol=scope,
             )
         else:
             action = "only logs" if kind == "log-only" else "assigns a made-up value"
@@ -302,63 +456,10 @@ def _catch_clauses(catches: list[Node]) -> Iterator[_Hit]:
                 end,
                 f"catch block {action} and carries on: the failure never reaches the caller",
                 key=("js-catch-swallow", scope, kind),
+                node=node,
+                severity=severity,
+                symbol=scope,
             )
-
-
-def _function_name(fn: Node) -> str | None:
-    """A function's own name, the name it is bound to, or for a callback `<callee>(...)`."""
-    name = fn.child_by_field_name("name")
-    if name is not None:
-        return text_of(name)
-    parent = fn.parent
-    if parent is None:
-        return None
-    if parent.type == "arguments" and parent.parent is not None:
-        call = parent.parent
-        callee = call.child_by_field_name("function") or call.child_by_field_name("constructor")
-        # Named by its callee, not by position: adding a callback elsewhere renames nothing.
-        return f"{_squash(text_of(callee))[:60]}(...)" if callee is not None else None
-    if parent.type == "return_statement":
-        return "(returned)"
-    field = {
-        "variable_declarator": "name",
-        "pair": "key",
-        "assignment_expression": "left",
-        "public_field_definition": "name",
-        "field_definition": "property",
-    }.get(parent.type)
-    target = parent.child_by_field_name(field) if field else None
-    return _squash(text_of(target)) if target is not None else None
-
-
-_FUNCTIONS = "[{}] @fn".format(" ".join(f"({kind})" for kind in sorted(FUNCTION_TYPES)))
-
-
-def functions(root: Node, language: JsLanguage) -> dict[str, Node]:
-    """Functions and methods by qualified name (`Class.method`, `outer.inner`,
-    `load.fetch(...).catch(...)`); a repeated name gets `#2`, `#3` in source order."""
-    found: dict[str, Node] = {}
-    qualnames: dict[int, str] = {}
-    nodes = captures(root, language, _FUNCTIONS).get("fn", [])
-    for fn in sorted(nodes, key=lambda node: node.start_byte):  # outer before inner
-        classes: list[str] = []
-        parent = fn.parent
-        while parent is not None and parent.type not in FUNCTION_TYPES:
-            class_name = parent.child_by_field_name("name") if parent.type in _CLASS_TYPES else None
-            if class_name is not None:
-                classes.append(text_of(class_name))
-            parent = parent.parent
-        outer = qualnames.get(parent.id, "?") if parent is not None else ""
-        name = _function_name(fn)
-        base = ".".join(part for part in (outer, *reversed(classes), name or "?") if part)
-        qualname, count = base, 1
-        while qualname in found:
-            count += 1
-            qualname = f"{base}#{count}"
-        qualnames[fn.id] = qualname
-        if name is not None:
-            found[qualname] = fn
-    return found
 
 
 def _throws(fn: Node) -> Counter[str]:
@@ -401,19 +502,19 @@ def _throws_to_defaults(
                 f"`{qualname}` no longer throws (`{next(iter(lost))}` was removed) and now "
                 f"returns the made-up value `{value}`: a failure became an ordinary result",
                 old_evidence,
+                node=node,
+                symbol=qualname,
             )
 
 
-def _introduced(
-    hits: list[_Hit], old_root: Node, old_language: JsLanguage, new_root: Node, language: JsLanguage
-) -> list[_Hit]:
+def _introduced(hits: list[_Hit], old: _Handlers, new: _Handlers) -> list[_Hit]:
     """Drop hits the old version already had: a fallback that was there before the change
     is not the change's doing, even when the change edited a line inside it. A function that
     now holds more handlers of one kind than before keeps them all reported."""
     if not hits:
         return hits
-    old_counts = Counter(hit.key for hit in _hits(_handlers(old_root, old_language, None)))
-    new_counts = Counter(hit.key for hit in _hits(_handlers(new_root, language, None)))
+    old_counts = Counter(hit.key for hit in _hits(old))
+    new_counts = Counter(hit.key for hit in _hits(new))
     return [hit for hit in hits if new_counts[hit.key] > old_counts[hit.key]]
 
 
@@ -425,46 +526,58 @@ def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
     if isinstance(new_root, Skipped):
         yield new_root
         return
-    hits = [
-        hit
-        for hit in _hits(_handlers(new_root, language, change.added_lines))
-        if change.touches(hit.start_line, hit.end_line)
-    ]
+    old_root: Node | None = None
+    old_language = old_side_language(change) or language
     if change.old_text is not None:
-        old_language = old_side_language(change) or language
-        old_root = parse_checked(
+        parsed = parse_checked(
             change.old_text, old_language, path=change.path, topic=TOPIC, side="old side"
         )
-        if isinstance(old_root, Skipped):
-            yield old_root
+        if isinstance(parsed, Skipped):
+            yield parsed
         else:
-            hits = _introduced(hits, old_root, old_language, new_root, language)
-            covered = {line for hit in hits for line in range(hit.start_line, hit.end_line + 1)}
+            old_root = parsed
+    test_code = is_test_code(change, old_root, new_root)
+    hits = [
+        hit
+        for hit in _hits(_handlers(new_root, language, change.added_lines, test_code))
+        if change.touches(hit.start_line, hit.end_line)
+    ]
+    if old_root is not None:
+        hits = _introduced(
+            hits,
+            _handlers(old_root, old_language, None, test_code),
+            _handlers(new_root, language, None, test_code),
+        )
+        covered = {line for hit in hits for line in range(hit.start_line, hit.end_line + 1)}
+        # In test code a function that stops throwing is a mock or fixture changed, not a
+        # failure hidden from a caller.
+        if not test_code:
             hits.extend(
                 hit
                 for hit in _throws_to_defaults(change, old_root, old_language, new_root, language)
                 if hit.start_line not in covered
             )
+    lines = SourceLines(change.new_text)
     for hit in sorted(hits, key=lambda item: (item.start_line, item.rule)):
         yield Finding(
             topic=TOPIC,
             rule=hit.rule,
-            severity=Severity.MAJOR,
+            severity=hit.severity,
             path=change.path,
             start_line=hit.start_line,
             end_line=hit.end_line,
             claim=hit.claim,
-            evidence=change.new_lines(hit.start_line, hit.end_line),
+            evidence=lines.evidence(hit.start_line, hit.end_line, hit.node),
             old_evidence=hit.old_evidence,
+            ways_out=_WAYS_OUT,
+            confidence=_CONFIDENCE[hit.rule],
+            symbol=hit.symbol or None,
         )
-
-
-TOPIC = Topic.SILENT_FALLBACK
 
 
 class JsSilentFallback:
     topic = TOPIC
-    languages: frozenset[FileLanguage] = frozenset({"javascript", "typescript", "tsx"})
+    languages: frozenset[FileLanguage] = _JS
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
         results: list[Finding | Skipped] = []

@@ -1,52 +1,67 @@
-"""The `test-weakening` topic for JavaScript / TypeScript / TSX test files (Jest, Vitest, Mocha).
+"""The `test-weakening` topic for JavaScript / TypeScript / TSX test code (Jest, Vitest, Mocha,
+node:test, ava, Playwright).
 
-Reads which tests exist and what they assert, then compares the old and the new version of
-each test.
-
-Tests are `it` / `test` / `specify` calls (with `.skip`, `.only`, `.todo`, `.each`, `x`/`f`
-prefixes), keyed by their title nested in the titles of the enclosing `describe` /
-`context` / `suite` calls, so the old and the new version of one test can be compared.
-Assertions are `expect(...)` chains (Jest, Vitest, chai's call forms) and `assert` calls, each
-with a strength rank: 3 exact, 2 partial (contains, ordering, a type), 1 existence only.
-
-Rules (test files only: *.test.*, *.spec.*, __tests__/, *.cy.*):
+Compares the old and the new version of each test (found by `js_tests_model`), and reasons
+about what is checked before and after, not about which lines disappeared:
 
     js-assertion-weakened      major  an assertion became one of lower rank (toBe -> toContain,
                                       toEqual -> toBeTruthy, x -> not.toBeNull, an asymmetric
                                       matcher such as expect.any() slipped into the expectation)
-    js-assertion-removed       major  a test that still exists lost an assertion
+    js-assertion-removed       major  a test that still exists lost an assertion, reported on
+                                      the removed assertion's place
     js-expected-error-widened  major  toThrow(SpecificError) -> toThrow() / toThrow(Error)
     js-tolerance-widened       major  toBeCloseTo(x, 5) -> toBeCloseTo(x, 1)
-    js-test-deleted            major  a test is gone (a renamed test or describe is matched by
-                                      its own title or body and compared instead)
+    js-test-deleted            major  a test is gone and what it asserted is asserted nowhere in
+                                      the change's test files any more (minor when the change
+                                      also deletes code: the behaviour may have gone with it)
     js-test-only               major  `.only` / `fit` / `fdescribe` added: the rest of the file
                                       silently stops running
-    js-test-skipped            minor  `.skip` / `.todo` / `xit` / `xdescribe` added to an existing
-                                      test with no issue reference (#123, ABC-123 in a comment,
-                                      an /issues/ URL); with one it is not reported
+    js-test-skipped            minor  `.skip` / `.todo` / `xit` / `xdescribe` / an unconditional
+                                      `this.skip()` added to an existing test with no issue
+                                      reference (#123, ABC-123 in a comment, an /issues/ URL)
 
-Not weakening: renamed variables, formatting, quote style, added assertions, and moves
-within one rank (toEqual -> toStrictEqual, toBe -> toEqual).
+Not weakening: renamed variables, formatting, quote style, added assertions, moves within one
+rank (toEqual -> toStrictEqual, toBe -> toEqual); a test renamed or moved (in the file, or
+verbatim to another file of the same change); tests merged into one that keeps their
+assertions; an assertion moved into another test; per-environment `if`/`else` branches whose
+assertions became one assertion at least as strong; checks on a value the new test pins
+exactly (`expect(stderr).toBe('')` implies every `not.toContain` on `stderr`); a test put
+behind a condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Literal
 
 from tree_sitter import Node
 
-from contend.critics.static.base import FileChange, Finding, Skipped, Topic, is_test_path
+from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
+from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_test_pool import (
+    Pool,
+    about_removed_code,
+    removed_names,
+    removed_vocabulary,
+    removes_code,
+    vocabulary,
+)
+from contend.critics.static.js_tests_model import (
+    GENERIC_ERRORS,
+    Assertion,
+    TestCall,
+    assertions,
+    is_test_code,
+    normalise,
+    test_calls,
+)
 from contend.critics.static.treesitter import (
-    FUNCTION_TYPES,
-    callee_name,
+    JS_LANGUAGES,
+    SourceLines,
     js_language,
-    lines_of,
     named_children,
     old_side_language,
     parse_checked,
@@ -55,341 +70,63 @@ from contend.critics.static.treesitter import (
 )
 from contend.protocol.model import Severity
 
-TestKind = Literal["test", "suite"]
+TOPIC = Topic.TEST_WEAKENING
+_JS: frozenset[FileLanguage] = frozenset(JS_LANGUAGES)
+_WAYS_OUT_TEST = (
+    "restore the check, or show in the same change where it is now checked at least as strictly",
+    "or waive it in code with a reason: `// contend: allow test-weakening -- <reason>`",
+)
 
-_TEST_BASES = {"it": "", "test": "", "specify": "", "xit": "skip", "xtest": "skip"}
-_TEST_BASES |= {"fit": "only", "ftest": "only"}
-_SUITE_BASES = {"describe": "", "context": "", "suite": "", "xdescribe": "skip"}
-_SUITE_BASES |= {"xcontext": "skip", "fdescribe": "only", "fcontext": "only"}
-_MODIFIERS = frozenset({"skip", "only", "todo", "concurrent", "each", "failing", "sequential"})
-DISABLING = frozenset({"skip", "todo"})
 
-# Same rank = interchangeable for this critic; `toEqual` -> `toStrictEqual` is no weakening.
-_RANKS: dict[str, int] = {
-    **dict.fromkeys(
-        [
-            "toBe",
-            "toEqual",
-            "toStrictEqual",
-            "toBeNull",
-            "toBeUndefined",
-            "toBeNaN",
-            "toHaveLength",
-            "toMatchSnapshot",
-            "toMatchInlineSnapshot",
-            "toThrowErrorMatchingSnapshot",
-            "toThrowErrorMatchingInlineSnapshot",
-            "toHaveBeenCalledWith",
-            "toHaveBeenCalledTimes",
-            "toHaveBeenLastCalledWith",
-            "toHaveBeenNthCalledWith",
-            "toBeCalledWith",
-            "toBeCalledTimes",
-            "lastCalledWith",
-            "nthCalledWith",
-            "toHaveReturnedWith",
-            "toHaveReturnedTimes",
-            "toHaveLastReturnedWith",
-            "toHaveNthReturnedWith",
-            "toBeCloseTo",
-            "toBeTrue",
-            "toBeFalse",
-            "equal",
-            "equals",
-            "eql",
-            "eqls",
-            "lengthOf",
-            "expect.assertions",
-            "assert.strictEqual",
-            "assert.deepStrictEqual",
-            "assert.equal",
-            "assert.deepEqual",
-            "assert.isTrue",
-            "assert.isFalse",
-            "assert.isNull",
-            "assert.isUndefined",
-            "assert.sameMembers",
-            "assert.sameDeepMembers",
-            "assert.lengthOf",
-            "assert.deepInclude",
-        ],
-        3,
+def _rule(rule: str, severity: Severity, confidence: Confidence, why: str) -> RuleInfo:
+    return RuleInfo(rule, TOPIC, severity, confidence, _JS, why, _WAYS_OUT_TEST)
+
+
+RULES = (
+    _rule(
+        "js-assertion-weakened",
+        Severity.MAJOR,
+        Confidence.HIGH,
+        "the new assertion passes for values the old one rejected",
     ),
-    **dict.fromkeys(
-        [
-            "toMatchObject",
-            "toContain",
-            "toContainEqual",
-            "toMatch",
-            "toBeInstanceOf",
-            "toBeGreaterThan",
-            "toBeGreaterThanOrEqual",
-            "toBeLessThan",
-            "toBeLessThanOrEqual",
-            "toHaveBeenCalled",
-            "toBeCalled",
-            "toHaveReturned",
-            "toReturn",
-            "toBeOneOf",
-            "include",
-            "includes",
-            "contain",
-            "contains",
-            "match",
-            "members",
-            "oneOf",
-            "above",
-            "below",
-            "least",
-            "most",
-            "instanceOf",
-            "expect.hasAssertions",
-            "assert.match",
-            "assert.include",
-            "assert.includes",
-            "assert.isAbove",
-            "assert.isBelow",
-            "assert.isAtLeast",
-            "assert.isAtMost",
-            "assert.instanceOf",
-            "assert.oneOf",
-            "assert.typeOf",
-        ],
-        2,
+    _rule(
+        "js-assertion-removed",
+        Severity.MAJOR,
+        Confidence.HIGH,
+        "a surviving test no longer checks something it checked, and no other test does",
     ),
-    **dict.fromkeys(
-        [
-            "toBeTruthy",
-            "toBeFalsy",
-            "toBeDefined",
-            "ok",
-            "exist",
-            "assert",
-            "assert.ok",
-            "assert.isOk",
-            "assert.exists",
-            "assert.isDefined",
-            "assert.isNotNull",
-            "assert.notStrictEqual",
-            "assert.notEqual",
-            "assert.notDeepStrictEqual",
-            "assert.notDeepEqual",
-            "assert.doesNotThrow",
-            "assert.doesNotReject",
-            "assert.isNotOk",
-        ],
-        1,
+    _rule(
+        "js-expected-error-widened",
+        Severity.MAJOR,
+        Confidence.HIGH,
+        "the test no longer checks which error is thrown, so a different failure passes it",
     ),
-}
-# Matchers whose strength depends on whether they name what is expected.
-THROW_MATCHERS = frozenset({"toThrow", "toThrowError", "throw", "throws", "Throw"})
-_ASSERT_THROWS = frozenset({"assert.throws", "assert.rejects"})
-_ASYMMETRIC = ("expect.anything(", "expect.any(", "Containing(", "expect.stringMatching(")
-GENERIC_ERRORS = frozenset({"", "Error", "Object", "expect.anything()", "/.*/", '""'})
-
-
-def normalise(text: str) -> str:
-    """Compare code modulo formatting: whitespace, quote style, trailing commas, semicolons."""
-    flat = "".join(text.split()).replace("'", '"').replace("`", '"')
-    for closer in ")]}":
-        flat = flat.replace(f",{closer}", closer)
-    return flat.rstrip(";")
-
-
-@dataclass(frozen=True, slots=True)
-class Assertion:
-    node: Node
-    text: str  # normalised
-    subject: str  # normalised first argument of expect()/assert.*(), "" if none
-    matcher: str
-    negated: bool
-    args: tuple[str, ...]  # normalised matcher arguments (for assert.*: all but the subject)
-
-    @property
-    def lines(self) -> tuple[int, int]:
-        return lines_of(self.node)
-
-    @property
-    def rank(self) -> int | None:
-        """3 exact, 2 partial, 1 existence only; None for a matcher this critic does not know."""
-        base = _RANKS.get(self.matcher)
-        if self.matcher in THROW_MATCHERS or self.matcher in _ASSERT_THROWS:
-            base = 3 if self.args else 2
-        elif self.matcher == "toHaveProperty":
-            base = 3 if len(self.args) >= 2 else 2
-        if base is None:
-            return None
-        if self.negated:
-            return 1
-        if any(marker in arg for arg in self.args for marker in _ASYMMETRIC):
-            return min(base, 2)
-        return base
-
-    @property
-    def expected_error(self) -> str | None:
-        """The error an exception assertion names ("" = any error), None for other matchers."""
-        if self.negated or (
-            self.matcher not in THROW_MATCHERS and self.matcher not in _ASSERT_THROWS
-        ):
-            return None
-        return self.args[0] if self.args else ""
-
-
-@dataclass(frozen=True, slots=True)
-class TestCall:
-    key: tuple[str, ...]  # enclosing suite titles, then this call's title
-    kind: TestKind
-    node: Node
-    modifiers: frozenset[str]
-    body: Node | None  # the callback, None for `test.todo("...")`
-
-    @property
-    def title(self) -> str:
-        return " > ".join(self.key)
-
-    @property
-    def lines(self) -> tuple[int, int]:
-        return lines_of(self.node)
-
-    @property
-    def disabled(self) -> bool:
-        return bool(self.modifiers & DISABLING)
-
-    def body_text(self) -> str:
-        return normalise(text_of(self.body)) if self.body is not None else ""
-
-
-def _chain(node: Node) -> list[str] | None:
-    """`test.skip` -> ["test", "skip"]; None when the callee is not a plain dotted name."""
-    if node.type == "identifier":
-        return [text_of(node)]
-    if node.type != "member_expression":
-        return None
-    obj = node.child_by_field_name("object")
-    prop = node.child_by_field_name("property")
-    head = _chain(obj) if obj is not None else None
-    return None if head is None or prop is None else [*head, text_of(prop)]
-
-
-def _classify_call(call: Node) -> tuple[TestKind, frozenset[str]] | None:
-    function = call.child_by_field_name("function")
-    if function is None:
-        return None
-    if function.type == "call_expression":  # test.each(table)("title %s", fn)
-        inner = function.child_by_field_name("function")
-        function = inner if inner is not None else function
-    parts = _chain(function)
-    if not parts or not set(parts[1:]) <= _MODIFIERS:
-        return None
-    base, modifiers = parts[0], set(parts[1:])
-    if base in _TEST_BASES:
-        kind: TestKind = "test"
-        implied = _TEST_BASES[base]
-    elif base in _SUITE_BASES:
-        kind = "suite"
-        implied = _SUITE_BASES[base]
-    else:
-        return None
-    if implied:
-        modifiers.add(implied)
-    return kind, frozenset(modifiers)
-
-
-def _title(call: Node) -> str | None:
-    arguments = call.child_by_field_name("arguments")
-    args = named_children(arguments) if arguments is not None else []
-    if not args:
-        return None
-    first = args[0]
-    if first.type == "string":
-        return text_of(first)[1:-1]
-    return " ".join(text_of(first).split())
-
-
-def _callback(call: Node) -> Node | None:
-    arguments = call.child_by_field_name("arguments")
-    args = named_children(arguments) if arguments is not None else []
-    functions = [arg for arg in args[1:] if arg.type in FUNCTION_TYPES]
-    return functions[0] if functions else None
-
-
-def test_calls(root: Node) -> dict[tuple[str, ...], TestCall]:
-    """Every test and suite of a file by key; a repeated title gets a `#2`, `#3` suffix."""
-    found: dict[tuple[str, ...], TestCall] = {}
-    seen: Counter[tuple[str, ...]] = Counter()
-    stack: list[tuple[Node, tuple[str, ...]]] = [(root, ())]
-    while stack:
-        node, prefix = stack.pop()
-        for child in reversed(node.children):
-            shape = _classify_call(child) if child.type == "call_expression" else None
-            title = _title(child) if shape is not None else None
-            if shape is None or title is None:
-                stack.append((child, prefix))
-                continue
-            key = (*prefix, title)
-            seen[key] += 1
-            if seen[key] > 1:
-                key = (*prefix, f"{title} #{seen[key]}")
-            kind, modifiers = shape
-            body = _callback(child)
-            found[key] = TestCall(key, kind, child, modifiers, body)
-            if kind == "suite" and body is not None:
-                stack.append((body, key))
-    # The stack visits children in reverse; order by position so `#2` means the second one.
-    return dict(sorted(found.items(), key=lambda item: item[1].node.start_byte))
-
-
-def _assertion(call: Node) -> Assertion | None:
-    function = call.child_by_field_name("function")
-    arguments = call.child_by_field_name("arguments")
-    if function is None or arguments is None:
-        return None
-    args = [normalise(text_of(arg)) for arg in named_children(arguments)]
-    text = normalise(text_of(call))
-    name = callee_name(call)
-    if name == "assert" or name.startswith("assert."):
-        subject = args[0] if args else ""
-        return Assertion(call, text, subject, name, False, tuple(args[1:]))
-    if name in ("expect.assertions", "expect.hasAssertions"):
-        return Assertion(call, text, "", name, False, tuple(args))
-    if function.type != "member_expression":
-        return None
-    names: list[str] = []
-    node: Node | None = function
-    while node is not None and node.type == "member_expression":
-        prop = node.child_by_field_name("property")
-        names.append(text_of(prop) if prop is not None else "")
-        node = node.child_by_field_name("object")
-    if node is None or node.type != "call_expression":
-        return None
-    if callee_name(node) not in ("expect", "expect.soft", "chai.expect"):
-        return None
-    expect_args = node.child_by_field_name("arguments")
-    subject_nodes = named_children(expect_args) if expect_args is not None else []
-    subject = normalise(text_of(subject_nodes[0])) if subject_nodes else ""
-    names.reverse()
-    negated = "not" in names[:-1]
-    return Assertion(call, text, subject, names[-1], negated, tuple(args))
-
-
-def assertions(body: Node | None) -> list[Assertion]:
-    """The assertions of a test body, outermost calls only, in source order."""
-    if body is None:
-        return []
-    found: list[Assertion] = []
-    for node in walk(body):
-        if node.type != "call_expression":
-            continue
-        parent = node.parent
-        if parent is not None and parent.type == "member_expression":
-            continue  # `expect(x)` inside `expect(x).toBe(1)`: the chain is read from the top
-        assertion = _assertion(node)
-        if assertion is not None:
-            found.append(assertion)
-    return found
-
-
-# --- comparing the old and the new version of a test file ------------------------------------
+    _rule(
+        "js-tolerance-widened",
+        Severity.MAJOR,
+        Confidence.HIGH,
+        "the numeric check accepts a larger error than before",
+    ),
+    _rule(
+        "js-test-deleted",
+        Severity.MAJOR,
+        Confidence.HIGH,
+        "what the deleted test asserted is asserted nowhere in the change any more",
+    ),
+    _rule(
+        "js-test-only",
+        Severity.MAJOR,
+        Confidence.HIGH,
+        "a focused test silently stops every other test of the file from running",
+    ),
+    _rule(
+        "js-test-skipped",
+        Severity.MINOR,
+        Confidence.MEDIUM,
+        "a skipped test checks nothing; without an issue reference nobody will turn it back on",
+    ),
+)
+_CONFIDENCE = {info.rule: info.confidence for info in RULES}
 
 # A tracker reference: #123, ABC-123 (in a comment only: a title may say "UTF-8"), /issues/ URL.
 _ISSUE_REF = re.compile(r"#\d+|https?://\S+/issues/\d+")
@@ -405,9 +142,6 @@ def has_issue_reference(header_lines: str, title: str) -> bool:
     )
 
 
-TOPIC = Topic.TEST_WEAKENING
-
-
 @dataclass(frozen=True, slots=True)
 class _Hit:
     rule: str
@@ -415,18 +149,47 @@ class _Hit:
     start_line: int
     end_line: int
     claim: str
+    symbol: str
     old_evidence: str | None = None
 
 
-def _similarity(old: Assertion, new: Assertion) -> float:
-    """Textual similarity, plus a bonus when both check the same value: the same subject, or
+def _similarity(old: Assertion, new: Assertion, aliases: dict[str, str] | None = None) -> float:
+    """Textual similarity, plus a bonus when both check the same value: the same subject,
     one's subject moved into the other's arguments (`expect(x).toBe(1)` -> `expect([1, 2])
-    .toContain(x)`)."""
+    .toContain(x)`), or the new subject derived from the old one (`expect(fn)
+    .toHaveBeenCalledWith(a)` -> `const args = fn.mock.calls[0].arguments; assert.deepEqual
+    (args, [a])`)."""
     score = SequenceMatcher(None, old.text, new.text, autojunk=False).ratio()
     related = bool(old.subject) and (
         old.subject == new.subject or old.subject in new.args or new.subject in old.args
     )
+    if not related and len(old.subject) >= 3:
+        base, rest = _split_base(new.subject)
+        derived = (aliases or {}).get(base, base) + rest
+        related = derived.startswith((f"{old.subject}.", f"{old.subject}["))
     return score + (0.5 if related else 0.0)
+
+
+def _split_base(subject: str) -> tuple[str, str]:
+    """`callArgs[0].x` -> ("callArgs", "[0].x")."""
+    for index, char in enumerate(subject):
+        if char in ".[(":
+            return subject[:index], subject[index:]
+    return subject, ""
+
+
+def _aliases(body: Node | None) -> dict[str, str]:
+    """Local names of a test body and the (normalised) expressions they hold."""
+    found: dict[str, str] = {}
+    if body is None:
+        return found
+    for node in walk(body):
+        if node.type != "variable_declarator":
+            continue
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is not None and value is not None and name.type == "identifier":
+            found[text_of(name)] = normalise(text_of(value))
+    return found
 
 
 def greedy_pairs(
@@ -456,36 +219,39 @@ def greedy_pairs(
 
 
 _FUZZY_LIMIT = 2500
+_PAIR_THRESHOLD = 0.4
+_RENAME_THRESHOLD = 0.8
 
 
 def _pair_assertions(
-    old: list[Assertion], new: list[Assertion]
+    old: list[Assertion], new: list[Assertion], aliases: dict[str, str] | None = None
 ) -> tuple[list[tuple[Assertion, Assertion]], list[Assertion]]:
     """(pairs of an old assertion and the new one it became, old assertions with no heir).
 
     Identical assertions (modulo formatting) cancel first; the rest pair greedily by
     textual similarity, with a bonus when they check the same subject."""
-    remaining_new = list(new)
+    remaining: dict[str, list[Assertion]] = {}
+    for assertion in new:
+        remaining.setdefault(assertion.key, []).append(assertion)
     unmatched_old: list[Assertion] = []
     for assertion in old:
-        twin = next((cand for cand in remaining_new if cand.text == assertion.text), None)
-        if twin is None:
-            unmatched_old.append(assertion)
+        twins = remaining.get(assertion.key)
+        if twins:
+            twins.pop(0)
         else:
-            remaining_new.remove(twin)
+            unmatched_old.append(assertion)
+    remaining_new = [a for twins in remaining.values() for a in twins]
+    remaining_new.sort(key=lambda a: a.node.start_byte)
     index_pairs = greedy_pairs(
         len(unmatched_old),
         len(remaining_new),
-        lambda i, j: _similarity(unmatched_old[i], remaining_new[j]),
+        lambda i, j: _similarity(unmatched_old[i], remaining_new[j], aliases),
         _PAIR_THRESHOLD,
     )
     paired_old = {i for i, _j in index_pairs}
     pairs = [(unmatched_old[i], remaining_new[j]) for i, j in index_pairs]
     orphans = [a for i, a in enumerate(unmatched_old) if i not in paired_old]
     return pairs, orphans
-
-
-_PAIR_THRESHOLD = 0.4
 
 
 def _digits(assertion: Assertion) -> int:
@@ -495,11 +261,17 @@ def _digits(assertion: Assertion) -> int:
     return 2
 
 
-def _compare_assertion(test: TestCall, old: Assertion, new: Assertion, old_src: str) -> _Hit | None:
+def _flat(node: Node) -> str:
+    return " ".join(text_of(node).split())
+
+
+def _compare_assertion(
+    test: TestCall, old: Assertion, new: Assertion, old_lines: SourceLines
+) -> _Hit | None:
     start, end = new.lines
-    old_text = _source_lines(old_src, *old.lines)
-    before = " ".join(text_of(old.node).split())
-    after = " ".join(text_of(new.node).split())
+    old_text = old_lines.lines(*old.lines)
+    before, after = _flat(old.node), _flat(new.node)
+    title = test.title
     old_error, new_error = old.expected_error, new.expected_error
     if old_error and new_error is not None and new_error != old_error:
         if new_error in GENERIC_ERRORS:
@@ -508,8 +280,9 @@ def _compare_assertion(test: TestCall, old: Assertion, new: Assertion, old_src: 
                 Severity.MAJOR,
                 start,
                 end,
-                f"in test `{test.title}`, `{before}` became `{after}`: it no longer checks "
+                f"in test `{title}`, `{before}` became `{after}`: it no longer checks "
                 f"which error is thrown ({old_error} -> {new_error or 'any error'})",
+                title,
                 old_text,
             )
         return None
@@ -519,8 +292,9 @@ def _compare_assertion(test: TestCall, old: Assertion, new: Assertion, old_src: 
             Severity.MAJOR,
             start,
             end,
-            f"in test `{test.title}`, `{before}` became `{after}`: toBeCloseTo now accepts "
+            f"in test `{title}`, `{before}` became `{after}`: toBeCloseTo now accepts "
             f"a difference of 10^-{_digits(new)} instead of 10^-{_digits(old)}",
+            title,
             old_text,
         )
     old_rank, new_rank = old.rank, new.rank
@@ -531,9 +305,10 @@ def _compare_assertion(test: TestCall, old: Assertion, new: Assertion, old_src: 
         Severity.MAJOR,
         start,
         end,
-        f"in test `{test.title}`, `{before}` became `{after}` "
+        f"in test `{title}`, `{before}` became `{after}` "
         f"({_describe(old)} -> {_describe(new)}): the new assertion also passes for values "
         "the old one rejected",
+        title,
         old_text,
     )
 
@@ -542,17 +317,141 @@ def _describe(assertion: Assertion) -> str:
     return f"not.{assertion.matcher}" if assertion.negated else assertion.matcher
 
 
-def _source_lines(text: str, start: int, end: int) -> str:
-    return "\n".join(text.splitlines()[start - 1 : end])
+# --- control flow: which assertions of a test can run together ------------------------------
+
+_BRANCHING = frozenset({"if_statement", "ternary_expression", "switch_statement"})
+# Matchers that pin a value completely: any other check on the same value is implied by it
+# (or contradicted by it, and then the test fails on its own).
+_PINNING = frozenset(
+    {
+        "toBe",
+        "toEqual",
+        "toStrictEqual",
+        "toMatchSnapshot",
+        "toMatchInlineSnapshot",
+        "equal",
+        "equals",
+        "eql",
+        "assert.strictEqual",
+        "assert.deepStrictEqual",
+        "assert.equal",
+        "assert.deepEqual",
+    }
+)
 
 
-def _compare_tests(old: TestCall, new: TestCall, old_src: str, new_src: str) -> list[_Hit]:
+def _branches(assertion: Assertion, body: Node) -> dict[int, int]:
+    """For each branching statement around the assertion (inside the test body), which of
+    its branches holds it: {branching node id: child index}."""
+    found: dict[int, int] = {}
+    child = assertion.node
+    parent = child.parent
+    while parent is not None and parent.id != body.id:
+        if parent.type in _BRANCHING or parent.type == "switch_body":
+            index = next((i for i, item in enumerate(parent.children) if item.id == child.id), -1)
+            found[parent.id] = index
+        child, parent = parent, parent.parent
+    return found
+
+
+def _exclusive(a: dict[int, int], b: dict[int, int]) -> bool:
+    """Two assertions in different branches of one `if`/`else`, `?:` or `switch`."""
+    return any(node in b and b[node] != index for node, index in a.items())
+
+
+def _covered(
+    orphan: Assertion,
+    test: TestCall,
+    old_body: Node,
+    pairs: list[tuple[Assertion, Assertion]],
+    new_assertions: list[Assertion],
+    pool: Pool,
+) -> bool:
+    """Whether a removed assertion's check survives in another form."""
+    if pool.kept(orphan.key):
+        return True  # moved to another test (or file) of the change
+    if orphan.matcher in ("expect.assertions", "expect.hasAssertions") and _counts_itself(
+        new_assertions, test
+    ):
+        return True  # node:test's `t.plan(n)`, or an assertion that fails by itself
+    if about_removed_code(orphan.node, pool.removed_names):
+        return True  # what it checked no longer exists
+    subject = orphan.subject
+    if subject and any(
+        new.subject == subject and new.matcher in _PINNING and not new.negated
+        for new in new_assertions
+    ):
+        return True  # the value is now pinned exactly
+    own = _branches(orphan, old_body)
+    if own:
+        # Per-environment branches merged: a branch-mate became an assertion at least as
+        # strong, and only one branch ever ran.
+        for old, new in pairs:
+            if (
+                _exclusive(own, _branches(old, old_body))
+                and new.rank is not None
+                and orphan.rank is not None
+                and new.rank >= orphan.rank
+            ):
+                return True
+    return False
+
+
+def _counts_itself(new_assertions: list[Assertion], test: TestCall) -> bool:
+    """`expect.assertions(n)` guards a callback whose assertion might never run; a test that
+    plans its assertions (`t.plan(n)`) or asserts the rejection itself needs no count."""
+    body = text_of(test.body) if test.body is not None else ""
+    return ".plan(" in body or any(
+        (
+            a.matcher in ("assert.throws", "toThrow", "toThrowError")
+            or a.matcher == "assert.rejects"
+            or ".rejects." in a.text
+        )
+        and _awaited(a.node)
+        for a in new_assertions
+    )
+
+
+def _awaited(node: Node) -> bool:
+    """Whether an assertion's result is awaited or returned (a rejection then fails the
+    test); a synchronous `toThrow` / `assert.throws` always runs where it stands."""
+    if not text_of(node).startswith(("assert.rejects", "expect(")) or (
+        ".rejects" not in text_of(node) and not text_of(node).startswith("assert.rejects")
+    ):
+        return True
+    parent = node.parent
+    while parent is not None and parent.type in ("parenthesized_expression", "member_expression"):
+        parent = parent.parent
+    return parent is not None and parent.type in ("await_expression", "return_statement")
+
+
+# --- comparing two versions of one test -----------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Sides:
+    change: FileChange
+    old_root: Node | None
+    new_root: Node | None
+    old_tests: dict[tuple[str, ...], TestCall]
+    new_tests: dict[tuple[str, ...], TestCall]
+    old_lines: SourceLines
+    new_lines: SourceLines
+    _to_new: Callable[[int], int] | None = None
+
+    def to_new(self, line: int) -> int:
+        if self._to_new is None:
+            self._to_new = _line_mapper(self.change.old_text or "", self.change.new_text)
+        return self._to_new(line)
+
+
+def _compare_tests(old: TestCall, new: TestCall, sides: _Sides, pool: Pool) -> list[_Hit]:
     start, end = new.lines
     hits: list[_Hit] = []
     if "only" in new.modifiers and "only" not in old.modifiers:
         hits.append(_only_hit(new))
     if new.disabled and not old.disabled:
-        header_lines = _source_lines(new_src, max(start - 1, 1), start)
+        header_lines = sides.new_lines.lines(max(start - 1, 1), start)
         if not has_issue_reference(header_lines, new.title):
             how = "marked todo" if "todo" in new.modifiers else "skipped"
             hits.append(
@@ -563,30 +462,53 @@ def _compare_tests(old: TestCall, new: TestCall, old_src: str, new_src: str) -> 
                     start,
                     f"{new.kind} `{new.title}` is now {how} with no issue reference "
                     "(#123, ABC-123 or an /issues/ URL): what it checked is no longer checked",
-                    _source_lines(old_src, old.lines[0], old.lines[0]),
+                    new.title,
+                    sides.old_lines.lines(old.lines[0], old.lines[0]),
                 )
             )
         return hits  # a disabled test asserts nothing; the skip is the finding
-    if new.kind != "test" or old.body_text() == new.body_text():
+    if new.kind != "test" or old.body is None or old.body_text() == new.body_text():
         return hits
-    pairs, orphans = _pair_assertions(assertions(old.body), assertions(new.body))
+    old_assertions, new_assertions = assertions(old.body), assertions(new.body)
+    pairs, orphans = _pair_assertions(old_assertions, new_assertions, _aliases(new.body))
     for old_assertion, new_assertion in pairs:
-        hit = _compare_assertion(new, old_assertion, new_assertion, old_src)
+        hit = _compare_assertion(new, old_assertion, new_assertion, sides.old_lines)
         if hit is not None:
             hits.append(hit)
     for orphan in orphans:
-        gone = " ".join(text_of(orphan.node).split())
+        if _covered(orphan, new, old.body, pairs, new_assertions, pool):
+            continue
+        gone = _flat(orphan.node)
+        # Reported where the assertion was: its old line mapped into the surviving test.
+        line = min(max(sides.to_new(orphan.lines[0]), start), end)
         hits.append(
             _Hit(
                 "js-assertion-removed",
-                Severity.MAJOR,
-                start,
-                end,
-                f"test `{new.title}` still exists but no longer asserts `{gone}`",
-                _source_lines(old_src, *orphan.lines),
+                Severity.MINOR if _commented_out_with_reason(orphan, new) else Severity.MAJOR,
+                line,
+                line,
+                f"test `{new.title}` still exists but no longer asserts `{gone}`, and no "
+                "other test of the change does",
+                new.title,
+                sides.old_lines.lines(*orphan.lines),
             )
         )
     return hits
+
+
+def _commented_out_with_reason(orphan: Assertion, test: TestCall) -> bool:
+    """The assertion is still there, commented out, beside a comment that says why (three
+    words or more): a visible, documented decision rather than a silent removal."""
+    if test.body is None:
+        return False
+    comments = [text_of(node) for node in walk(test.body) if node.type == "comment"]
+    flat = [normalise(comment.lstrip("/*").rstrip("*/")) for comment in comments]
+    if orphan.text not in flat:
+        return False
+    return any(
+        normalise(comment) != orphan.text and len(re.findall(r"[A-Za-z']+", comment)) >= 3
+        for comment in (c.lstrip("/*").rstrip("*/") for c in comments)
+    )
 
 
 def _only_hit(test: TestCall) -> _Hit:
@@ -598,6 +520,7 @@ def _only_hit(test: TestCall) -> _Hit:
         start,
         f"{test.kind} `{test.title}` is focused (`.only` / `f` prefix): every other test in "
         "the file silently stops running",
+        test.title,
     )
 
 
@@ -627,15 +550,21 @@ def _body_or_none(test: TestCall) -> str | None:
     return test.body_text() if test.body is not None else None
 
 
+def _assertion_set(test: TestCall) -> str | None:
+    """The sorted assertions of a test: a test moved and renamed keeps them."""
+    found = sorted(a.key for a in assertions(test.body))
+    return "\n".join(found) if found else None
+
+
 def _pair_renamed(
     old_tests: dict[tuple[str, ...], TestCall], new_tests: dict[tuple[str, ...], TestCall]
 ) -> list[tuple[TestCall, TestCall]]:
     """Old tests whose key changed (their own title or a describe's), found by the same own
-    title, then the same body, then a similar body."""
+    title, then the same body, then the same assertions, then a similar body."""
     lost = [t for key, t in old_tests.items() if key not in new_tests and t.kind == "test"]
     fresh = [t for key, t in new_tests.items() if key not in old_tests and t.kind == "test"]
     pairs: list[tuple[TestCall, TestCall]] = []
-    for same in (_own_title, _body_or_none):
+    for same in (_own_title, _body_or_none, _assertion_set):
         by_value: dict[str, list[TestCall]] = {}
         for test in fresh:
             value = same(test)
@@ -663,57 +592,88 @@ def _pair_renamed(
     return pairs + [(lost[i], fresh[j]) for i, j in index_pairs]
 
 
-_RENAME_THRESHOLD = 0.8
+def _empty(test: TestCall) -> bool:
+    """A placeholder (`test("x", () => {})`) checked nothing."""
+    block = test.body.child_by_field_name("body") if test.body is not None else None
+    return block is None or (block.type == "statement_block" and not named_children(block))
 
 
-def compare_files(change: FileChange, old_root: Node | None, new_root: Node | None) -> list[_Hit]:
-    old_src, new_src = change.old_text or "", change.new_text or ""
-    old_tests = test_calls(old_root) if old_root is not None else {}
-    new_tests = test_calls(new_root) if new_root is not None else {}
+def _deletion_kept(old: TestCall, pool: Pool) -> bool:
+    """A deleted test whose body arrived verbatim in another file, or whose every assertion
+    is still asserted as often somewhere in the change (merged into another test)."""
+    if old.body is not None and pool.arrived[old.body_text()] > 0:
+        pool.arrived[old.body_text()] -= 1
+        return True
+    if about_removed_code(old.body, pool.removed_names):
+        return True
+    if old.body is not None and vocabulary(text_of(old.body)) & pool.removed_words:
+        return True  # it exercised behaviour the change removed from the code
+    checks = assertions(old.body)
+    return bool(checks) and all(pool.kept(a.key) for a in checks)
+
+
+def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
+    old_tests, new_tests = sides.old_tests, sides.new_tests
     pairs = [(old_tests[key], new) for key, new in new_tests.items() if key in old_tests]
     renamed = _pair_renamed(old_tests, new_tests)
     pairs.extend(renamed)
     hits: list[_Hit] = []
     for old, new in pairs:
-        hits.extend(_compare_tests(old, new, old_src, new_src))
+        hits.extend(_compare_tests(old, new, sides, pool))
     heirs = {old.key for old, _new in renamed}
     paired_new = {new.key for _old, new in pairs}
     for key, new in new_tests.items():
         header = new.lines[0]
-        if key not in paired_new and "only" in new.modifiers and change.touches(header, header):
+        touched = sides.change.touches(header, header)
+        if key not in paired_new and "only" in new.modifiers and touched:
             hits.append(_only_hit(new))
     deleted = [
         old
         for key, old in old_tests.items()
         if key not in new_tests and key not in heirs and old.kind == "test"
     ]
-    to_new = _line_mapper(old_src, change.new_text) if deleted else None
     for old in deleted:
-        line = to_new(old.lines[0]) if to_new is not None else 1
+        if old.disabled or _empty(old) or _deletion_kept(old, pool):
+            continue
+        line = sides.to_new(old.lines[0]) if sides.change.new_text else 1
+        if pool.code_removed:
+            # The change also deletes code: often the behaviour went with its test. Shown,
+            # not blocking, until a person confirms the behaviour is really gone.
+            severity = Severity.MINOR
+            claim = (
+                f"test `{old.title}` was deleted and what it asserted is asserted nowhere else "
+                "in this change, which also deletes code: confirm the behaviour it checked is "
+                "gone too"
+            )
+        else:
+            severity = Severity.MAJOR
+            claim = (
+                f"test `{old.title}` was deleted: what it asserted is asserted nowhere else "
+                "in this change"
+            )
         hits.append(
             _Hit(
                 "js-test-deleted",
-                Severity.MAJOR,
+                severity,
                 line,
                 line,
-                f"test `{old.title}` was deleted: what it checked is no longer checked "
-                "(unless it moved to another file)",
-                _source_lines(old_src, *old.lines),
+                claim,
+                old.title,
+                sides.old_lines.lines(*old.lines),
             )
         )
     return hits
 
 
-def is_js_test_file(change: FileChange) -> bool:
-    paths = [change.path, *([change.old_path] if change.old_path else [])]
-    return any(is_test_path(path) or ".cy." in path.rsplit("/", 1)[-1] for path in paths)
+# --- the critic -------------------------------------------------------------------------------
 
 
-def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
+def _sides(change: FileChange) -> _Sides | Skipped | None:
+    """Both parsed sides of a test file; None for a file that is not test code."""
     new_language = js_language(change.language)
     old_language = old_side_language(change)
-    if (new_language is None and old_language is None) or not is_js_test_file(change):
-        return
+    if new_language is None and old_language is None:
+        return None
     roots: list[Node | None] = []
     for text, language, side in (
         (change.old_text, old_language, "old side"),
@@ -724,13 +684,53 @@ def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
             continue
         root = parse_checked(text, language, path=change.path, topic=TOPIC, side=side)
         if isinstance(root, Skipped):
-            yield root
-            return  # half a comparison would report every test of the other side
+            # Half a comparison would report every test of the other side; but a file that
+            # is not test code at all is no skip of this topic.
+            return root if _named_test(change) else None
         roots.append(root)
-    hits = compare_files(change, roots[0], roots[1])
+    old_root, new_root = roots
+    if not is_test_code(change, old_root, new_root):
+        if change.status == "deleted":
+            # The diff reader passed it on for its content to decide; it held no tests.
+            return Skipped(change.path, "deleted: nothing on the new side to check")
+        return None
+    return _Sides(
+        change,
+        old_root,
+        new_root,
+        test_calls(old_root) if old_root is not None else {},
+        test_calls(new_root) if new_root is not None else {},
+        SourceLines(change.old_text or ""),
+        SourceLines(change.new_text or ""),
+    )
+
+
+def _named_test(change: FileChange) -> bool:
+    return is_test_code(change, None, None)
+
+
+def _fill_pool(all_sides: list[_Sides]) -> Pool:
+    pool = Pool()
+    for sides in all_sides:
+        for test in sides.old_tests.values():
+            if test.kind == "test" and not test.disabled:
+                pool.old_counts.update(a.key for a in assertions(test.body))
+        for key, test in sides.new_tests.items():
+            if test.kind != "test" or test.disabled:
+                continue
+            pool.new_counts.update(a.key for a in assertions(test.body))
+            if key not in sides.old_tests and test.body is not None:
+                pool.arrived[test.body_text()] += 1
+    return pool
+
+
+def _findings(sides: _Sides, hits: Iterable[_Hit]) -> Iterator[Finding]:
+    change = sides.change
     for hit in sorted(hits, key=lambda item: (item.start_line, item.rule)):
         evidence = (
-            change.new_lines(hit.start_line, hit.end_line) if change.new_text is not None else ""
+            sides.new_lines.lines(hit.start_line, hit.end_line)
+            if change.new_text is not None
+            else ""
         )
         yield Finding(
             topic=TOPIC,
@@ -742,18 +742,43 @@ def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
             claim=hit.claim,
             evidence=evidence,
             old_evidence=hit.old_evidence,
+            ways_out=_WAYS_OUT_TEST,
+            confidence=_CONFIDENCE[hit.rule],
+            symbol=hit.symbol,
         )
+
+
+def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
+    results: list[Finding | Skipped] = []
+    all_sides: list[_Sides] = []
+    for change in changes:
+        sides = _sides(change)
+        if isinstance(sides, Skipped):
+            results.append(sides)
+        elif sides is not None:
+            all_sides.append(sides)
+    pool = _fill_pool(all_sides)
+    if any(sides.old_tests for sides in all_sides):
+        tests = {s.change.path for s in all_sides}
+        pool.removed_names = removed_names(changes, tests)
+        pool.removed_words = removed_vocabulary(changes, tests)
+        pool.code_removed = removes_code(changes, tests)
+    for sides in all_sides:
+        results.extend(_findings(sides, compare_files(sides, pool)))
+    return results
+
+
+def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
+    """One file on its own (no other file of the change to have received its tests)."""
+    yield from check_changes([change])
 
 
 class JsWeakenedTests:
     topic = TOPIC
-    languages: frozenset[FileLanguage] = frozenset({"javascript", "typescript", "tsx"})
+    languages: frozenset[FileLanguage] = _JS
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
-        results: list[Finding | Skipped] = []
-        for change in changes:
-            results.extend(check_file(change))
-        return results
+        return check_changes(changes)
 
 
 CRITIC = JsWeakenedTests()

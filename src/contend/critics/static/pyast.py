@@ -80,7 +80,13 @@ def walk_within(node: ast.AST) -> Iterator[ast.AST]:
 
 def segment(text: str, node: ast.AST) -> str:
     start, end = span(node)
-    return "\n".join(text.split("\n")[start - 1 : end])
+    # The split is cached: a finding per handler must not split a large file once each.
+    return "\n".join(_lines(text)[start - 1 : end])
+
+
+@functools.lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(text.split("\n"))
 
 
 def clone(node: T) -> T:

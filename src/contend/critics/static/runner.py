@@ -3,11 +3,20 @@
 Each critic sees only the changes in its languages. Python texts are parsed once up front
 (the parse is cached in `pyast.parse`, so the AST critics reuse it); a Python file that does
 not parse becomes one `Skipped` and is withheld from the AST critics, while critics that read
-raw text (secrets) still see it. A critic that raises is a bug and the error propagates.
+raw text (secrets) still see it. A critic that raises is a bug and the error propagates —
+except `RecursionError`: input nested deeper than a walk (or CPython's own compiler) can
+follow is a property of the file, not a bug, so that file becomes a `Skipped` for that topic
+and every other file is still checked.
+
+Every finding's evidence is capped here, for every critic, so one finding on a 1 MB minified
+line cannot carry the whole line (and a thousand findings a thousand copies of it): at most
+`EVIDENCE_CHARS` characters — the head and tail lines of a long span, or the start of one huge
+line — with what was cut and the full size noted in the text.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Iterable, Sequence
 
@@ -58,15 +67,87 @@ def run_static(
             mine = [c for c in mine if c.path not in unparsable]
         if not mine:
             continue
-        for item in critic.check(mine):
+        for item in _check(critic, mine):
             if isinstance(item, Finding):
-                findings.append(item)
+                findings.append(cap_evidence(item))
             else:
                 extra_skips.append(item)
     waived = apply_waivers(findings, changes, selected)
     waived.sort(key=_finding_order)
     extra_skips.sort(key=lambda s: (s.path, s.topic or "", s.reason))
     return StaticResult(findings=waived, skipped=_unique([*skipped, *extra_skips]))
+
+
+def _check(critic: TopicCritic, changes: Sequence[FileChange]) -> list[Finding | Skipped]:
+    """The critic's results over `changes`; when a file is nested too deeply for it, that
+    file is found by checking one file at a time and becomes a skip for the critic's topic."""
+    try:
+        return list(critic.check(changes))
+    except RecursionError:
+        if len(changes) == 1:
+            return [_too_deep(changes[0].path, critic.topic)]
+    results: list[Finding | Skipped] = []
+    for change in changes:
+        try:
+            results.extend(critic.check([change]))
+        except RecursionError:
+            results.append(_too_deep(change.path, critic.topic))
+    return results
+
+
+def _too_deep(path: str, topic: Topic) -> Skipped:
+    return Skipped(
+        path,
+        f"too deeply nested for the {topic.value} critic to follow (recursion limit)",
+        topic,
+    )
+
+
+# The most evidence one finding carries: enough for a person to recognise the code, small
+# enough that the report stays linear in the number of findings.
+EVIDENCE_CHARS = 2_000
+_HEAD_LINES = 12
+_TAIL_LINES = 6
+
+
+def cap_evidence(finding: Finding) -> Finding:
+    """The finding with its evidence (and old evidence) cut to a window, the cut noted."""
+    evidence = _window(finding.evidence)
+    old = _window(finding.old_evidence) if finding.old_evidence is not None else None
+    if evidence is finding.evidence and old is finding.old_evidence:
+        return finding
+    return dataclasses.replace(finding, evidence=evidence, old_evidence=old)
+
+
+def _window(text: str) -> str:
+    if len(text) <= EVIDENCE_CHARS:
+        return text
+    lines = text.split("\n")
+    head, tail = lines[:_HEAD_LINES], lines[-_TAIL_LINES:] if len(lines) > _HEAD_LINES else []
+    kept = [_cut_line(line, EVIDENCE_CHARS // (_HEAD_LINES + _TAIL_LINES)) for line in head]
+    if tail:
+        kept_tail = [
+            _cut_line(line, EVIDENCE_CHARS // (_HEAD_LINES + _TAIL_LINES)) for line in tail
+        ]
+        cut = len(lines) - len(head) - len(tail)
+        middle = (
+            f"… [{cut:,} lines cut; the evidence is {len(lines):,} lines, "
+            f"{len(text):,} characters] …"
+        )
+        return "\n".join([*kept, middle, *kept_tail])
+    if len(lines) == 1:
+        return (
+            f"{text[:EVIDENCE_CHARS]} … [cut: showing the first {EVIDENCE_CHARS:,} of "
+            f"{len(text):,} characters]"
+        )
+    note = f"… [long lines cut; the evidence is {len(text):,} characters]"
+    return "\n".join([*kept, note])
+
+
+def _cut_line(line: str, limit: int) -> str:
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]} … [{len(line) - limit:,} more characters]"
 
 
 def _reads_raw_text(critic: TopicCritic) -> bool:
@@ -102,6 +183,9 @@ def _parse_problem(text: str) -> str | None:
             return f"syntax error at line {exc.lineno}: {exc.msg}"
         except ValueError as exc:  # e.g. "source code string cannot contain null bytes"
             return f"cannot be parsed as Python: {exc}"
+        except RecursionError:
+            # A 60,000-term expression: CPython's own compiler cannot build its tree.
+            return "too deeply nested to parse (beyond CPython's own recursion limit)"
     return None
 
 

@@ -27,13 +27,14 @@ Weak hashes called with `usedforsecurity=False` are not reported (bandit's B324 
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import re
 import tempfile
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 from types import ModuleType
 from typing import Any
@@ -185,6 +186,19 @@ def focus(text: str, added_lines: frozenset[int]) -> str:
     return "".join(b + t for b, t in zip(bodies, [*breaks, ""], strict=True))
 
 
+@lru_cache(maxsize=64)
+def _ordered(lines: frozenset[int]) -> tuple[int, ...]:
+    return tuple(sorted(lines))
+
+
+def _any_between(lines: frozenset[int], start: int, end: int) -> bool:
+    """Whether a line in [start, end] is in `lines`, by bisection (linear scans per
+    definition made a large added file quadratic)."""
+    ordered = _ordered(lines)
+    index = bisect.bisect_left(ordered, start)
+    return index < len(ordered) and ordered[index] <= end
+
+
 def _untouched_definitions(
     body: Sequence[ast.stmt], added_lines: frozenset[int]
 ) -> Iterator[tuple[int, int]]:
@@ -194,7 +208,7 @@ def _untouched_definitions(
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             start = min([d.lineno for d in node.decorator_list] + [node.lineno])
             end = pyast.span(node)[1]
-            if not any(start <= line <= end for line in added_lines):
+            if not _any_between(added_lines, start, end):
                 yield start, end
             elif isinstance(node, ast.ClassDef):
                 yield from _untouched_definitions(node.body, added_lines)

@@ -4,14 +4,17 @@ Owns loading the offline grammar wheels (`tree-sitter-javascript`, `tree-sitter-
 for the languages "javascript", "typescript" and "tsx", and the rule that a file with syntax
 errors is never analysed: tree-sitter recovers from errors and would hand back a tree with
 ERROR nodes, on which a critic could report nonsense or miss everything. Such a file becomes
-a `Skipped` with reason "syntax error at line N".
+a `Skipped` with reason "syntax error at line N". No newer grammar that reads TypeScript 5
+ships as an offline wheel; `ts_compat` mends what the bundled one lacks (measured by
+`bench/js_parse_rate.py`). Also the shared helpers of the JS/TS topics: node walks, the
+enclosing function's name, and `SourceLines` for evidence that stays linear on minified code.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterator, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 import tree_sitter_javascript
@@ -20,6 +23,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from contend.critics.static.base import FileChange, Skipped, Topic, language_of
 from contend.critics.static.base import Language as FileLanguage
+from contend.critics.static.ts_compat import rewrite_for_grammar
 
 JsLanguage = Literal["javascript", "typescript", "tsx"]
 JS_LANGUAGES: frozenset[JsLanguage] = frozenset({"javascript", "typescript", "tsx"})
@@ -47,10 +51,26 @@ def grammar(language: JsLanguage) -> Language:
     return Language(_GRAMMARS[language]())
 
 
+def parse_raw(text: str, language: JsLanguage) -> Node:
+    """The root node the grammar gives, with no compatibility rewrite."""
+    return Parser(grammar(language)).parse(text.encode("utf-8")).root_node
+
+
+@lru_cache(maxsize=64)
 def parse(text: str, language: JsLanguage) -> Node:
-    """The root node of `text`; may contain ERROR nodes (see `syntax_error_line`)."""
-    tree = Parser(grammar(language)).parse(text.encode("utf-8"))
-    return tree.root_node
+    """The root node of `text`; may contain ERROR nodes (see `syntax_error_line`).
+
+    A text the grammar rejects is parsed once more after `ts_compat.rewrite_for_grammar`,
+    which blanks out the few TypeScript 4.7-5.x forms the grammar predates (and mends a few
+    grammar gaps) without moving a byte; a text the grammar reads is never rewritten.
+    Cached so the JS/TS topics share one parse per text (a tree is never mutated)."""
+    root = parse_raw(text, language)
+    if root.has_error:
+        rewritten = rewrite_for_grammar(text)
+        if rewritten != text:
+            # Clean, or its first error is a real one (the grammar's gaps are mended).
+            return parse_raw(rewritten, language)
+    return root
 
 
 def syntax_error_line(root: Node) -> int | None:
@@ -214,10 +234,20 @@ def is_default_value(node: Node) -> bool:
 
 def callee_name(call: Node) -> str:
     """`foo` for `foo(...)`, `a.b.c` for `a.b.c(...)`; "" when the callee is not a name."""
-    function = call.child_by_field_name("function")
+    function = misparsed_await(call) or call.child_by_field_name("function")
     if function is None or function.type not in ("identifier", "member_expression"):
         return ""
     return "".join(text_of(function).split())
+
+
+def misparsed_await(call: Node) -> Node | None:
+    """The callee of `await f<T>(x)`, which the TypeScript grammar reads as a call of
+    `await f` with type arguments: the callee inside the await, or None for any other call."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type != "await_expression":
+        return None
+    inner = named_children(function)
+    return inner[0] if inner else None
 
 
 def enclosing(node: Node, types: frozenset[str]) -> Node | None:
@@ -227,3 +257,134 @@ def enclosing(node: Node, types: frozenset[str]) -> Node | None:
             return parent
         parent = parent.parent
     return None
+
+
+# --- names: the function or class a node sits in ------------------------------------------
+
+CLASS_TYPES = frozenset({"class_declaration", "class", "abstract_class_declaration"})
+
+
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def function_name(fn: Node) -> str | None:
+    """A function's own name, the name it is bound to, or for a callback `<callee>(...)`."""
+    name = fn.child_by_field_name("name")
+    if name is not None:
+        return text_of(name)
+    parent = fn.parent
+    if parent is None:
+        return None
+    if parent.type == "arguments" and parent.parent is not None:
+        call = parent.parent
+        callee = call.child_by_field_name("function") or call.child_by_field_name("constructor")
+        # Named by its callee, not by position: adding a callback elsewhere renames nothing.
+        return f"{squash(text_of(callee))[:60]}(...)" if callee is not None else None
+    if parent.type == "return_statement":
+        return "(returned)"
+    field = {
+        "variable_declarator": "name",
+        "pair": "key",
+        "assignment_expression": "left",
+        "public_field_definition": "name",
+        "field_definition": "property",
+    }.get(parent.type)
+    target = parent.child_by_field_name(field) if field else None
+    return squash(text_of(target)) if target is not None else None
+
+
+def qualname_of(node: Node) -> str:
+    """`Class.method` / `outer.inner` of the named functions around `node`, "" at top level."""
+    names: list[str] = []
+    parent = node.parent
+    while parent is not None:
+        if parent.type in FUNCTION_TYPES:
+            name = function_name(parent)
+            if name is not None:
+                names.append(name)
+        elif parent.type in CLASS_TYPES:
+            name_node = parent.child_by_field_name("name")
+            if name_node is not None:
+                names.append(text_of(name_node))
+        parent = parent.parent
+    return ".".join(reversed(names))
+
+
+_FUNCTIONS = "[{}] @fn".format(" ".join(f"({kind})" for kind in sorted(FUNCTION_TYPES)))
+
+
+def functions(root: Node, language: JsLanguage) -> dict[str, Node]:
+    """Functions and methods by qualified name (`Class.method`, `outer.inner`,
+    `load.fetch(...).catch(...)`); a repeated name gets `#2`, `#3` in source order."""
+    found: dict[str, Node] = {}
+    qualnames: dict[int, str] = {}
+    nodes = captures(root, language, _FUNCTIONS).get("fn", [])
+    for fn in sorted(nodes, key=lambda node: node.start_byte):  # outer before inner
+        classes: list[str] = []
+        parent = fn.parent
+        while parent is not None and parent.type not in FUNCTION_TYPES:
+            class_name = parent.child_by_field_name("name") if parent.type in CLASS_TYPES else None
+            if class_name is not None:
+                classes.append(text_of(class_name))
+            parent = parent.parent
+        outer = qualnames.get(parent.id, "?") if parent is not None else ""
+        name = function_name(fn)
+        base = ".".join(part for part in (outer, *reversed(classes), name or "?") if part)
+        qualname, count = base, 1
+        while qualname in found:
+            count += 1
+            qualname = f"{base}#{count}"
+        qualnames[fn.id] = qualname
+        if name is not None:
+            found[qualname] = fn
+    return found
+
+
+# --- evidence: the lines of a finding, without copying a whole minified file per finding ---
+
+# One finding's evidence: whole lines when they are short, else a window of the node itself.
+_EVIDENCE_LINE_CHARS = 400
+_EVIDENCE_CONTEXT = 120
+
+
+class SourceLines:
+    """Line access to one text in O(span), where `FileChange.new_lines` splits the whole text
+    on each call: a thousand findings on one minified file must not cost a thousand splits."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        starts = [0]
+        find = text.find
+        index = find("\n")
+        while index != -1:
+            starts.append(index + 1)
+            index = find("\n", index + 1)
+        self._starts = starts
+        self._data: bytes | None = None
+
+    def lines(self, start_line: int, end_line: int) -> str:
+        """1-based inclusive lines, numbered like git (split on "\n" only)."""
+        first = max(start_line - 1, 0)
+        if first >= len(self._starts):
+            return ""
+        begin = self._starts[first]
+        end = self._starts[end_line] - 1 if end_line < len(self._starts) else len(self._text)
+        return self._text[begin:end]
+
+    def evidence(self, start_line: int, end_line: int, node: Node | None = None) -> str:
+        """The lines of a finding; when they are long (minified code), a window of the node's
+        own text with a little context, its place and size noted."""
+        whole = self.lines(start_line, end_line)
+        if node is None or len(whole) <= _EVIDENCE_LINE_CHARS * (end_line - start_line + 1):
+            return whole
+        if self._data is None:
+            self._data = self._text.encode("utf-8")
+        # tree-sitter counts bytes; slicing the encoded text keeps each window O(its size).
+        lo = max(node.start_byte - _EVIDENCE_CONTEXT, 0)
+        hi = min(node.end_byte + _EVIDENCE_CONTEXT, len(self._data))
+        window = self._data[lo:hi].decode("utf-8", errors="replace")
+        return (
+            f"{window} … [a window around line {node.start_point.row + 1}, byte "
+            f"{node.start_point.column + 1:,}, of a {len(whole):,}-character span]"
+        )
