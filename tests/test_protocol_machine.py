@@ -7,6 +7,7 @@ import pytest
 from contend.errors import IllegalTransition
 from contend.protocol.machine import apply_action, next_status
 from contend.protocol.model import Action, Attack, Location, Severity, Status
+from protocol_helpers import ModelAttack, model_step
 
 
 def make_attack(status: Status = Status.OPEN, **kw: object) -> Attack:
@@ -95,3 +96,114 @@ def test_deadlock_needs_a_defense_that_was_re_attacked() -> None:
     assert attack.status is Status.DEADLOCKED
     assert attack.re_attacked and not attack.resolved
     assert attack.contention == 1
+
+
+def test_deadlock_needs_a_defence_ever_made() -> None:
+    """Fix → re-attack → deadlock: nobody defended anything, so it is not a deadlock
+    between two positions; the fix was rejected and the attack stands."""
+    attack = make_attack()
+    apply_action(attack, Action.FIX)
+    apply_action(attack, Action.RE_ATTACK)
+    with pytest.raises(IllegalTransition, match="deadlock is not allowed from status re_attacked"):
+        apply_action(attack, Action.DEADLOCK)
+    assert attack.status is Status.RE_ATTACKED
+
+
+def test_deadlock_after_a_defence_holds_even_if_a_fix_came_later() -> None:
+    attack = make_attack()
+    for action in (Action.DEFEND, Action.RE_ATTACK, Action.FIX, Action.RE_ATTACK):
+        apply_action(attack, action)
+    assert attack.defended_count == 1
+    apply_action(attack, Action.DEADLOCK)
+    assert attack.status is Status.DEADLOCKED
+
+
+def test_a_defended_attack_not_yet_judged_can_deadlock_at_the_cap() -> None:
+    attack = make_attack()
+    apply_action(attack, Action.DEFEND)
+    apply_action(attack, Action.DEADLOCK)
+    assert (attack.status, attack.resolved, attack.re_attacked) == (
+        Status.DEADLOCKED,
+        False,
+        False,
+    )
+
+
+@pytest.mark.parametrize("start", [Status.OPEN, Status.FIXED, Status.CONCEDED, Status.UNRESOLVED])
+def test_deadlock_is_only_from_a_defended_or_re_attacked_status(start: Status) -> None:
+    attack = make_attack(start, defended_count=1)
+    with pytest.raises(IllegalTransition):
+        apply_action(attack, Action.DEADLOCK)
+
+
+def test_bookkeeping_of_re_attacks_defences_and_resolution() -> None:
+    attack = make_attack()
+    apply_action(attack, Action.DEFEND)
+    assert (attack.defended_count, attack.re_attacked) == (1, False)
+    apply_action(attack, Action.RE_ATTACK)
+    apply_action(attack, Action.DEFEND)
+    assert (attack.defended_count, attack.re_attacked) == (2, True)
+    attack.counter.closed = 4
+    apply_action(attack, Action.ACCEPT)
+    attack.counter.closed = 9  # rounds closing after the resolution do not count
+    assert attack.rounds_survived == 4
+    assert attack.contention == 5
+
+
+def _reachable() -> dict[ModelAttack, tuple[Action, ...]]:
+    """Every state an attack can reach from open, by the model, with a path to it."""
+    paths: dict[ModelAttack, tuple[Action, ...]] = {ModelAttack(): ()}
+    frontier = [ModelAttack()]
+    while frontier:
+        state = frontier.pop()
+        for action in Action:
+            after = model_step(state, action)
+            if after is not None and after not in paths:
+                paths[after] = (*paths[state], action)
+                frontier.append(after)
+    return paths
+
+
+REACHABLE = _reachable()
+
+
+def test_the_model_reaches_every_status() -> None:
+    assert {s.status for s in REACHABLE} == set(Status)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(REACHABLE.values(), key=lambda p: [str(a) for a in p]), ids=str
+)
+def test_every_action_from_every_reachable_state_matches_the_table(
+    path: tuple[Action, ...],
+) -> None:
+    """The machine against an independent table, for each action from each state an
+    attack can actually be in (reached through legal actions from open)."""
+    expected_state = REACHABLE_BY_PATH[path]
+    for action in Action:
+        attack = make_attack()
+        for step in path:
+            apply_action(attack, step)
+        assert (attack.status, attack.resolved) == (
+            expected_state.status,
+            expected_state.resolved,
+        )
+        expected = model_step(expected_state, action)
+        if expected is None:
+            with pytest.raises(IllegalTransition):
+                next_status(attack, action)
+            with pytest.raises(IllegalTransition):
+                apply_action(attack, action)
+            assert (attack.status, attack.resolved) == (
+                expected_state.status,
+                expected_state.resolved,
+            )
+        else:
+            assert next_status(attack, action) == (expected.status, expected.resolved), action
+            apply_action(attack, action)
+            assert (attack.status, attack.resolved) == (expected.status, expected.resolved)
+            assert (attack.defended_count > 0) is expected.defended
+            assert attack.re_attacked is (Action.RE_ATTACK in (*path, action))
+
+
+REACHABLE_BY_PATH = {path: state for state, path in REACHABLE.items()}

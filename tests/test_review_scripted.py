@@ -189,13 +189,28 @@ def test_two_malformed_outputs_in_a_row_fail_the_thread_and_escalate(tmp_path: P
     assert state.threads["C1"].failures == 2
 
 
-def test_a_crashing_critic_never_yields_pass(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("clean_turns", "reasons"),
+    [
+        (0, ("thread(s) failed: C1", "no critic ran", "0 model family(ies), 1 required")),
+        # One clean turn, then crashes: the thread failed; the crashed rounds are not
+        # quiet rounds, so it never reaches a steady state.
+        (1, ("thread(s) failed: C1",)),
+    ],
+)
+def test_a_crashing_critic_never_yields_pass(
+    tmp_path: Path, clean_turns: int, reasons: tuple[str, ...]
+) -> None:
     repo = make_repo(tmp_path)
-    critic = write_script(tmp_path / "critic.json", critic=[{"error": "crash"}] * 3)
+    turns = [critic_turn()] * clean_turns + [{"error": "crash"}] * 3
+    critic = write_script(tmp_path / "critic.json", critic=turns)
     proposer = write_script(tmp_path / "proposer.json", family="fam-author", proposer=[])
     result = run(repo, critics=[critic], proposer=proposer)
     assert report(result)["verdict"] == "escalate"
-    assert any("failed" in r or "usable" in r for r in result.outcome.reasons)
+    assert result.outcome.reasons == reasons
+    thread = state_of(result).threads["C1"]
+    assert thread.ended == "crashed"
+    assert thread.usable_outputs == clean_turns
 
 
 def test_cost_cap_stops_the_thread(tmp_path: Path) -> None:

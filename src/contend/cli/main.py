@@ -52,6 +52,15 @@ _COMMANDS: list[tuple[str, str]] = [
     ("respond_cmd", "decide_cmd"),
     ("demo_cmd", "demo"),
     ("status_cmd", "status"),
+    ("verify_cmd", "verify"),
+    ("experiment_cmd", "experiment"),
+    ("serve_cmd", "serve"),
+    ("gate_cmd", "gate"),
+    ("stats_cmd", "stats"),
+    ("escape_cmd", "escape"),
+    ("comment_cmd", "comment"),
+    ("hook_cmd", "hook"),
+    ("mcp_cmd", "mcp"),
 ]
 
 

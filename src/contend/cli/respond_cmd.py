@@ -24,8 +24,26 @@ if TYPE_CHECKING:
 @click.option(
     "-C", "path", type=click.Path(path_type=Path), default=".", help="Repository (default: here)."
 )
+@click.option(
+    "--run",
+    "claims_run",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="A `contend verify` run: answer as the proponent of its claim ATTACK_ID (--reply).",
+)
+@click.option(
+    "--reply",
+    "reply_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="With --run: the proponent's answer, a JSON or YAML file (docs/claims.md).",
+)
 def respond(
-    attack_id: str, defend: str | None, concede: str | None, evidence: str, path: Path
+    attack_id: str,
+    defend: str | None,
+    concede: str | None,
+    evidence: str,
+    path: Path,
+    claims_run: Path | None,
+    reply_file: Path | None,
 ) -> int:
     """Answer objection ATTACK_ID of the active review as its author, without code.
 
@@ -35,6 +53,12 @@ def respond(
     """
     from contend.review.respond import answer
 
+    if claims_run is not None or reply_file is not None:
+        if claims_run is None or reply_file is None or defend or concede:
+            raise click.UsageError("a claims run takes --run DIR and --reply FILE, nothing else")
+        from contend.cli.verify_cmd import respond_claim_cmd
+
+        return respond_claim_cmd(claims_run, attack_id, reply_file)
     if (defend is None) == (concede is None):
         raise click.UsageError("give exactly one of --defend TEXT or --concede TEXT")
     action, text = (Action.DEFEND, defend) if defend is not None else (Action.CONCEDE, concede)
@@ -54,8 +78,21 @@ def respond(
 @click.option(
     "-C", "path", type=click.Path(path_type=Path), default=".", help="Repository (default: here)."
 )
+@click.option(
+    "--run",
+    "claims_run",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="A `contend verify` run: decide its escalated claim ATTACK_ID (--uphold: the "
+    "objection stands, the claim is rejected; --overrule: the claim is accepted).",
+)
 def decide_cmd(
-    attack_id: str, uphold: bool, overrule: bool, waive: bool, note: str, path: Path
+    attack_id: str,
+    uphold: bool,
+    overrule: bool,
+    waive: bool,
+    note: str,
+    path: Path,
+    claims_run: Path | None,
 ) -> int:
     """Record a human decision on objection ATTACK_ID: uphold, overrule or waive.
 
@@ -76,6 +113,10 @@ def decide_cmd(
             else "give one of --uphold, --overrule or --waive"
         )
     [decision] = chosen
+    if claims_run is not None:
+        from contend.cli.verify_cmd import decide_claim_cmd
+
+        return decide_claim_cmd(claims_run, attack_id, decision, note)
     settings = load_settings(repo_root(path))
     done = answer(path, settings, attack_id, Action(decision), text=note, by="human")
     click.echo(_said(done))

@@ -85,6 +85,10 @@ class Location:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Location:
+        """Parse a location read from a ledger or a reply; anything but an object is a
+        TypeError (the fold turns it into a protocol error)."""
+        if not isinstance(data, dict):
+            raise TypeError(f"a location is an object, not {type(data).__name__}")
         symbol = data.get("symbol")
         return cls(
             str(data["path"]),

@@ -22,6 +22,10 @@ from contend.protocol.model import Action, Attack, Location, RoundCounter
 class RoundTally:
     new_attacks: int = 0
     re_attacks: int = 0
+    # What the critic itself delivered in the round: a round counts as quiet only if the
+    # critic looked (a usable output) and did not fail; silence after a crash is no review.
+    critic_outputs: int = 0
+    critic_failures: int = 0
 
 
 @dataclass(slots=True)
@@ -68,6 +72,7 @@ class RunState:
     topic_rejections: list[dict[str, Any]] = field(default_factory=list)
     deadlock_reports: list[dict[str, Any]] = field(default_factory=list)
     merges: list[dict[str, Any]] = field(default_factory=list)
+    escapes: list[dict[str, Any]] = field(default_factory=list)  # escape_recorded data
     sessions: int = 0
     interrupted: bool = False
     finished: dict[str, Any] | None = None
@@ -258,6 +263,7 @@ def _agent_call(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     if data.get("usable", True):
         if data.get("role", "critic") == "critic":
             thread.malformed_streak = 0
+            _tally(thread).critic_outputs += 1
         thread.usable_outputs += 1
 
 
@@ -269,6 +275,7 @@ def _agent_failed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
         thread.proposer_rounds.append(int(data.get("round", thread.round)))
     if data.get("role", "critic") == "critic":
         thread.malformed_streak += 1
+        _tally(thread).critic_failures += 1
 
 
 def _protocol_violation(state: RunState, data: Mapping[str, Any], seq: int) -> None:
@@ -303,6 +310,12 @@ def _run_finished(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     state.finished = dict(data)
 
 
+def _escape_recorded(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    if not str(data.get("note", "")).strip():
+        raise ProtocolError(f"escape_recorded at seq {seq} has no note")
+    state.escapes.append({"seq": seq, **data})
+
+
 _HANDLERS = {
     str(EventKind.RUN_STARTED): _run_started,
     str(EventKind.SPEC_LOADED): _spec_loaded,
@@ -326,6 +339,7 @@ _HANDLERS = {
     str(EventKind.RUN_INTERRUPTED): _run_interrupted,
     str(EventKind.RUN_RESUMED): _run_resumed,
     str(EventKind.RUN_FINISHED): _run_finished,
+    str(EventKind.ESCAPE_RECORDED): _escape_recorded,
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from contend.protocol.state import ThreadState
+from contend.protocol.state import RoundTally, ThreadState
 
 
 class StopReason(StrEnum):
@@ -70,15 +70,24 @@ def should_stop(
 
 def is_steady(thread: ThreadState, quiet_rounds: int = 2) -> bool:
     """A full cycle done (raise, answer, judge), then `quiet_rounds` closed rounds in a row
-    with no new attack and no re-attack."""
+    in which the critic delivered a usable review that raised nothing new and pressed
+    nothing again. A round in which the critic crashed or answered garbage is not quiet."""
     closed = thread.closed_rounds
     if len(closed) < quiet_rounds:
         return False
-    recent = closed[-quiet_rounds:]
-    for rnd in recent:
+    for rnd in closed[-quiet_rounds:]:
         tally = thread.rounds.get(rnd)
-        if tally is not None and (tally.new_attacks or tally.re_attacks):
+        if tally is None or not _quiet(tally):
             return False
     # Two closed rounds are a full cycle (round 1 raises, the author answers, round 2
     # judges), so quiet rounds at the end imply the cycle is complete.
     return True
+
+
+def _quiet(tally: RoundTally) -> bool:
+    return (
+        tally.critic_outputs > 0
+        and tally.critic_failures == 0
+        and tally.new_attacks == 0
+        and tally.re_attacks == 0
+    )

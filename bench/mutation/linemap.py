@@ -1,0 +1,207 @@
+"""The line map — which test ran which line — built, cached and queried.
+
+Built by one pytest session under coverage (covmap.py, in a fresh interpreter) and cached
+beside the results. The cache is keyed by the source tree and the test support files
+(conftest, helpers, fakes) as a whole, and by each test file on its own: when only test
+files changed, only those are run again and merged in, so adding a test costs seconds,
+not the whole suite.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from mutate import Mutant
+
+HERE = Path(__file__).resolve().parent
+# pytest would warn that hypothesis (imported before it starts) cannot be rewritten.
+QUIET_REWRITE = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
+
+
+class CoverageError(Exception):
+    pass
+
+
+def _is_test_file(path: Path) -> bool:
+    return path.suffix == ".py" and (
+        path.name.startswith("test_") or path.name.endswith("_test.py")
+    )
+
+
+def _files(base: Path) -> list[Path]:
+    return sorted(
+        f
+        for f in base.rglob("*")
+        if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc"
+    )
+
+
+def fingerprints(root: Path, source_root: Path, tests: Path) -> tuple[str, dict[str, str]]:
+    """(hash of everything but the test files, {test file: its hash})."""
+    base = hashlib.sha256()
+    per_test: dict[str, str] = {}
+    for file in [*_files(source_root), *_files(tests)]:
+        rel = file.relative_to(root).as_posix()
+        data = file.read_bytes()
+        if file.is_relative_to(tests) and _is_test_file(file):
+            per_test[rel] = hashlib.sha256(data).hexdigest()
+        else:
+            base.update(rel.encode() + b"\0" + data)
+    for extra in ("pyproject.toml", "setup.cfg", "pytest.ini"):
+        if (root / extra).exists():
+            base.update((root / extra).read_bytes())
+    base.update((HERE / "covmap.py").read_bytes())
+    return base.hexdigest(), per_test
+
+
+def _run_covmap(root: Path, source_root: Path, targets: list[str], out: Path) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        str(HERE / "covmap.py"),
+        str(out),
+        "--root",
+        str(root),
+        "--source",
+        str(source_root),
+        "--tests",
+        os.pathsep.join(targets),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--rootdir={root}",
+        *QUIET_REWRITE,
+    ]
+    # The source root first (the mutant children put their copy first), then this
+    # directory for the profile module.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source_root), str(HERE)])}
+    if out.exists():
+        out.unlink()
+    done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+    if not out.exists():
+        raise CoverageError(f"the coverage run wrote no map:\n{done.stdout[-3000:]}{done.stderr}")
+    data: dict[str, Any] = json.loads(out.read_text())
+    if data["exit_code"] != 0:
+        failed = "\n  ".join(data["failed"]) or done.stdout[-3000:]
+        raise CoverageError(f"the suite is not green; fix it first:\n  {failed}")
+    return data
+
+
+def _merge(old: dict[str, Any], new: dict[str, Any], files: set[str]) -> dict[str, Any]:
+    """`old` with every test of `files` replaced by what `new` measured."""
+
+    def kept(test: str) -> bool:
+        return test.split("::", 1)[0] not in files
+
+    merged_files: dict[str, dict[str, list[str]]] = {}
+    for path in set(old["files"]) | set(new["files"]):
+        lines: dict[str, set[str]] = defaultdict(set)
+        for line, tests in old["files"].get(path, {}).items():
+            lines[line].update(t for t in tests if kept(t))
+        for line, tests in new["files"].get(path, {}).items():
+            lines[line].update(tests)
+        merged_files[path] = {k: sorted(v) for k, v in lines.items() if v}
+    return {
+        "exit_code": new["exit_code"],
+        "failed": new["failed"],
+        "flaky": sorted({t for t in old["flaky"] if kept(t)} | set(new["flaky"])),
+        "durations": {
+            **{t: d for t, d in old["durations"].items() if kept(t)},
+            **new["durations"],
+        },
+        "files": merged_files,
+        "preload": _union_in_order(old["preload"], new["preload"]),
+        "project_modules": _union_in_order(old["project_modules"], new["project_modules"]),
+    }
+
+
+def _union_in_order(first: list[str], then: list[str]) -> list[str]:
+    seen = set(first)
+    return [*first, *(n for n in then if n not in seen)]
+
+
+def load(root: Path, source_root: Path, tests: Path, cache: Path, fresh: bool) -> dict[str, Any]:
+    """The line map for the current tree: cached, updated for changed test files, or
+    built from the whole suite."""
+    base, per_test = fingerprints(root, source_root, tests)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    old: dict[str, Any] | None = None
+    if cache.exists() and not fresh:
+        old = json.loads(cache.read_text())
+        if old is not None and old.get("base") != base:
+            old = None
+    started = time.monotonic()
+    scratch = cache.with_suffix(".part.json")
+    if old is None:
+        print("coverage map: running the whole suite under coverage …", flush=True)
+        data = _run_covmap(root, source_root, [tests.relative_to(root).as_posix()], scratch)
+        how = "whole suite"
+    else:
+        changed = {f for f, h in per_test.items() if old["tests"].get(f) != h}
+        removed = set(old["tests"]) - set(per_test)
+        if not changed and not removed:
+            print(f"coverage map: cached ({cache})", flush=True)
+            return old
+        data = old
+        if changed:
+            names = ", ".join(sorted(changed))
+            print(f"coverage map: re-running changed test files ({names}) …", flush=True)
+            new = _run_covmap(root, source_root, sorted(changed), scratch)
+            data = _merge(old, new, changed | removed)
+        else:
+            nothing = {**old, "files": {}, "durations": {}, "flaky": []}
+            data = _merge(old, nothing, removed)
+        how = f"{len(changed)} changed and {len(removed)} removed test file(s)"
+    if scratch.exists():
+        scratch.unlink()
+    data["base"] = base
+    data["tests"] = per_test
+    cache.write_text(json.dumps(data, indent=0, sort_keys=True))
+    seconds = time.monotonic() - started
+    print(f"coverage map: {seconds:.0f} s ({how}), {len(data['durations'])} tests", flush=True)
+    return data
+
+
+def _lines_tests(lines: dict[str, list[str]], first: int, last: int) -> set[str]:
+    found: set[str] = set()
+    for line in range(first, last + 1):
+        found.update(lines.get(str(line), ()))
+    return found
+
+
+def select(mutant: Mutant, lines: dict[str, list[str]]) -> set[str]:
+    """The tests that can see the mutant: those that ran its lines. A line that runs at
+    import (module or class level, a default value) is attributed to no test: use the
+    tests that ran the function whose default it is, or else every test of the file."""
+    tests = _lines_tests(lines, *mutant.select_lines)
+    if tests or not mutant.import_time:
+        return tests
+    if mutant.fallback_lines is not None:
+        tests = _lines_tests(lines, *mutant.fallback_lines)
+    if not tests:
+        tests = file_tests(lines)
+    return tests
+
+
+def file_tests(lines: dict[str, list[str]]) -> set[str]:
+    return {t for tests in lines.values() for t in tests}
+
+
+def order(tests: Iterable[str], durations: dict[str, float]) -> list[str]:
+    """Fastest test files first, fastest tests first within a file (module fixtures are
+    built once per file)."""
+    by_file: dict[str, list[str]] = defaultdict(list)
+    for t in tests:
+        by_file[t.split("::", 1)[0]].append(t)
+    for group in by_file.values():
+        group.sort(key=lambda t: (durations.get(t, 0.0), t))
+    files = sorted(by_file, key=lambda f: (sum(durations.get(t, 0.0) for t in by_file[f]), f))
+    return [t for f in files for t in by_file[f]]

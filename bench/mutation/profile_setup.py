@@ -1,0 +1,21 @@
+"""Hypothesis settings shared by the coverage run and every mutant run.
+
+Derandomized, so a mutant meets the same examples the coverage map was built with and
+its result does not depend on the luck of a draw; no example database, so a mutant's
+counterexample is never replayed against the real code later.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, settings
+
+
+def load() -> None:
+    settings.register_profile(
+        "contend-mutation",
+        database=None,
+        derandomize=True,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    settings.load_profile("contend-mutation")

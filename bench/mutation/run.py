@@ -1,0 +1,538 @@
+"""Mutation testing of contend's core: does the suite fail when the code is wrong?
+
+    .venv/bin/python bench/mutation/run.py [TARGET…] [-j 2]
+
+A TARGET is a file or a directory (relative to the project root), optionally narrowed to
+one function or class with `FILE::Scope` (e.g. `src/contend/review/engine.py::Engine._body`).
+Without targets it runs the default set (DEFAULT_TARGETS: protocol/, ledger/, report/ and
+the verdict-bearing parts of review/).
+
+Steps: (1) one pytest session under coverage.py maps every line to the tests that ran it
+(linemap.py; cached in bench/out/mutation/, only changed test files re-run when only tests
+changed); (2) each mutant (mutate.py) runs only against the tests that executed its lines,
+in a forked child on a private copy of the source tree, stopping at the first failure
+(execute.py) — first the test file that killed most earlier mutants of its file, the rest
+only if it survives that; (3) every survivor is run again against every test that
+executed any line of its file; (4) the score per file is printed — killed /
+non-equivalent, with the equivalent mutants (bench/mutation/equivalent.toml, each with its
+reason) apart — then every surviving mutant and the run time. Results are also written to
+bench/out/mutation/results.json.
+
+Exit status: 0 when every mutant was judged; 1 when the harness could not judge one
+(an error), an entry of the equivalent list was killed (so it is not equivalent), or an
+entry no longer matches any mutant; 2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import tempfile
+import time
+import tomllib
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import execute
+import linemap
+import preload
+from mutate import OPERATORS, Mutant, mutants_of
+
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE.parents[1]
+DEFAULT_TARGETS = (
+    "src/contend/protocol",
+    "src/contend/ledger",
+    "src/contend/report",
+    "src/contend/review/static_round.py",
+    # where the verdict is decided and what decides it is passed in
+    "src/contend/review/engine.py::Engine._body",
+    "src/contend/review/respond.py::answer",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    path: Path  # relative to the root
+    scope: str | None
+
+    def wants(self, mutant: Mutant) -> bool:
+        return (
+            self.scope is None
+            or mutant.scope == self.scope
+            or mutant.scope.startswith(self.scope + ".")
+        )
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_targets(root: Path, specs: Sequence[str]) -> list[Target]:
+    targets: list[Target] = []
+    for spec in specs:
+        raw, _, scope = spec.partition("::")
+        path = Path(raw)
+        full = path if path.is_absolute() else root / path
+        if not full.exists():
+            raise UsageError(f"no such file or directory: {raw}")
+        files = sorted(full.rglob("*.py")) if full.is_dir() else [full]
+        if scope and full.is_dir():
+            raise UsageError(f"a scope needs a file, not a directory: {spec}")
+        for file in files:
+            if "__pycache__" in file.parts:
+                continue
+            targets.append(Target(file.resolve().relative_to(root.resolve()), scope or None))
+    return targets
+
+
+def load_equivalents(path: Path) -> dict[str, str]:
+    """key → reason. Every entry must have both, and a reason that says something."""
+    if not path.exists():
+        return {}
+    data = tomllib.loads(path.read_text())
+    out: dict[str, str] = {}
+    for i, entry in enumerate(data.get("mutant", [])):
+        key, reason = entry.get("key"), entry.get("reason")
+        if not isinstance(key, str) or not isinstance(reason, str) or len(reason.strip()) < 10:
+            raise UsageError(f"{path}: entry {i + 1} needs a key and a reason")
+        if key in out:
+            raise UsageError(f"{path}: key listed twice: {key}")
+        out[key] = reason.strip()
+    return out
+
+
+def stale_equivalents(
+    equivalents: dict[str, str], generated: Iterable[Mutant], targets: Sequence[Target]
+) -> list[str]:
+    """Entries of the list that name a wholly targeted file but match none of its mutants
+    (the code changed under them): each must be re-judged, not silently kept."""
+    keys = {m.key for m in generated}
+    whole_files = {t.path.as_posix() for t in targets if t.scope is None}
+    return [k for k in equivalents if k.split("::", 1)[0] in whole_files and k not in keys]
+
+
+class Learner:
+    """Orders each mutant's tests by what killed earlier mutants of the same file, and
+    stages them: the test file most likely to kill it first, everything else only if it
+    survives that. Which tests run is never changed — only their order and grouping."""
+
+    def __init__(self, durations: dict[str, float]) -> None:
+        self.durations = durations
+        self.test_kills: dict[tuple[str, str], int] = defaultdict(int)
+        self.file_kills: dict[tuple[str, str], int] = defaultdict(int)
+
+    def killed(self, path: str, test: str) -> None:
+        self.test_kills[path, test] += 1
+        self.file_kills[path, _test_file(test)] += 1
+
+    def stages(self, job: execute.Job) -> list[list[str]]:
+        path = job.path.as_posix()
+        by_file: dict[str, list[str]] = defaultdict(list)
+        for t in job.tests:
+            by_file[_test_file(t)].append(t)
+        for tests in by_file.values():
+            tests.sort(key=lambda t: (-self.test_kills[path, t], self.durations.get(t, 0.0), t))
+
+        def file_key(f: str) -> tuple[int, float, str]:
+            cost = sum(self.durations.get(t, 0.0) for t in by_file[f])
+            return (-self.file_kills[path, f], cost, f)
+
+        files = sorted(by_file, key=file_key)
+        first, rest = by_file[files[0]], [t for f in files[1:] for t in by_file[f]]
+        return [first, rest] if rest else [first]
+
+
+def _test_file(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+# -- running --------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Row:
+    mutant: Mutant
+    tests: list[str]
+    equivalent: str | None
+    status: str = ""
+    killer: str | None = None
+    seconds: float = 0.0
+    widened: bool = False
+
+
+def _jobs(
+    rows: Sequence[Row],
+    sources: dict[Path, str],
+    durations: dict[str, float],
+    purges: dict[Path, frozenset[str]],
+    project: frozenset[str],
+) -> list[execute.Job]:
+    return [
+        execute.Job(
+            ident=row.mutant.key,
+            path=Path(row.mutant.path),
+            text=row.mutant.apply(sources[Path(row.mutant.path)]),
+            tests=row.tests,
+            durations=durations,
+            purge=purges[Path(row.mutant.path)],
+            project=project,
+        )
+        for row in rows
+    ]
+
+
+def _progress(total: int) -> Any:
+    state = {"done": 0, "started": time.monotonic()}
+
+    def report(job: execute.Job, outcome: execute.Outcome) -> None:
+        state["done"] += 1
+        done = state["done"]
+        if outcome.status not in execute.KILLED_STATES:
+            print(f"  [{done}/{total}] {outcome.status}: {job.ident}", flush=True)
+        elif done % 50 == 0 or done == total:
+            elapsed = time.monotonic() - state["started"]
+            print(f"  [{done}/{total}] {elapsed:.0f} s", flush=True)
+
+    return report
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # unwinds through run_jobs, which stops every child
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("targets", nargs="*", help="files, directories or FILE::Scope")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (2)")
+    parser.add_argument("--root", type=Path, default=PROJECT, help="project root")
+    parser.add_argument("--source-root", default="src", help="directory on sys.path (src)")
+    parser.add_argument("--tests", default="tests", help="test directory (tests)")
+    parser.add_argument("--equivalents", type=Path, default=HERE / "equivalent.toml")
+    parser.add_argument("--out", type=Path, help="results directory (bench/out/mutation)")
+    parser.add_argument("--fresh-coverage", action="store_true", help="rebuild the map")
+    parser.add_argument("--operators", help=f"comma-separated subset of {','.join(OPERATORS)}")
+    parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
+    parser.add_argument(
+        "--check-equivalents",
+        action="store_true",
+        help="run the listed equivalent mutants too (a killed one is reported as a problem)",
+    )
+    parser.add_argument(
+        "--no-widen", action="store_true", help="do not re-run survivors on the whole file's tests"
+    )
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run(args)
+    except UsageError as exc:
+        print(f"mutation: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mutation: interrupted; no result", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    root: Path = args.root.resolve()
+    source_root = (root / args.source_root).resolve()
+    tests_dir = (root / args.tests).resolve()
+    out: Path = args.out if args.out is not None else root / "bench" / "out" / "mutation"
+    operators = set(args.operators.split(",")) if args.operators else set(OPERATORS)
+    if unknown := operators - set(OPERATORS):
+        raise UsageError(f"unknown operator(s): {', '.join(sorted(unknown))}")
+    targets = parse_targets(root, args.targets or DEFAULT_TARGETS)
+    equivalents = load_equivalents(args.equivalents)
+
+    sources: dict[Path, str] = {}
+    mutants: list[Mutant] = []
+    for target in targets:
+        if target.path not in sources:
+            sources[target.path] = (root / target.path).read_text()
+        found = mutants_of(target.path.as_posix(), sources[target.path])
+        mutants.extend(m for m in found if target.wants(m) and m.operator in operators)
+    # The same file may be named twice (a directory and a scope in it): one mutant once.
+    mutants = list({m.key: m for m in mutants}.values())
+    if args.list:
+        for m in mutants:
+            mark = "  [equivalent]" if m.key in equivalents else ""
+            print(f"{m.path}:{m.line}  {m.key}{mark}")
+        print(f"{len(mutants)} mutants")
+        return 0
+
+    try:
+        covmap = linemap.load(
+            root, source_root, tests_dir, out / "covmap.json", args.fresh_coverage
+        )
+    except linemap.CoverageError as exc:
+        raise UsageError(str(exc)) from None
+    durations: dict[str, float] = covmap["durations"]
+    flaky = set(covmap["flaky"])
+    if flaky:
+        print(
+            f"flaky in the coverage run, never used to judge a mutant: {', '.join(sorted(flaky))}"
+        )
+    rows = []
+    for m in mutants:
+        lines = covmap["files"].get(m.path, {})
+        tests = linemap.order(linemap.select(m, lines) - flaky, durations)
+        rows.append(Row(m, tests, equivalents.get(m.key)))
+    # Pre-import what the suite imports, the project's own modules last and from the real
+    # tree; a child imports again only what the mutant can reach (preload.py).
+    sys.path.insert(0, str(source_root))
+    project = frozenset(covmap["project_modules"])
+    loaded, failed = preload.preload([*covmap["preload"], *covmap["project_modules"]])
+    graph = preload.ImportGraph(source_root)
+    purges: dict[Path, frozenset[str]] = {}
+    for path in sources:
+        name = preload.module_name(source_root, root / path)
+        purges[path] = frozenset(graph.dependents(name) & project)
+    print(
+        f"{len(rows)} mutants in {len(sources)} files; preloaded {loaded} packages"
+        + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else ""),
+        flush=True,
+    )
+
+    with tempfile.TemporaryDirectory(prefix="contend-mutation-") as scratch:
+        ws = execute.Workspace(root, source_root, Path(scratch))
+        ws.prepare(max(1, args.jobs))
+        _smoke(ws, rows, sources, durations, purges, project)
+        runnable = [r for r in rows if r.tests and (r.equivalent is None or args.check_equivalents)]
+        for row in rows:
+            if not row.tests:
+                row.status = execute.NO_TESTS
+            elif row.equivalent is not None and not args.check_equivalents:
+                row.status = "equivalent"
+        by_key = {r.mutant.key: r for r in rows}
+
+        def record(job: execute.Job, outcome: execute.Outcome) -> None:
+            row = by_key[job.ident]
+            row.status, row.killer, row.seconds = outcome.status, outcome.killer, outcome.seconds
+            if outcome.status == execute.ERROR:
+                print(f"  error: {job.ident}: {outcome.detail}", flush=True)
+
+        report = _progress(len(runnable))
+        learner = Learner(durations)
+
+        def both(job: execute.Job, outcome: execute.Outcome) -> None:
+            record(job, outcome)
+            report(job, outcome)
+            if outcome.killer is not None and outcome.status in execute.KILLED_STATES:
+                learner.killed(job.path.as_posix(), outcome.killer)
+
+        execute.run_jobs(
+            ws, _jobs(runnable, sources, durations, purges, project), both, learner.stages
+        )
+        phase1 = time.monotonic() - started
+
+        widened_s = 0.0
+        if not args.no_widen:
+            wider = []
+            for row in rows:
+                if row.status in (execute.SURVIVED, execute.NO_TESTS) and row.equivalent is None:
+                    in_file = linemap.file_tests(covmap["files"].get(row.mutant.path, {}))
+                    everything = linemap.order(in_file - flaky, durations)
+                    if set(everything) - set(row.tests):
+                        row.tests, row.widened = everything, True
+                        wider.append(row)
+            if wider:
+                print(
+                    f"re-running {len(wider)} survivor(s) against every test of their file",
+                    flush=True,
+                )
+                t0 = time.monotonic()
+                execute.run_jobs(
+                    ws, _jobs(wider, sources, durations, purges, project), record, learner.stages
+                )
+                widened_s = time.monotonic() - t0
+
+        killers_s = _verify_killers(ws, rows, sources, durations, purges, project)
+
+    total_s = time.monotonic() - started
+    times = {"mutants": phase1, "widened": widened_s, "killers": killers_s}
+    return _print_report(rows, equivalents, targets, total_s, times, out, args)
+
+
+def _verify_killers(
+    ws: execute.Workspace,
+    rows: Sequence[Row],
+    sources: dict[Path, str],
+    durations: dict[str, float],
+    purges: dict[Path, frozenset[str]],
+    project: frozenset[str],
+) -> float:
+    """Every test that killed a mutant must pass on the unmutated code in the same
+    harness; one that does not (it fails here for another reason) killed nothing — its
+    mutants become harness errors instead of kills."""
+    started = time.monotonic()
+    by_file: dict[Path, set[str]] = defaultdict(set)
+    for row in rows:
+        if row.status == execute.KILLED and row.killer and "::" in row.killer:
+            by_file[Path(row.mutant.path)].add(row.killer)
+    jobs = [
+        execute.Job(
+            f"unmutated {path}",
+            path,
+            sources[path],
+            linemap.order(tests, durations),
+            durations,
+            purges[path],
+            project,
+            stop_first=False,
+        )
+        for path, tests in sorted(by_file.items())
+    ]
+    bad: dict[Path, set[str]] = {}
+
+    def note(job: execute.Job, outcome: execute.Outcome) -> None:
+        if outcome.status != execute.SURVIVED:
+            bad[job.path] = set(outcome.failures) or set(job.tests)
+
+    if jobs:
+        print(
+            f"re-checking {sum(len(j.tests) for j in jobs)} killing test(s) unmutated", flush=True
+        )
+        execute.run_jobs(ws, jobs, note)
+    for row in rows:
+        failing = bad.get(Path(row.mutant.path), set())
+        if row.status == execute.KILLED and row.killer in failing:
+            row.status = execute.ERROR
+            print(f"  {row.killer} fails unmutated too: {row.mutant.key} not judged", flush=True)
+    return time.monotonic() - started
+
+
+def _smoke(
+    ws: execute.Workspace,
+    rows: Sequence[Row],
+    sources: dict[Path, str],
+    durations: dict[str, float],
+    purges: dict[Path, frozenset[str]],
+    project: frozenset[str],
+) -> None:
+    """The unmutated code must pass in the harness, or no result means anything."""
+    sample = sorted({t for r in rows for t in r.tests[:3]}, key=lambda t: durations.get(t, 0.0))[
+        :30
+    ]
+    if not sample:
+        return
+    path = Path(rows[0].mutant.path)
+    tests = linemap.order(sample, durations)
+    job = execute.Job("unmutated", path, sources[path], tests, durations, purges[path], project)
+    outcomes = execute.run_jobs(ws, [job], lambda j, o: None)
+    if outcomes[0].status != execute.SURVIVED:
+        raise UsageError(
+            f"the unmutated code does not pass in the harness ({outcomes[0].status}: "
+            f"{outcomes[0].killer} {outcomes[0].detail})"
+        )
+
+
+def _print_report(
+    rows: Sequence[Row],
+    equivalents: dict[str, str],
+    targets: Sequence[Target],
+    total_s: float,
+    times: dict[str, float],
+    out: Path,
+    args: argparse.Namespace,
+) -> int:
+    per_file: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    problems: list[str] = []
+    for row in rows:
+        counts = per_file[row.mutant.path]
+        counts["mutants"] += 1
+        killed = row.status in execute.KILLED_STATES
+        if row.equivalent is not None and not killed:
+            counts["equivalent"] += 1
+            continue
+        if row.equivalent is not None:
+            problems.append(f"listed as equivalent but killed by {row.killer}: {row.mutant.key}")
+        counts[
+            "killed" if killed else ("error" if row.status == execute.ERROR else "survived")
+        ] += 1
+        if row.status == execute.ERROR:
+            problems.append(f"harness error: {row.mutant.key}")
+    if not args.operators:
+        generated = [r.mutant for r in rows]
+        for key in stale_equivalents(equivalents, generated, targets):
+            problems.append(f"equivalent list entry matches no mutant: {key}")
+
+    print()
+    header = (
+        f"{'file':<46} {'mutants':>7} {'killed':>6} {'non-eq':>6} {'equiv':>5} "
+        f"{'surv':>4} {'score':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    totals: dict[str, int] = defaultdict(int)
+    for file in sorted(per_file):
+        c = per_file[file]
+        for k, v in c.items():
+            totals[k] += v
+        print(_line(file, c))
+    print("-" * len(header))
+    print(_line("total", totals))
+
+    survivors = [r for r in rows if r.status not in execute.KILLED_STATES and r.equivalent is None]
+    if survivors:
+        print(f"\nsurviving mutants ({len(survivors)}):")
+        for r in sorted(survivors, key=lambda r: (r.mutant.path, r.mutant.line)):
+            note = " (no test runs this line)" if r.status == execute.NO_TESTS else ""
+            if r.status == execute.ERROR:
+                note = " (harness error)"
+            print(f"  {r.mutant.path}:{r.mutant.line}  {r.mutant.key.split('::', 1)[1]}{note}")
+    widened_kills = [r for r in rows if r.widened and r.status in execute.KILLED_STATES]
+    if widened_kills:
+        print(f"\nkilled only by the wider re-run ({len(widened_kills)}): the line map missed them")
+        for r in widened_kills:
+            print(
+                f"  {r.mutant.path}:{r.mutant.line}  {r.mutant.key.split('::', 1)[1]} by {r.killer}"
+            )
+    for p in problems:
+        print(f"problem: {p}")
+    print(
+        f"\nrun time {total_s:.0f} s (mutants {times['mutants']:.0f} s incl. coverage map, "
+        f"survivor re-run {times['widened']:.0f} s, killers re-checked "
+        f"{times['killers']:.0f} s) on {args.jobs} worker(s)"
+    )
+    print("command: .venv/bin/python bench/mutation/run.py " + " ".join(args.targets))
+
+    out.mkdir(parents=True, exist_ok=True)
+    results = {
+        "files": {f: dict(c) for f, c in per_file.items()},
+        "seconds": round(total_s, 1),
+        "mutants": [
+            {
+                "key": r.mutant.key,
+                "line": r.mutant.line,
+                "status": r.status,
+                "equivalent": r.equivalent,
+                "killer": r.killer,
+                "tests": len(r.tests),
+                "widened": r.widened,
+                "seconds": round(r.seconds, 2),
+            }
+            for r in rows
+        ],
+        "problems": problems,
+    }
+    (out / "results.json").write_text(json.dumps(results, indent=1))
+    return 1 if problems else 0
+
+
+def _line(name: str, c: dict[str, int]) -> str:
+    non_eq = c["mutants"] - c["equivalent"]
+    score = f"{100.0 * c['killed'] / non_eq:.1f}%" if non_eq else "-"
+    return (
+        f"{name:<46} {c['mutants']:>7} {c['killed']:>6} {non_eq:>6} {c['equivalent']:>5} "
+        f"{c['survived'] + c['error']:>4} {score:>7}"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,565 @@
+"""The I/O edge of claim rounds: performs what the planner (claims/rounds.py) requests and
+feeds the replies back, until the planner asks for nothing more.
+
+    verify_with_agents(loaded, panel_for, read) -> (ClaimsReport, events)
+
+Per card, Step 0 and Step 1 run as without agents (claims/run.py). An admitted card of
+level 2 or 3 gets one agent per assigned axis (`panel_for`, refused in code if two share an
+axis: axes.seat_agents) and the rounds run: every seated agent is called concurrently with
+the same round context; a backend failure or unusable output becomes the planner's input
+as such (a protocol error there), never a default turn. The internal-fact axis defaults to
+contend's deterministic checker, which speaks in the same turn schema: it raises each
+finding once, withdraws one that the narrowed claim no longer carries, and otherwise
+declares no attack point.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from contend.agents.base import Agent, AgentRequest
+from contend.claims import events
+from contend.claims.axes import Axis, assign_axes, seat_agents
+from contend.claims.controls import negative_control
+from contend.claims.convergence import Attack, check_concession
+from contend.claims.deadlock import DeadlockReport
+from contend.claims.evidence import read_evidence
+from contend.claims.findings import CitedRegion
+from contend.claims.internal_fact import check_claim
+from contend.claims.load import LoadedCard, LoadResult
+from contend.claims.prompts import (
+    META_JUDGE_SYSTEM,
+    PROPONENT_SYSTEM,
+    axis_prompt,
+    axis_system,
+    render_context,
+)
+from contend.claims.report import (
+    AttackLog,
+    Axes,
+    ClaimResult,
+    ClaimsReport,
+    ConcessionLog,
+    ControlLog,
+    EscalationIssue,
+    ProponentLog,
+    RoundLog,
+    TurnLog,
+    build_report,
+)
+from contend.claims.rounds import (
+    AgentOutput,
+    Request,
+    Setup,
+    State,
+    Step,
+    TurnsReply,
+    plan,
+    replay,
+    start,
+)
+from contend.claims.run import (
+    Prepared,
+    Reader,
+    _locator,
+    card_error_log,
+    prepare_card,
+    web_unchecked,
+)
+from contend.claims.turns import PROPONENT_SCHEMA, TURN_SCHEMA
+from contend.errors import AgentError, ProtocolError, UserError
+
+INTERNAL_FACT = "internal-fact"  # the deterministic checker's spec on its axis
+
+
+class Speaker(Protocol):
+    """Who speaks for an axis: an agent of the registry, or the deterministic checker."""
+
+    name: str
+
+    async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput: ...
+
+
+@dataclass(slots=True)
+class AgentSpeaker:
+    name: str  # the spec, e.g. "claude" or "scripted:il.json"
+    agent: Agent
+
+    async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
+        del context  # rendered into request.prompt already
+        try:
+            reply = await self.agent.run(request)
+        except AgentError as exc:
+            return AgentOutput(self.name, None, f"backend failed: {exc}")
+        if reply.error is not None or reply.output is None:
+            return AgentOutput(
+                self.name, None, reply.error or "no structured output", reply.raw_text
+            )
+        return AgentOutput(self.name, reply.output, None, reply.raw_text)
+
+
+@dataclass(slots=True)
+class InternalFactSpeaker:
+    """The deterministic internal-fact checker as an axis agent (no model)."""
+
+    regions: Sequence[CitedRegion]
+    unchecked: Sequence[str]
+    name: str = INTERNAL_FACT
+
+    async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
+        del request  # it reads the context, not a prompt
+        return AgentOutput(self.name, self.turn(context))
+
+    def turn(self, context: Mapping[str, Any]) -> dict[str, Any]:
+        fact = check_claim(str(context["surviving_claim"]), self.regions, self.unchecked)
+        own_open = {
+            a["text"]: a["id"] for a in context["open_attacks"] if a["axis"] == "internal-fact"
+        }
+        current = {a.message: a for a in fact.attacks}
+        attacks = [
+            {
+                "text": message,
+                "decisive": a.verdict == "reject",
+                "evidence": [a.finding.evidence_id]
+                if a.finding is not None and a.finding.evidence_id
+                else [],
+                "narrowing": "",
+            }
+            for message, a in current.items()
+            if message not in own_open
+        ]
+        return {
+            "no_attack_point": not attacks,
+            "position": "reject" if any(a.verdict == "reject" for a in fact.attacks) else "accept",
+            "attacks": attacks,
+            "meta_attacks": [],
+            "withdrawn": [i for text, i in own_open.items() if text not in current],
+            "concessions": [],
+            "external_tools": [],
+            "community_sources": [],
+        }
+
+
+@dataclass(slots=True)
+class Panel:
+    seats: Mapping[str, Speaker]  # axis → who speaks for it
+    proponent: Speaker | None = None
+    meta_judge: Speaker | None = None
+    worktree: Path = Path(".")
+    timeout_s: float = 600.0
+    web_access: frozenset[str] = frozenset()
+    cap: int | None = None
+
+
+PanelFor = Callable[[LoadedCard, tuple[Axis, ...], Sequence[CitedRegion], Sequence[str]], Panel]
+
+
+def _request(
+    role: str, thread: str, rnd: int, system: str, prompt: str, schema: dict[str, Any], panel: Panel
+) -> AgentRequest:
+    return AgentRequest(
+        role=role,  # type: ignore[arg-type]
+        thread=thread,
+        round=rnd,
+        system=system,
+        prompt=prompt,
+        schema=schema,
+        worktree=panel.worktree,
+        timeout_s=panel.timeout_s,
+    )
+
+
+async def _ask(speaker: Speaker, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
+    return await speaker.speak(request, context)
+
+
+async def perform(request: Request, state: State, panel: Panel) -> TurnsReply | AgentOutput:
+    """One planner request, performed."""
+    cid = state.setup.claim_id
+    if request.kind == "turns":
+        axes = list(request.axes)
+        calls: list[Awaitable[AgentOutput]] = [
+            _ask(
+                panel.seats[axis],
+                _request(
+                    "critic",
+                    f"{cid}:{axis}",
+                    request.round,
+                    axis_system(axis),
+                    axis_prompt(axis, request.context),
+                    TURN_SCHEMA,
+                    panel,
+                ),
+                request.context,
+            )
+            for axis in axes
+        ]
+        outputs = await asyncio.gather(*calls)
+        return TurnsReply(
+            request.round, request.context_sha256, dict(zip(axes, outputs, strict=True))
+        )
+    if request.kind == "proponent":
+        assert panel.proponent is not None
+        return await _ask(
+            panel.proponent,
+            _request(
+                "proposer",
+                f"{cid}:proponent",
+                request.round,
+                PROPONENT_SYSTEM,
+                render_context(request.context),
+                PROPONENT_SCHEMA,
+                panel,
+            ),
+            request.context,
+        )
+    assert panel.meta_judge is not None
+    return await _ask(
+        panel.meta_judge,
+        _request(
+            "oracle",
+            f"{cid}:meta-judge",
+            1,  # the meta-judge is called once per claim: its first turn
+            META_JUDGE_SYSTEM,
+            render_context(request.context),
+            meta_judge_schema(),
+            panel,
+        ),
+        request.context,
+    )
+
+
+def meta_judge_schema() -> dict[str, Any]:
+    schema = DeadlockReport.model_json_schema()
+    props = dict(schema["properties"])
+    props.pop("written_by", None)
+    schema["properties"] = props
+    schema["required"] = [r for r in schema.get("required", list(props)) if r != "written_by"]
+    return schema
+
+
+Sink = Callable[[Sequence[events.Event]], None]
+
+
+def _discard(_: Sequence[events.Event]) -> None:
+    """The default sink: the caller takes the events from the return value."""
+
+
+@dataclass(slots=True)
+class PersonProponent:
+    """The proponent is a person (`--proposer human`): when the planner asks for the
+    proponent, the claim's rounds pause; the person answers with `contend respond CLAIM
+    --run DIR --reply FILE` and `contend verify --resume DIR` continues them."""
+
+    name: str = "human"
+
+    async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
+        raise AssertionError("a person answers between invocations, never inside a call")
+
+
+async def run_rounds(
+    state: State, panel: Panel, sink: Sink = _discard, *, step: Step | None = None
+) -> tuple[State, list[events.Event]]:
+    """Drive one claim's planner until it ends, or pauses for a person; each step's events
+    go to `sink` as they come. `step` continues a replayed claim (rounds.replay)."""
+    log: list[events.Event] = []
+    step = plan(state, None) if step is None else step
+    while True:
+        log.extend(step.events)
+        sink(step.events)
+        if step.request is None:
+            return step.state, log
+        if step.request.kind == "proponent" and isinstance(panel.proponent, PersonProponent):
+            paused: list[events.Event] = [
+                (
+                    "claim_awaiting_proponent",
+                    {
+                        "claim_id": step.state.setup.claim_id,
+                        "round": step.request.round,
+                        "open_attacks": step.request.context.get("this_round", []),
+                        "context_sha256": step.request.context_sha256,
+                    },
+                )
+            ]
+            log.extend(paused)
+            sink(paused)
+            return step.state, log
+        reply = await perform(step.request, step.state, panel)
+        step = plan(step.state, reply)
+
+
+# --- a whole run ---------------------------------------------------------------------------
+
+
+def setup_for(
+    loaded: LoadedCard, seats: Mapping[str, Speaker], panel: Panel, kept: Sequence[str]
+) -> Setup:
+    card = loaded.card
+    locators = {
+        eid: _locator(item)
+        for eid, item in zip(card.evidence_ids(), card.evidence_list, strict=True)
+        if eid in kept
+    }
+    return Setup(
+        claim_id=card.claim_id,
+        claim_text=card.claim_text,
+        card=card.model_dump(mode="json", by_alias=True, exclude_none=True),
+        evidence=locators,
+        seats={axis: speaker.name for axis, speaker in seats.items()},
+        consensus=card.consensus_rule,
+        weights=card.consensus_weights,
+        proponent=panel.proponent.name if panel.proponent is not None else None,
+        meta_judge=panel.meta_judge.name if panel.meta_judge is not None else None,
+        web_access=panel.web_access,
+        external_tool=any(d.strip().lower() == "external-tool" for d in card.domain_axes),
+        **({"cap": panel.cap} if panel.cap is not None else {}),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """A paused claim to continue: what the ledger recorded for it, and the person's reply
+    to the proponent request it paused at."""
+
+    recorded: Sequence[events.Event]
+    reply: AgentOutput
+
+
+AWAITING = (
+    "waiting for the proponent (a person): contend respond {cid} --run RUN_DIR --reply FILE, "
+    "then contend verify --resume RUN_DIR --agent …"
+)
+
+
+async def verify_with_agents(
+    loaded: LoadResult,
+    panel_for: PanelFor,
+    *,
+    read: Reader = read_evidence,
+    sink: Sink = _discard,
+    resume: Mapping[str, Resume] | None = None,
+) -> tuple[ClaimsReport, list[events.Event]]:
+    """The claims run with agents: Steps 0–1 per card, then the rounds for admitted cards of
+    level 2 and 3. `panel_for` seats the agents of one card (given its assigned axes).
+    Every event goes to `sink` as soon as it exists (the ledger, so an interrupted run keeps
+    what happened), and all of them are returned too. With `resume`, only those claims run:
+    their recorded rounds are replayed (no event again), the person's reply is fed to the
+    planner, and the rounds go on."""
+    log: list[events.Event] = []
+
+    def emit(new: Sequence[events.Event]) -> None:
+        log.extend(new)
+        sink(new)
+
+    if resume is None:
+        emit([events.card_error(e) for e in loaded.errors])
+    results: list[ClaimResult] = []
+    for card in loaded.cards:
+        cid = card.card.claim_id
+        if resume is not None and cid not in resume:
+            continue
+        prepared = prepare_card(card, read)
+        if resume is None:
+            emit(prepared.log)
+        if prepared.result is not None:
+            results.append(prepared.result)
+            continue
+        assignment = assign_axes(card.card.verification_complexity, card.card.domain_axes)
+        regions = [prepared.regions[e] for e in prepared.kept if e in prepared.regions]
+        panel = panel_for(card, assignment.axes, regions, web_unchecked(card.card, prepared.kept))
+        seat_agents(assignment.axes, [(a, s.name) for a, s in panel.seats.items()])  # type: ignore[misc]
+        setup = setup_for(card, panel.seats, panel, prepared.kept)
+        first = start(setup, card.card.assumptions or [])
+        step: Step | None = None
+        if resume is None:
+            emit([events.axes(cid, assignment, list(panel.seats))])
+        else:
+            step = _resumed(first, resume[cid])
+        state, _ = await run_rounds(first, panel, emit, step=step)
+        result = _rounds_result(card, prepared, assignment.reasons, regions, panel, state)
+        results.append(result)
+        emit([events.verdict(cid, result.verdict, result.reasons)])
+    errors = [card_error_log(e) for e in loaded.errors] if resume is None else []
+    report = build_report(results, errors)
+    if resume is None:  # a resumed run's verdict is the caller's, over all of its claims
+        emit([events.run_finished(report.verdict, report.exit_code)])
+    return report, log
+
+
+def _resumed(first: State, resume: Resume) -> Step:
+    cid = first.setup.claim_id
+    try:
+        step = replay(first, resume.recorded)
+    except ProtocolError as exc:
+        raise UserError(
+            f"claim {cid}: its card or evidence changed since the run, so its rounds cannot "
+            f"go on ({exc}); verify it again in a new run"
+        ) from exc
+    if step.request is None or step.request.kind != "proponent":
+        raise UserError(f"claim {cid} does not wait for the proponent in this run")
+    # The replayed events are on record already: only what follows the reply is new.
+    return plan(step.state, resume.reply)
+
+
+def _rounds_result(
+    card: LoadedCard,
+    prepared: Prepared,
+    axis_reasons: tuple[str, ...],
+    regions: Sequence[CitedRegion],
+    panel: Panel,
+    state: State,
+) -> ClaimResult:
+    checker = panel.seats.get("internal-fact")
+    if isinstance(checker, InternalFactSpeaker):
+        # The deterministic seat read the kept regions: its findings on the surviving claim
+        # go into the report, as they do without agents.
+        prepared.base.fact = check_claim(state.surviving, checker.regions, checker.unchecked)
+        prepared.base.checked = {r.evidence_id for r in checker.regions}
+    if card.card.verification_complexity == 3:
+        # The evaluator artifact set needs a candidate the verifier rejects.
+        control = negative_control(card.card.claim_text, regions)
+        if control is not None:
+            prepared.base.controls = [
+                ControlLog(
+                    candidate=control.candidate, changed=control.changed, verdict=control.verdict
+                )
+            ]
+    if state.phase != "done":
+        waiting = AWAITING.format(cid=card.card.claim_id)
+        state = replace(state, verdict="escalate", reasons=(*state.reasons, waiting))
+    return claim_result(
+        prepared.base.build(
+            state.verdict or "escalate",
+            "rounds",
+            (*prepared.reasons, *state.reasons),
+            axis_reasons,
+            _summary(state),
+        ),
+        state,
+    )
+
+
+def _summary(state: State) -> str:
+    if state.verdict == "escalate-human" and state.deadlock is not None:
+        return state.deadlock.sentences()[0]
+    return (
+        state.reasons[0] if state.reasons else f"{state.verdict} after {len(state.rounds)} rounds"
+    )
+
+
+def claim_result(base: ClaimResult, state: State) -> ClaimResult:
+    """The ClaimResult of a claim decided in rounds."""
+    verdict = state.verdict or "escalate"
+    return base.model_copy(
+        update={
+            "surviving_claim": None if verdict == "reject" else state.surviving,
+            "required_assumptions": list(state.assumptions),
+            "rounds_log": rounds_log(state),
+            "retracted_claims": [
+                *state.retracted,
+                *([state.surviving] if verdict == "reject" else []),
+            ],
+            "escalation_issues": escalation_issues(state),
+            "deadlock_report": state.deadlock,
+            "axes": Axes(
+                assigned=base.axes.assigned,
+                run=list(state.setup.seats),
+                not_run=[],
+                reasons=base.axes.reasons,
+            ),
+            "unverified_echo": list(state.unverified_echo),
+        }
+    )
+
+
+def _attack_log(a: Attack) -> AttackLog:
+    return AttackLog(
+        id=a.id,
+        axis=a.axis,
+        text=a.text,
+        decisive=a.decisive,
+        evidence=list(a.evidence),
+        target=a.target,
+    )
+
+
+def rounds_log(state: State) -> list[RoundLog]:
+    known = set(state.claim_rounds().evidence_ids)
+    out: list[RoundLog] = []
+    own: dict[str, set[str]] = {}
+    for r in state.rounds:
+        turns = []
+        for t in r.turns:
+            own.setdefault(t.axis, set()).update(
+                e for a in (*t.attacks, *t.meta_attacks) for e in a.evidence
+            )
+            turns.append(
+                TurnLog(
+                    axis=t.axis,
+                    agent=state.setup.seats[t.axis],
+                    kind=t.kind,
+                    position=t.position,
+                    attacks=[_attack_log(a) for a in t.attacks],
+                    meta_attacks=[_attack_log(a) for a in t.meta_attacks],
+                    withdrawn=list(t.withdrawn),
+                    concessions=[
+                        ConcessionLog(
+                            text=c.text,
+                            own_evidence=c.own_evidence,
+                            defeated_by=c.defeated_by,
+                            refused=check_concession(c, own[t.axis], known),
+                        )
+                        for c in t.concessions
+                    ],
+                )
+            )
+        p = r.proponent
+        out.append(
+            RoundLog(
+                number=r.number,
+                turns=turns,
+                proponent=None
+                if p is None
+                else ProponentLog(
+                    new_evidence=list(p.new_evidence),
+                    answers=list(p.answers),
+                    decision_relevant=p.decision_relevant,
+                    narrowed_claim=p.narrowed_claim,
+                ),
+            )
+        )
+    return out
+
+
+def escalation_issues(state: State) -> list[EscalationIssue]:
+    if state.verdict == "escalate-human" and state.deadlock is not None:
+        return [
+            EscalationIssue(
+                issue=i.issue,
+                missing=list(i.opposition_evidence),
+                decision_needed=i.decision_needed,
+            )
+            for i in state.deadlock.unresolved
+        ]
+    if state.verdict != "escalate":
+        return []
+    issues = [
+        EscalationIssue(
+            issue=e,
+            missing=[],
+            decision_needed="an agent gave no usable "
+            "turn: rerun with a working agent or decide the claim",
+        )
+        for e in state.protocol_errors
+    ]
+    issues += [
+        EscalationIssue(
+            issue=r, missing=[], decision_needed="decide the claim, or narrow it and verify again"
+        )
+        for r in state.reasons[:1]
+    ]
+    return issues

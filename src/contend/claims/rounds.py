@@ -1,0 +1,683 @@
+"""Steps 2–4.5 of seeds/002 as one pure planner (DESIGN §10):
+
+    plan(state, reply) -> Step(state, events, request)
+
+The state of one admitted claim and the parsed reply to the last request go in; the events
+to append, the next state and the next request (or None: the claim is decided) come out.
+No agent, file, clock or network here: the driver (claims/driver.py) performs each request
+and feeds the reply back.
+
+    turns       every seated axis agent speaks once against the same round context
+                (one context per round, hashed into the ledger); silence or an
+                unparseable turn is a protocol error (`claim_protocol_error`)
+    proponent   when open attacks remain and a proponent is seated: its reply goes through
+                the checkpoint (claims/checkpoint.py); deleted SSOT evidence or a changed
+                schema escalates
+    converge    convergence.converge on the rounds so far: accept / reject / escalate end
+                the claim; partial runs another round; a repeated attack that carries a
+                narrower claim narrows the surviving claim (the old one is retracted)
+    meta-judge  at judge-deadlock (the 50-round cap included) the meta-judge writes the
+                deadlock report; with it the verdict is `escalate-human`. It has no decision
+                authority: a reply that decides, or no usable report, is a protocol error,
+                and contend's mechanical report stands in with the verdict `escalate`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from contend.claims.checkpoint import checkpoint
+from contend.claims.convergence import (
+    SAFETY_CAP,
+    Attack,
+    ClaimRounds,
+    Convergence,
+    Round,
+    Turn,
+    Verdict,
+    check_concession,
+    converge,
+    on_repeat,
+    open_attacks,
+    positions,
+    repeated_attacks,
+    verdict_of,
+)
+from contend.claims.deadlock import DeadlockReport, mechanical_report, parse_deadlock_report
+from contend.claims.events import Event
+from contend.claims.turns import ParsedTurn, parse_turn
+from contend.errors import ProtocolError
+
+Phase = Literal["turns", "proponent", "meta-judge", "done"]
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What does not change during a claim's rounds."""
+
+    claim_id: str
+    claim_text: str
+    card: Mapping[str, Any]  # the card as read, kebab-case (for the round context)
+    evidence: Mapping[str, str]  # kept evidence id → locator
+    seats: Mapping[str, str]  # axis → agent spec, in the assigned order
+    consensus: Literal["unanimity", "majority", "weighted"] = "unanimity"
+    weights: Mapping[str, float] | None = None
+    proponent: str | None = None
+    meta_judge: str | None = None
+    web_access: frozenset[str] = frozenset()  # axes whose agent can read the web
+    external_tool: bool = False  # the card says the claim is about an external tool
+    cap: int = SAFETY_CAP
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    setup: Setup
+    rounds: tuple[Round, ...] = ()
+    phase: Phase = "turns"
+    pending: tuple[Turn, ...] = ()  # this round's turns, while the proponent answers
+    surviving: str = ""
+    assumptions: tuple[str, ...] = ()
+    added_evidence: tuple[tuple[str, str], ...] = ()
+    retracted: tuple[str, ...] = ()
+    convergence: Convergence | None = None
+    verdict: Verdict | None = None
+    reasons: tuple[str, ...] = ()
+    deadlock: DeadlockReport | None = None
+    protocol_errors: tuple[str, ...] = ()
+    external_tools: tuple[str, ...] = ()
+    community_sources: tuple[str, ...] = ()
+
+    def claim_rounds(self, rounds: Sequence[Round] | None = None) -> ClaimRounds:
+        ids = frozenset(self.setup.evidence) | {e for e, _ in self.added_evidence}
+        return ClaimRounds(
+            axes=tuple(self.setup.seats),
+            rounds=tuple(self.rounds if rounds is None else rounds),
+            evidence_ids=ids,
+            consensus=self.setup.consensus,
+            weights=self.setup.weights,
+            cap=self.setup.cap,
+        )
+
+    @property
+    def unverified_echo(self) -> tuple[str, ...]:
+        """External tools the claim relies on when no seated agent could read the web: the
+        result rests on official documentation alone ("unverified echo")."""
+        tools = self.external_tools or (
+            ("the claim's external tool",) if self.setup.external_tool else ()
+        )
+        if not tools or self.setup.web_access & set(self.setup.seats):
+            return ()
+        return tools
+
+
+def start(setup: Setup, assumptions: Sequence[str] = ()) -> State:
+    return State(setup, surviving=setup.claim_text, assumptions=tuple(assumptions))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentOutput:
+    """One reply as the driver got it: the structured output, or why there is none."""
+
+    agent: str
+    output: Mapping[str, Any] | None
+    error: str | None = None
+    raw_text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnsReply:
+    round: int
+    context_sha256: str
+    by_axis: Mapping[str, AgentOutput]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    kind: Literal["turns", "proponent", "meta-judge"]
+    round: int
+    context: Mapping[str, Any]
+    axes: tuple[str, ...] = ()
+
+    @property
+    def context_sha256(self) -> str:
+        return context_hash(self.context)
+
+
+Reply = TurnsReply | AgentOutput
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    state: State
+    events: list[Event] = field(default_factory=list)
+    request: Request | None = None
+
+
+def context_hash(context: Mapping[str, Any]) -> str:
+    text = json.dumps(context, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- the round context ---------------------------------------------------------------------
+
+
+def _attack_json(a: Attack) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": a.id, "axis": a.axis, "text": a.text, "decisive": a.decisive}
+    out["evidence"] = list(a.evidence)
+    if a.target:
+        out["target"] = a.target
+    if a.narrowing:
+        out["narrowing"] = a.narrowing
+    return out
+
+
+def round_context(state: State) -> dict[str, Any]:
+    """The one context every agent of the next round gets (the same for all of them)."""
+    s = state.setup
+    history = [
+        {
+            "round": r.number,
+            "turns": [
+                {
+                    "axis": t.axis,
+                    "kind": t.kind,
+                    "position": t.position,
+                    "attacks": [_attack_json(a) for a in t.attacks],
+                    "meta_attacks": [_attack_json(a) for a in t.meta_attacks],
+                    "withdrawn": list(t.withdrawn),
+                    "concessions": [c.text for c in t.concessions],
+                }
+                for t in r.turns
+            ],
+            "proponent": None
+            if r.proponent is None
+            else {
+                "new_evidence": list(r.proponent.new_evidence),
+                "answers": list(r.proponent.answers),
+                "decision_relevant": r.proponent.decision_relevant,
+                "narrowed_claim": r.proponent.narrowed_claim,
+            },
+        }
+        for r in state.rounds
+    ]
+    return {
+        "claim_id": s.claim_id,
+        "round": len(state.rounds) + 1,
+        "surviving_claim": state.surviving,
+        "original_claim": s.claim_text,
+        "card": dict(s.card),
+        "required_assumptions": list(state.assumptions),
+        "evidence": {**s.evidence, **dict(state.added_evidence)},
+        "axes": list(s.seats),
+        "open_attacks": [_attack_json(a) for a in open_attacks(state.claim_rounds())],
+        "rounds": history,
+    }
+
+
+# --- the planner ---------------------------------------------------------------------------
+
+
+def plan(state: State, reply: Reply | None) -> Step:
+    if state.phase == "done":
+        return Step(state)
+    if state.phase == "turns":
+        if reply is None:
+            return _ask_turns(state)
+        if not isinstance(reply, TurnsReply):
+            raise ProtocolError("the round planner expected the agents' turns")
+        return _on_turns(state, reply)
+    if not isinstance(reply, AgentOutput):
+        raise ProtocolError(f"the round planner expected the {state.phase}'s reply")
+    if state.phase == "proponent":
+        return _on_proponent(state, reply)
+    return _on_meta_judge(state, reply)
+
+
+def _ask_turns(state: State) -> Step:
+    number = len(state.rounds) + 1
+    context = round_context(state)
+    request = Request("turns", number, context, tuple(state.setup.seats))
+    event: Event = (
+        "claim_round_started",
+        {
+            "claim_id": state.setup.claim_id,
+            "round": number,
+            "context_sha256": request.context_sha256,
+            "surviving_claim": state.surviving,
+            "axes": list(state.setup.seats),
+        },
+    )
+    return Step(state, [event], request)
+
+
+def _attacks_so_far(state: State, axis: str) -> int:
+    return sum(
+        len(t.attacks) + len(t.meta_attacks)
+        for r in state.rounds
+        for t in r.turns
+        if t.axis == axis
+    )
+
+
+def _on_turns(state: State, reply: TurnsReply) -> Step:
+    number = len(state.rounds) + 1
+    cid = state.setup.claim_id
+    if reply.round != number or reply.context_sha256 != context_hash(round_context(state)):
+        raise ProtocolError(
+            f"claim {cid}: the turns answer another round or context than round {number}'s"
+        )
+    seated = tuple(state.setup.seats)
+    parsed: dict[str, ParsedTurn] = {}
+    for axis in seated:
+        got = reply.by_axis.get(axis)
+        if got is None:
+            parsed[axis] = ParsedTurn(Turn(axis, "silent"), "no reply")
+            continue
+        parsed[axis] = parse_turn(
+            axis,
+            got.output,
+            got.error,
+            seated=seated,
+            next_number=_attacks_so_far(state, axis) + 1,
+        )
+    events: list[Event] = []
+    errors = list(state.protocol_errors)
+    tools = list(state.external_tools)
+    sources = list(state.community_sources)
+    known = set(state.claim_rounds().evidence_ids)
+    for axis, p in parsed.items():
+        got = reply.by_axis.get(axis)
+        agent = got.agent if got is not None else state.setup.seats[axis]
+        events.append(("claim_turn", _turn_event(cid, number, agent, p, got)))
+        if p.error is not None:
+            message = f"round {number}: {axis} ({agent}) {p.turn.kind}: {p.error}"
+            errors.append(message)
+            events.append(
+                (
+                    "claim_protocol_error",
+                    {
+                        "claim_id": cid,
+                        "round": number,
+                        "axis": axis,
+                        "agent": agent,
+                        "kind": p.turn.kind,
+                        "error": p.error,
+                    },
+                )
+            )
+        own = {e for a in _own_attacks(state, axis, p.turn) for e in a.evidence}
+        for c in p.turn.concessions:
+            why = check_concession(c, own, known | own)
+            if why is not None:
+                events.append(
+                    (
+                        "claim_concession_refused",
+                        {
+                            "claim_id": cid,
+                            "round": number,
+                            "axis": axis,
+                            "text": c.text,
+                            "attack_id": c.attack_id,
+                            "reason": why,
+                        },
+                    )
+                )
+        tools += [t for t in p.external_tools if t not in tools]
+        sources += [u for u in p.community_sources if u not in sources]
+    turns = tuple(parsed[a].turn for a in seated)
+    state = replace(
+        state,
+        protocol_errors=tuple(errors),
+        external_tools=tuple(tools),
+        community_sources=tuple(sources),
+    )
+    probe = state.claim_rounds([*state.rounds, Round(number, turns)])
+    if state.setup.proponent is not None and open_attacks(probe):
+        request = Request(
+            "proponent",
+            number,
+            {**round_context(state), "this_round": [_attack_json(a) for a in open_attacks(probe)]},
+        )
+        return Step(replace(state, phase="proponent", pending=turns), events, request)
+    step = _close_round(state, Round(number, turns))
+    return Step(step.state, events + step.events, step.request)
+
+
+def _own_attacks(state: State, axis: str, turn: Turn) -> list[Attack]:
+    earlier = [
+        a
+        for r in state.rounds
+        for t in r.turns
+        if t.axis == axis
+        for a in (*t.attacks, *t.meta_attacks)
+    ]
+    return [*earlier, *turn.attacks, *turn.meta_attacks]
+
+
+def _turn_event(
+    cid: str, number: int, agent: str, p: ParsedTurn, got: AgentOutput | None
+) -> dict[str, Any]:
+    t = p.turn
+    return {
+        "claim_id": cid,
+        "round": number,
+        "axis": t.axis,
+        "agent": agent,
+        "kind": t.kind,
+        "position": t.position,
+        "attacks": [_attack_json(a) for a in t.attacks],
+        "meta_attacks": [_attack_json(a) for a in t.meta_attacks],
+        "withdrawn": list(t.withdrawn),
+        "concessions": [
+            {
+                "attack_id": c.attack_id,
+                "text": c.text,
+                "own_evidence": c.own_evidence,
+                "defeated_by": c.defeated_by,
+            }
+            for c in t.concessions
+        ],
+        "external_tools": list(p.external_tools),
+        "community_sources": list(p.community_sources),
+        "error": p.error,
+        "reply": reply_record(got),
+    }
+
+
+def reply_record(got: AgentOutput | None) -> dict[str, Any] | None:
+    """A reply as the ledger keeps it, enough to replay the planner (`replay`): the
+    structured output, or the error and the raw text."""
+    if got is None:
+        return None
+    return {
+        "output": None if got.output is None else dict(got.output),
+        "error": got.error,
+        "raw_text": got.raw_text if got.output is None else None,
+    }
+
+
+def reply_of(agent: str, record: Mapping[str, Any] | None) -> AgentOutput | None:
+    if record is None:
+        return None
+    return AgentOutput(agent, record["output"], record["error"], record["raw_text"] or "")
+
+
+def _on_proponent(state: State, reply: AgentOutput) -> Step:
+    number = len(state.rounds) + 1
+    cid = state.setup.claim_id
+    events: list[Event] = []
+    if reply.output is None:
+        # The seed: "If no response is available, the initial evidence stays fixed."
+        events.append(
+            (
+                "claim_proponent",
+                {
+                    "claim_id": cid,
+                    "round": number,
+                    "agent": reply.agent,
+                    "answered": False,
+                    "error": reply.error,
+                    "reply": reply_record(reply),
+                },
+            )
+        )
+        step = _close_round(replace(state, pending=()), Round(number, state.pending))
+        return Step(step.state, events + step.events, step.request)
+    turns = state.pending
+    probe = state.claim_rounds([*state.rounds, Round(number, turns)])
+    check = checkpoint(
+        reply.output,
+        round_number=number,
+        surviving_claim=state.surviving,
+        assumptions=state.assumptions,
+        card_evidence=tuple(state.setup.evidence),
+        open_attack_ids=[a.id for a in open_attacks(probe)],
+        schema_context=state.setup.card.get("schema-context"),
+    )
+    events.append(
+        (
+            "claim_checkpoint",
+            {
+                "claim_id": cid,
+                "round": number,
+                "agent": reply.agent,
+                "reply": reply_record(reply),
+                "outcome": check.outcome,
+                "added": [{"id": e, "locator": loc} for e, loc in check.added],
+                "refused": list(check.refused),
+                "answers": list(check.reply.answers),
+                "ignored_answers": list(check.ignored_answers),
+                "narrowed_claim": check.reply.narrowed_claim,
+                "new_assumptions": list(check.new_assumptions),
+                "decision_relevant": check.reply.decision_relevant,
+                "reasons": list(check.reasons),
+            },
+        )
+    )
+    state = replace(
+        state,
+        pending=(),
+        added_evidence=(*state.added_evidence, *check.added),
+        assumptions=(*state.assumptions, *check.new_assumptions),
+    )
+    if check.reply.narrowed_claim:
+        state = replace(
+            state,
+            retracted=(*state.retracted, state.surviving),
+            surviving=check.reply.narrowed_claim,
+        )
+    rnd = Round(number, turns, check.reply)
+    if check.outcome == "escalate":
+        state = replace(state, rounds=(*state.rounds, rnd))
+        reasons = tuple(r for r in check.reasons if "SSOT" in r or "schema" in r)
+        return _finish(state, "escalate", reasons, events)
+    step = _close_round(state, rnd)
+    return Step(step.state, events + step.events, step.request)
+
+
+def _close_round(state: State, rnd: Round) -> Step:
+    cid = state.setup.claim_id
+    state = replace(state, rounds=(*state.rounds, rnd), phase="turns")
+    rounds = state.claim_rounds()
+    result = converge(rounds, state.surviving)
+    events: list[Event] = [
+        (
+            "claim_convergence",
+            {
+                "claim_id": cid,
+                "round": rnd.number,
+                "kind": result.kind,
+                "reasons": list(result.reasons),
+                "open_attacks": [a.id for a in result.open_attacks],
+                "positions": dict(positions(rounds)),
+            },
+        )
+    ]
+    state = replace(state, convergence=result)
+    if result.kind == "partial":
+        for attack in repeated_attacks(rounds):
+            decision = on_repeat(attack, state.surviving)
+            if decision.kind == "narrow" and decision.narrowed_claim:
+                events.append(
+                    (
+                        "claim_narrowed",
+                        {
+                            "claim_id": cid,
+                            "round": rnd.number,
+                            "attack_id": attack.id,
+                            "from": state.surviving,
+                            "to": decision.narrowed_claim,
+                            "reason": decision.reason,
+                        },
+                    )
+                )
+                state = replace(
+                    state,
+                    retracted=(*state.retracted, state.surviving),
+                    surviving=decision.narrowed_claim,
+                )
+        nxt = _ask_turns(state)
+        return Step(nxt.state, events + nxt.events, nxt.request)
+    if result.kind == "judge-deadlock":
+        state = replace(state, phase="meta-judge")
+        if state.setup.meta_judge is None:
+            return _mechanical(state, "no meta-judge is configured", events)
+        context = {
+            **round_context(state),
+            "deadlock_reason": list(result.reasons),
+            "positions": dict(positions(rounds)),
+        }
+        return Step(state, events, Request("meta-judge", rnd.number, context))
+    return _finish(
+        state,
+        verdict_of(result.kind, deadlock_reported=False) or "escalate",
+        result.reasons,
+        events,
+    )
+
+
+def _on_meta_judge(state: State, reply: AgentOutput) -> Step:
+    cid = state.setup.claim_id
+    data: Mapping[str, Any] | None = reply.output
+    if data is None and reply.raw_text:
+        # A reply the schema refused may still be a meta-judge trying to decide: name it.
+        try:
+            loaded = json.loads(reply.raw_text)
+        except json.JSONDecodeError:
+            loaded = None
+        data = loaded if isinstance(loaded, dict) else None
+    if data is None:
+        return _mechanical(state, f"meta-judge {reply.agent}: {reply.error or 'no report'}", [])
+    try:
+        report = parse_deadlock_report(data, written_by=reply.agent)
+    except ProtocolError as exc:
+        return _mechanical(state, str(exc), [])
+    events: list[Event] = [
+        (
+            "claim_deadlock_report",
+            {
+                "claim_id": cid,
+                "report": report.model_dump(mode="json"),
+                "sentences": report.sentences(),
+            },
+        )
+    ]
+    state = replace(state, deadlock=report)
+    reasons = (
+        *(state.convergence.reasons if state.convergence else ()),
+        *report.sentences(),
+    )
+    return _finish(state, "escalate-human", reasons, events)
+
+
+def _mechanical(state: State, why: str, events: list[Event]) -> Step:
+    """No usable meta-judge report: contend's own, marked so; the verdict stays `escalate`
+    (a person still decides, but no meta-judge did its duty)."""
+    cid = state.setup.claim_id
+    result = state.convergence
+    open_now = result.open_attacks if result is not None else ()
+    report = mechanical_report(
+        reason="; ".join(result.reasons) if result is not None else why,
+        open_attacks=[(a.id, a.text, a.evidence) for a in open_now],
+        support_evidence=list(state.setup.evidence),
+    )
+    failed = state.setup.meta_judge is not None  # else none was configured: no error of its
+    errors: list[Event] = [
+        (
+            "claim_protocol_error",
+            {
+                "claim_id": cid,
+                "round": len(state.rounds),
+                "axis": "meta-judge",
+                "agent": state.setup.meta_judge,
+                "kind": "no-deadlock-report",
+                "error": why,
+            },
+        )
+    ]
+    events = [
+        *events,
+        *(errors if failed else []),
+        (
+            "claim_deadlock_report",
+            {
+                "claim_id": cid,
+                "report": report.model_dump(mode="json"),
+                "sentences": report.sentences(),
+            },
+        ),
+    ]
+    state = replace(
+        state,
+        deadlock=report,
+        protocol_errors=(*state.protocol_errors, *([f"meta-judge: {why}"] if failed else [])),
+    )
+    reasons = (*(result.reasons if result else ()), f"no meta-judge report: {why}")
+    return _finish(state, "escalate", reasons, events)
+
+
+def _finish(state: State, verdict: Verdict, reasons: Sequence[str], events: list[Event]) -> Step:
+    echo = state.unverified_echo
+    all_reasons = (
+        *reasons,
+        *([f"unverified echo (official docs only): {', '.join(echo)}"] if echo else []),
+    )
+    state = replace(state, phase="done", verdict=verdict, reasons=tuple(all_reasons))
+    events = [
+        *events,
+        (
+            "claim_rounds_finished",
+            {
+                "claim_id": state.setup.claim_id,
+                "verdict": verdict,
+                "rounds": len(state.rounds),
+                "reasons": list(all_reasons),
+                "surviving_claim": state.surviving if verdict != "reject" else None,
+                "unverified_echo": list(echo),
+            },
+        ),
+    ]
+    return Step(state, events, None)
+
+
+# --- replay --------------------------------------------------------------------------------
+
+
+def replay(state: State, recorded: Sequence[Event]) -> Step:
+    """The planner run again over the replies a ledger recorded for one claim (its
+    `claim_round_started`, `claim_turn`, `claim_checkpoint` and `claim_proponent` events, in
+    order): the step it
+    had reached. The planner refuses turns whose round context differs from the one it
+    builds (ProtocolError), so a changed card or evidence cannot be replayed silently."""
+    turns: dict[int, dict[str, AgentOutput]] = {}
+    proponent: dict[int, AgentOutput] = {}
+    contexts: dict[int, str] = {}
+    for kind, data in recorded:
+        if kind == "claim_round_started":
+            contexts[int(data["round"])] = str(data["context_sha256"])
+        elif kind == "claim_turn":
+            got = reply_of(str(data["agent"]), data.get("reply"))
+            if got is not None:
+                turns.setdefault(int(data["round"]), {})[str(data["axis"])] = got
+        elif kind in ("claim_checkpoint", "claim_proponent"):
+            got = reply_of(str(data["agent"]), data.get("reply"))
+            if got is not None:
+                proponent[int(data["round"])] = got
+    step = plan(state, None)
+    while step.request is not None:
+        request = step.request
+        if request.kind == "turns" and request.round in turns:
+            # The context the agents really saw, as recorded: the planner compares it with
+            # the one it builds now and refuses a difference.
+            seen = contexts.get(request.round, "")
+            reply: Reply = TurnsReply(request.round, seen, turns[request.round])
+        elif request.kind == "proponent" and request.round in proponent:
+            reply = proponent[request.round]
+        else:
+            return step
+        step = plan(step.state, reply)
+    return step

@@ -1,0 +1,365 @@
+"""`contend verify CARDS…`: verify claim cards — the entry gate, the evidence precheck and the
+deterministic internal-fact critic, end to end, with a hash-chained ledger and reports.
+
+Claims are documents, so this works outside a git repository: a run lives in `--out DIR`,
+else in the user state directory (`$CONTEND_STATE_DIR` when absolute, else
+`$XDG_STATE_HOME/contend`, else `~/.local/state/contend`) under `runs/<run-id>/`:
+ledger.jsonl (+ ledger.head), report.json (`contend.claims/v1`), report.md, and for each
+level-3 claim the evaluator artifact set in `claims/<claim-id>/`.
+
+Exit codes: 0 every claim accepted, 1 any reject, 2 a card or file could not be read (and
+nothing was rejected) or bad usage, 3 any escalate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import click
+
+from contend.claims.artifacts import evaluator_artifacts
+from contend.claims.driver import Resume, verify_with_agents
+from contend.claims.events import run_finished, run_started
+from contend.claims.load import LoadResult, load_card_files
+from contend.claims.panel import (
+    PERSON,
+    AgentChoice,
+    check_coverage,
+    panel_factory,
+    parse_choice,
+)
+from contend.claims.render import render_markdown
+from contend.claims.report import ClaimsReport, build_report
+from contend.claims.resume import read_reply, waiting_claims
+from contend.claims.rounds import AgentOutput
+from contend.claims.run import CRITICS, verify_loaded
+from contend.config import load_settings
+from contend.errors import UserError
+from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
+from contend.ledger.store import Ledger, read_head, write_atomic
+from contend.redaction import redact_json_text, redact_text
+from contend.report.escape import visible
+
+CARD_SUFFIXES = (".yaml", ".yml", ".json")
+_OUTPUTS = ("ledger.jsonl", "ledger.head", "report.json", "report.md", "claims")
+
+
+def user_state_dir(env: os._Environ[str] | dict[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    configured = env.get("CONTEND_STATE_DIR", "")
+    if configured and Path(configured).expanduser().is_absolute():
+        return Path(configured).expanduser()
+    xdg = env.get("XDG_STATE_HOME", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "contend"
+    return Path.home() / ".local" / "state" / "contend"
+
+
+def card_files(paths: Sequence[Path]) -> list[Path]:
+    """The card files named, a directory standing for the card files below it."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in CARD_SUFFIXES
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise UserError(f"{path}: no such file or directory")
+    if not found:
+        shown = ", ".join(str(p) for p in paths)
+        raise UserError(f"no claim-card files ({', '.join(CARD_SUFFIXES)}) in {shown}")
+    return found
+
+
+def _run_dir(out: Path | None, run_id: str) -> Path:
+    if out is None:
+        path = runs_dir(user_state_dir()) / run_id
+    else:
+        path = out
+        if path.exists() and not path.is_dir():
+            raise UserError(f"--out {path} exists and is not a directory")
+        if path.is_dir():
+            foreign = sorted(p.name for p in path.iterdir() if p.name not in _OUTPUTS)
+            if foreign:
+                raise UserError(
+                    f"--out {path} holds files contend did not write ({', '.join(foreign[:3])}); "
+                    "choose an empty or new directory"
+                )
+            if (path / LEDGER_FILE).exists():
+                raise UserError(
+                    f"--out {path} already holds a run's ledger; choose a new directory"
+                )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the run directory {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def _summary(report: ClaimsReport) -> str:
+    lines = []
+    for claim in report.claims:
+        lines.append(
+            visible(f"{claim.claim_id}  {claim.verdict}  {claim.summary}", single_line=True)
+        )
+    for error in report.card_errors:
+        where = f"card {error.card}" if error.card else "file"
+        if error.line is not None:
+            where += f" (line {error.line})"
+        lines.append(visible(f"{error.file} {where}: {error.message}", single_line=True))
+    lines.append(f"verdict: {report.verdict} (exit {report.exit_code})")
+    return "\n".join(lines) + "\n"
+
+
+@click.command("verify")
+@click.argument("cards", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Run directory (default: the user state directory, runs/<run-id>).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="What to print on stdout; report.json and report.md are written either way.",
+)
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="[AXIS=]SPEC",
+    help="Run the adversarial rounds with this agent on every axis (SPEC), or on one axis "
+    "(AXIS=SPEC; internal-fact defaults to the deterministic checker). Repeatable.",
+)
+@click.option("--proposer", metavar="SPEC", help="The proponent between rounds (default none).")
+@click.option(
+    "--meta-judge", "meta_judge", metavar="SPEC", help="The meta-judge at deadlock (an oracle)."
+)
+@click.option(
+    "--resume",
+    "resume_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Continue the run in this directory whose claims wait for the proponent (a person "
+    "answered with `contend respond CLAIM --run DIR --reply FILE`); give --agent again.",
+)
+def verify(
+    cards: tuple[Path, ...],
+    out: Path | None,
+    fmt: str,
+    agents: tuple[str, ...],
+    proposer: str | None,
+    meta_judge: str | None,
+    resume_dir: Path | None,
+) -> int:
+    """Verify claim cards (YAML or JSON files, or directories of them).
+
+    Runs the entry gate and the evidence precheck of every card, then the deterministic
+    internal-fact critic: each number, quote and named entity of a claim against the page
+    and region of its local evidence. Without --agent the other axes are listed as not
+    run; with --agent every assigned axis gets an agent and the adversarial rounds run
+    (convergence, the proponent between rounds, the meta-judge at deadlock).
+
+    \b
+    Exit codes: 0 all accepted, 1 any reject, 2 unreadable card or usage error,
+    3 any escalate.
+    """
+    if (proposer or meta_judge) and not agents:
+        raise UserError("--proposer and --meta-judge take part in rounds: give --agent too")
+    choice = parse_choice(agents, proposer, meta_judge) if agents else None
+    if resume_dir is not None:
+        if cards or out is not None:
+            raise UserError("--resume continues a run: give neither cards nor --out")
+        if choice is None:
+            raise UserError("--resume needs the run's agents again (--agent …)")
+        return _resume(resume_dir, choice, fmt)
+    if not cards:
+        raise UserError("give claim-card files or directories (or --resume RUN_DIR)")
+    done = run_verify(cards, out, choice)
+    report, run_id, run_dir, texts = done.report, done.run_id, done.run_dir, done.texts
+    click.echo(texts[fmt], nl=False)
+    click.echo(f"contend: run {run_id} → {run_dir}", err=True)
+    return report.exit_code
+
+
+@dataclass(frozen=True)
+class VerifyRun:
+    """A finished `contend verify`: the report, where the run lives, the rendered texts."""
+
+    report: ClaimsReport
+    run_id: str
+    run_dir: Path
+    texts: dict[str, str]
+
+
+def run_verify(
+    cards: Sequence[Path], out: Path | None, choice: AgentChoice | None = None
+) -> VerifyRun:
+    """Verify the card files (or directories) `cards` into `out` (else the user state
+    directory), with agents when `choice` is given. The command and `contend.verify` call
+    this."""
+    files = card_files(cards)
+    loaded = load_card_files(files)
+    if choice is not None:
+        check_coverage(choice, loaded)
+    run_id = new_run_id()
+    run_dir = _run_dir(out, run_id)
+    # Absolute: `--resume` reads the cards again from wherever it is run.
+    card_paths = [str(f.resolve()) for f in files]
+    with Ledger(run_dir / LEDGER_FILE, run_id) as ledger:
+        if choice is None:
+            report, events = verify_loaded(loaded)
+            ledger.append_many([run_started(card_paths, CRITICS), *events])
+        else:
+            ledger.append_many([run_started(card_paths, [*CRITICS, *choice.specs])])
+            ledger.checkpoint()
+
+            def to_ledger(new: Sequence[tuple[str, dict[str, Any]]]) -> None:
+                # Rounds with agents take long: each step reaches the ledger as it happens.
+                if new:
+                    ledger.append_many(new)
+                    ledger.checkpoint()
+
+            settings = load_settings(None)
+            panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
+            report, events = asyncio.run(verify_with_agents(loaded, panel_for, sink=to_ledger))
+        ledger.checkpoint()
+    texts = _write_outputs(run_dir, report, loaded, events)
+    return VerifyRun(report, run_id, run_dir, texts)
+
+
+def _write_outputs(
+    run_dir: Path,
+    report: ClaimsReport,
+    loaded: LoadResult,
+    events: Sequence[tuple[str, dict[str, Any]]],
+    only: Collection[str] | None = None,
+) -> dict[str, str]:
+    """report.json, report.md and the level-3 artifact sets (of the claims in `only`, when
+    given); the texts for stdout."""
+    # Every rendered output passes redaction on its way to disk or stdout, as review's do:
+    # a card or its evidence may carry a secret the ledger already redacted.
+    texts = {
+        "json": redact_json_text(report.to_json()),
+        "markdown": redact_text(render_markdown(report)),
+        "text": redact_text(_summary(report)),
+    }
+    write_atomic(run_dir / "report.json", texts["json"].encode("utf-8"))
+    write_atomic(run_dir / "report.md", texts["markdown"].encode("utf-8"))
+    by_id = {c.card.claim_id: c.card for c in loaded.cards}
+    for claim in report.claims:
+        if claim.level != 3 or (only is not None and claim.claim_id not in only):
+            continue
+        trace = [
+            {"kind": kind, "data": data}
+            for kind, data in events
+            if data.get("claim_id") == claim.claim_id
+        ]
+        target = run_dir / "claims" / claim.claim_id
+        target.mkdir(parents=True, exist_ok=True)
+        for name, text in evaluator_artifacts(by_id[claim.claim_id], claim, trace).items():
+            safe = redact_json_text(text) if name.endswith(".json") else redact_text(text)
+            write_atomic(target / name, safe.encode("utf-8"))
+    return texts
+
+
+def _verified_entries(run_dir: Path) -> tuple[str, list[dict[str, Any]]]:
+    from contend.ledger.verify import verify as verify_ledger
+
+    ledger_path = run_dir / LEDGER_FILE
+    head = read_head(ledger_path) if ledger_path.is_file() else None
+    if head is None or head.run is None or not (run_dir / "report.json").is_file():
+        raise UserError(f"{run_dir} is no `contend verify` run (no ledger head and report)")
+    checked = verify_ledger(ledger_path, keep_entries=True, run=head.run)
+    if not checked.ok:
+        raise UserError(f"{ledger_path}: {checked.message} — contend will not continue this run")
+    return head.run, checked.entries
+
+
+def _resume(run_dir: Path, choice: AgentChoice, fmt: str) -> int:
+    """`contend verify --resume RUN_DIR --agent …`: the claims a person answered go on."""
+    run_id, entries = _verified_entries(run_dir)
+    answered = {c: w for c, w in waiting_claims(entries).items() if w.reply is not None}
+    if not answered:
+        raise UserError(
+            f"no claim of {run_dir} has the proponent's answer to go on with (answer with "
+            "`contend respond CLAIM --run DIR --reply FILE`)"
+        )
+    files = card_files([Path(f) for f in entries[0]["data"]["files"]])
+    loaded = load_card_files(files)
+    check_coverage(choice, loaded)
+    old = ClaimsReport.model_validate_json((run_dir / "report.json").read_text(encoding="utf-8"))
+    resume = {cid: Resume(w.recorded, AgentOutput(PERSON, w.reply)) for cid, w in answered.items()}
+    settings = load_settings(None)
+    panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
+    with Ledger.open(run_dir / LEDGER_FILE, run_id) as ledger:
+
+        def to_ledger(new: Sequence[tuple[str, dict[str, Any]]]) -> None:
+            if new:
+                ledger.append_many(new)
+                ledger.checkpoint()
+
+        partial, events = asyncio.run(
+            verify_with_agents(loaded, panel_for, sink=to_ledger, resume=resume)
+        )
+        new = {c.claim_id: c for c in partial.claims}
+        report = build_report([new.get(c.claim_id, c) for c in old.claims], old.card_errors)
+        ledger.append_many([run_finished(report.verdict, report.exit_code)])
+        ledger.checkpoint()
+    history = [(str(e["kind"]), dict(e["data"])) for e in entries]
+    texts = _write_outputs(run_dir, report, loaded, [*history, *events], only=set(new))
+    click.echo(texts[fmt], nl=False)
+    click.echo(f"contend: run {run_id} continued → {run_dir}", err=True)
+    return report.exit_code
+
+
+def respond_claim_cmd(run_dir: Path, claim_id: str, reply_file: Path) -> int:
+    """`contend respond CLAIM --run DIR --reply FILE`: a person answers as the proponent."""
+    run_id, entries = _verified_entries(run_dir)
+    waiting = waiting_claims(entries).get(claim_id)
+    if waiting is None:
+        raise UserError(f"claim {claim_id} of {run_dir} does not wait for the proponent")
+    if waiting.reply is not None:
+        raise UserError(
+            f"claim {claim_id} has its answer for round {waiting.round} already: continue with "
+            f"`contend verify --resume {run_dir} --agent …`"
+        )
+    reply = read_reply(reply_file)
+    with Ledger.open(run_dir / LEDGER_FILE, run_id) as ledger:
+        record = {"output": reply, "error": None, "raw_text": None}
+        ledger.append(
+            "claim_proponent_reply",
+            {"claim_id": claim_id, "round": waiting.round, "by": PERSON, "reply": record},
+        )
+        ledger.checkpoint()
+    click.echo(
+        visible(
+            f"{claim_id}: the proponent's answer for round {waiting.round} is recorded; go on "
+            f"with `contend verify --resume {run_dir} --agent …`",
+            single_line=True,
+        )
+    )
+    return 0
+
+
+def decide_claim_cmd(run_dir: Path, claim_id: str, decision: str, note: str) -> int:
+    """`contend decide CLAIM_ID --run DIR --uphold|--overrule --note …` on a claims run."""
+    from contend.claims.decide import decide_claim
+
+    if decision == "waive":
+        raise UserError("a claim is accepted or rejected: use --overrule or --uphold, not --waive")
+    verdict: Literal["accept", "reject"] = "reject" if decision == "uphold" else "accept"
+    report = decide_claim(run_dir, claim_id, verdict, note)
+    click.echo(
+        visible(f"{claim_id}: {verdict}; run verdict now {report.verdict}", single_line=True)
+    )
+    return report.exit_code

@@ -1,0 +1,276 @@
+"""The mutation-testing step (bench/mutation/) works: on a tiny project it kills a mutant
+its tests catch, reports one they miss as surviving, and keeps a listed equivalent mutant
+apart — and mutant keys do not depend on line numbers."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench" / "mutation"
+sys.path.insert(0, str(BENCH))
+
+import preload  # noqa: E402
+import run  # noqa: E402
+from mutate import OPERATORS, mutants_of  # noqa: E402
+
+CALC = '''\
+"""A tiny module under test."""
+
+
+def clamp(value, low, high):
+    if value < low:
+        return low
+    return value
+
+
+def is_adult(age):
+    return age >= 18
+'''
+
+TESTS = """\
+import os
+from pathlib import Path
+
+from tiny.calc import clamp, is_adult
+
+
+def test_clamp():
+    assert clamp(-5, 0, 10) == 0
+    assert clamp(5, 0, 10) == 5
+
+
+def test_is_adult():
+    assert is_adult(30)
+    assert not is_adult(3)
+
+
+def test_flaky_the_first_time():
+    marker = Path(os.environ["HOME"]) / "ran-before"
+    if not marker.exists():
+        marker.write_text("")
+        raise AssertionError("fails on its first run only")
+    assert clamp(-1, 0, 10) == 0
+"""
+
+EQUIVALENT = """\
+[[mutant]]
+key = "src/tiny/calc.py::clamp::compare::value < low => value <= low"
+reason = "at value == low both return the same number (low is value)"
+"""
+
+
+def make_project(root: Path, equivalents: str = EQUIVALENT) -> Path:
+    (root / "src" / "tiny").mkdir(parents=True)
+    (root / "src" / "tiny" / "__init__.py").write_text("")
+    (root / "src" / "tiny" / "calc.py").write_text(CALC)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_calc.py").write_text(TESTS)
+    (root / "equivalent.toml").write_text(equivalents)
+    return root
+
+
+def run_tool(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "run.py"),
+            "--root",
+            str(root),
+            "--equivalents",
+            str(root / "equivalent.toml"),
+            "--out",
+            str(root / "out"),
+            *extra,
+            "src/tiny/calc.py",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(root)},
+    )
+
+
+def test_a_mutant_killed_one_surviving_and_an_equivalent_listed(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj")
+    done = run_tool(root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # A test that failed once and then passed is flaky: it decides no mutant.
+    covmap = json.loads((root / "out" / "covmap.json").read_text())
+    flaky = "tests/test_calc.py::test_flaky_the_first_time"
+    assert covmap["flaky"] == [flaky]
+    assert f"never used to judge a mutant: {flaky}" in done.stdout
+    results = json.loads((root / "out" / "results.json").read_text())
+    status = {m["key"].split("::", 1)[1]: m["status"] for m in results["mutants"]}
+    assert status["clamp::compare::value < low => value <= low"] == "equivalent"
+    assert status["clamp::negate::value < low => not (value < low)"] == "killed"
+    assert status["is_adult::compare::age >= 18 => age > 18"] == "survived"
+    assert status["is_adult::return::return age >= 18 => return None"] == "killed"
+    counts = results["files"]["src/tiny/calc.py"]
+    survived = {k for k, v in status.items() if v == "survived"}
+    assert counts["equivalent"] == 1
+    assert counts["survived"] == len(survived)
+    assert counts["killed"] == counts["mutants"] - 1 - len(survived)
+    # The report names the file's score and every survivor.
+    non_eq = counts["mutants"] - 1
+    score = f"{100.0 * counts['killed'] / non_eq:.1f}%"
+    table_row = next(line for line in done.stdout.splitlines() if line.startswith("src/tiny"))
+    assert table_row.split() == [
+        "src/tiny/calc.py",
+        str(counts["mutants"]),
+        str(counts["killed"]),
+        str(non_eq),
+        "1",
+        str(len(survived)),
+        score,
+    ]
+    for key in survived:
+        assert key in done.stdout
+
+
+def test_an_equivalent_entry_that_matches_nothing_is_reported(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj")
+    path = "src/tiny/calc.py"
+    mutants = mutants_of(path, CALC)
+    listed = {
+        f"{path}::clamp::compare::value < low => value <= low": "still generated",
+        f"{path}::clamp::compare::value < low => value == low": "no such mutant",
+        "src/tiny/other.py::f::compare::a < b => a <= b": "file not targeted",
+    }
+    whole = run.parse_targets(root, [path])
+    assert run.stale_equivalents(listed, mutants, whole) == [
+        f"{path}::clamp::compare::value < low => value == low"
+    ]
+    # Narrowed to one function, the file was not wholly generated: nothing can be judged.
+    narrowed = run.parse_targets(root, [f"{path}::is_adult"])
+    assert run.stale_equivalents(listed, mutants, narrowed) == []
+
+
+def test_an_equivalent_list_without_reasons_is_refused(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj", equivalents='[[mutant]]\nkey = "x"\n')
+    done = run_tool(root)
+    assert done.returncode == 2
+    assert "needs a key and a reason" in done.stderr
+
+
+def test_mutant_keys_do_not_depend_on_line_numbers() -> None:
+    before = mutants_of("m.py", CALC)
+    after = mutants_of("m.py", CALC.replace('"""\n', '"""\n\nimport os\n\n', 1))
+    assert [m.key for m in before] == [m.key for m in after]
+    assert [m.line + 3 for m in before] == [m.line for m in after]
+
+
+EVERY_OPERATOR = """\
+def f(xs, n=2, *, flag=False):
+    total = -n
+    for x in xs:
+        if x in (1, 2) and not flag:
+            total += x * 2
+        elif x > n or x is None:
+            continue
+        else:
+            xs.append(x)
+    while total < 0:
+        total = total + 1
+    return [y for y in xs if y] if total else None
+"""
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["<sample>", "machine.py", "verdict.py", "termination.py"],
+)
+def test_every_mutant_applies_to_valid_python_that_differs(path: str) -> None:
+    source = (
+        EVERY_OPERATOR if path == "<sample>" else (ROOT / "src/contend/protocol" / path).read_text()
+    )
+    mutants = mutants_of(path, source)
+    if path == "<sample>":
+        assert {m.operator for m in mutants} == set(OPERATORS)
+    baseline = ast.dump(ast.parse(source))
+    for m in mutants:
+        assert ast.dump(ast.parse(m.apply(source))) != baseline, m.key
+    assert len({m.key for m in mutants}) == len(mutants), "keys are unique"
+
+
+def test_docstrings_annotations_and_raise_messages_are_not_mutated() -> None:
+    source = '''\
+"""Doc."""
+
+
+def f(x: int = 3) -> str:
+    """Doc."""
+    if x > 1:
+        raise ValueError("too big " + str(x))
+    return "ok"
+'''
+    keys = {m.key.split("::", 1)[1] for m in mutants_of("m.py", source)}
+    assert keys == {
+        "f::default::3 => 4",
+        "f::default::3 => 2",
+        "f::negate::x > 1 => not (x > 1)",
+        "f::compare::x > 1 => x >= 1",
+        "f::constant::1 => 2",
+        "f::constant::1 => 0",
+        "f::branch::if x > 1 => pass",
+        "f::statement::raise ValueError('too big ' + str(x)) => pass",
+        "f::constant::'ok' => 'XXokXX'",
+        "f::return::return 'ok' => return None",
+    }
+
+
+def test_a_child_imports_again_exactly_what_can_reach_the_mutant(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    pkg = src / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "base.py": "VALUE = 1\n",
+        "mid.py": "from pkg.base import VALUE\n",
+        "top.py": "from . import mid\n",
+        "alone.py": "import json\n",
+        "plugins.py": "import importlib\n\ndef load(n):\n    return importlib.import_module(n)\n",
+        "sub/__init__.py": "from ..base import VALUE\n",
+        "sub/leaf.py": "X = 2\n",
+    }
+    for name, text in files.items():
+        (pkg / name).write_text(text)
+    graph = preload.ImportGraph(src)
+    assert graph.dynamic == {"pkg.plugins"}
+    assert graph.dependents("pkg.base") == {
+        "pkg.base",
+        "pkg.mid",
+        "pkg.top",
+        "pkg.sub",
+        "pkg.sub.leaf",  # its package imports the mutated module first
+        "pkg.plugins",
+    }
+    assert graph.dependents("pkg.alone") == {"pkg.alone", "pkg.plugins"}
+    assert preload.module_name(src, pkg / "sub" / "__init__.py") == "pkg.sub"
+
+
+def test_a_test_that_fails_only_in_the_harness_kills_nothing(tmp_path: Path) -> None:
+    """Every killing test is re-run on the unmutated code in the harness: one that fails
+    there for another reason judged nothing. This one passes in the coverage run and in
+    the harness's first (smoke) run, and fails in every later one."""
+    root = make_project(tmp_path / "proj", equivalents="")
+    (root / "tests" / "test_calc.py").write_text(
+        "import tiny.calc\n\n\n"
+        "def test_fails_after_the_smoke_run(tmp_path):\n"
+        "    assert tiny.calc.is_adult(40)\n"
+        "    harness = 'contend-mutation-' in str(tmp_path)\n"
+        "    assert not harness or '/run1/' in str(tmp_path)\n"
+    )
+    done = run_tool(root, "--no-widen", "-j", "1")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "fails unmutated too" in done.stdout
+    results = json.loads((root / "out" / "results.json").read_text())
+    statuses = {m["status"] for m in results["mutants"] if m["key"].split("::")[1] == "is_adult"}
+    assert statuses == {"error"}
+    assert results["files"]["src/tiny/calc.py"]["killed"] == 0
