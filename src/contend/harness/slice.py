@@ -39,6 +39,7 @@ from contend.harness.events import (
 from contend.harness.implementers import CLI_IMPLEMENTERS, cli_implementer
 from contend.harness.metrics import RECORD_FILE, record_slice, slice_dir
 from contend.ledger.runs import new_run_id
+from contend.protocol.event_types import GateRanData
 from contend.review.engine import ReviewRequest, review
 from contend.review.gates import run_gate
 from contend.review.state_dir import open_state_dir
@@ -254,7 +255,7 @@ class SliceRunner:
         self.reviews: list[dict[str, Any]] = []
         self.failed_diffs: list[str] = []
         self.last_blocking: list[dict[str, Any]] = []
-        self.last_failed_gates: list[dict[str, Any]] = []
+        self.last_failed_gates: list[GateRanData] = []
         self.plan: str = ""
         self.spend: dict[str, dict[str, float]] = {
             r: {"tokens_in": 0, "tokens_out": 0, "cost": 0.0}
@@ -374,22 +375,22 @@ class SliceRunner:
         core.on_implemented(self.state, changed=commit is not None, outside=[])
 
     def _gates(self) -> None:
-        async def all_gates() -> list[dict[str, Any]]:
+        async def all_gates() -> list[GateRanData]:
             return [
                 await run_gate(cmd, self.worktree, when="slice", timeout_s=self.cfg.gate_timeout_s)
                 for cmd in self.req.gates
             ]
 
         results = asyncio.run(all_gates())
-        failed = [g for g in results if not g["ok"]]
-        timed_out = any(GATE_KILLED in str(g["output"]) for g in failed)
+        failed = [g for g in results if not g.get("ok")]  # no `ok`: the gate did not pass
+        timed_out = any(GATE_KILLED in str(g.get("output")) for g in failed)
         self.events.emit(
             "gates_ran",
             self.slice_id,
             green=not failed,
             gates=[
                 {k: g[k] for k in ("cmd", "ok", "exit_code", "wall_s")}
-                | {"timed_out": GATE_KILLED in str(g["output"])}
+                | {"timed_out": GATE_KILLED in str(g.get("output"))}
                 for g in results
             ],
         )
