@@ -52,6 +52,7 @@ from contend.claims.report import (
     build_report,
 )
 from contend.claims.rounds import (
+    PLANNER_KINDS,
     AgentOutput,
     Request,
     Setup,
@@ -59,7 +60,7 @@ from contend.claims.rounds import (
     Step,
     TurnsReply,
     plan,
-    replay,
+    replay_events,
     start,
 )
 from contend.claims.run import (
@@ -320,19 +321,30 @@ def setup_for(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Resume:
-    """A paused claim to continue: what the ledger recorded for it, and the person's reply
-    to the proponent request it paused at."""
-
-    recorded: Sequence[events.Event]
-    reply: AgentOutput
-
-
 AWAITING = (
     "waiting for the proponent (a person): contend respond {cid} --run RUN_DIR --reply FILE, "
     "then contend verify --resume RUN_DIR --agent …"
 )
+
+
+def _by_claim(recorded: Sequence[events.Event]) -> dict[str, list[events.Event]]:
+    out: dict[str, list[events.Event]] = {}
+    for kind, data in recorded:
+        cid = data.get("claim_id")
+        if isinstance(cid, str):
+            out.setdefault(cid, []).append((kind, data))
+    return out
+
+
+def _verdict_due(old: Sequence[events.Event]) -> bool:
+    """Whether the ledger lacks the claim's verdict for what it recorded last: none yet, or
+    round events after its last verdict (a run cut off before it)."""
+    for kind, _ in reversed(old):
+        if kind == "claim_verdict":
+            return False
+        if kind in PLANNER_KINDS or kind == "claim_awaiting_proponent":
+            return True
+    return True
 
 
 async def verify_with_agents(
@@ -341,29 +353,36 @@ async def verify_with_agents(
     *,
     read: Reader = read_evidence,
     sink: Sink = _discard,
-    resume: Mapping[str, Resume] | None = None,
+    recorded: Sequence[events.Event] | None = None,
 ) -> tuple[ClaimsReport, list[events.Event]]:
     """The claims run with agents: Steps 0–1 per card, then the rounds for admitted cards of
     level 2 and 3. `panel_for` seats the agents of one card (given its assigned axes).
     Every event goes to `sink` as soon as it exists (the ledger, so an interrupted run keeps
-    what happened), and all of them are returned too. With `resume`, only those claims run:
-    their recorded rounds are replayed (no event again), the person's reply is fed to the
-    planner, and the rounds go on."""
+    what happened), and all of them are returned too.
+
+    With `recorded` (the events of the run's ledger, `contend verify --resume`), the run
+    goes on where it stopped: each claim's recorded rounds are replayed through the planner
+    (rounds.replay_events: no agent is asked again for a recorded reply, a person's answer
+    to a pause included), only the events the ledger does not hold yet are written, and the
+    claim continues live from there. A finished claim is rebuilt from its record alone. The
+    run's closing event is then the caller's, over all of its claims."""
     log: list[events.Event] = []
 
     def emit(new: Sequence[events.Event]) -> None:
         log.extend(new)
         sink(new)
 
-    if resume is None:
+    history = _by_claim(recorded or [])
+    if recorded is None or len(recorded) <= 1:  # nothing beyond `claims_run_started`
         emit([events.card_error(e) for e in loaded.errors])
     results: list[ClaimResult] = []
     for card in loaded.cards:
         cid = card.card.claim_id
-        if resume is not None and cid not in resume:
-            continue
+        old = history.get(cid, [])
+        kinds = {kind for kind, _ in old}
+        before = len(log)
         prepared = prepare_card(card, read)
-        if resume is None:
+        if "claim_loaded" not in kinds:
             emit(prepared.log)
         if prepared.result is not None:
             results.append(prepared.result)
@@ -374,35 +393,63 @@ async def verify_with_agents(
         seat_agents(assignment.axes, [(a, s.name) for a, s in panel.seats.items()])  # type: ignore[misc]
         setup = setup_for(card, panel.seats, panel, prepared.kept)
         first = start(setup, card.card.assumptions or [])
-        step: Step | None = None
-        if resume is None:
+        if "claim_axes" not in kinds:
             emit([events.axes(cid, assignment, list(panel.seats))])
+        step = _resumed(first, old) if old else None
+        if step is not None and _still_paused(step, panel, old):
+            state = step.state  # waits for the person still: nothing new to write
         else:
-            step = _resumed(first, resume[cid])
-        state, _ = await run_rounds(first, panel, emit, step=step)
+            state, _ = await run_rounds(first, panel, emit, step=step)
         result = _rounds_result(card, prepared, assignment.reasons, regions, panel, state)
         results.append(result)
-        emit([events.verdict(cid, result.verdict, result.reasons)])
-    errors = [card_error_log(e) for e in loaded.errors] if resume is None else []
-    report = build_report(results, errors)
-    if resume is None:  # a resumed run's verdict is the caller's, over all of its claims
+        if len(log) > before or _verdict_due(old):
+            emit([events.verdict(cid, result.verdict, result.reasons)])
+    report = build_report(results, [card_error_log(e) for e in loaded.errors])
+    if recorded is None:  # a resumed run's verdict is the caller's, over all of its claims
         emit([events.run_finished(report.verdict, report.exit_code)])
     return report, log
 
 
-def _resumed(first: State, resume: Resume) -> Step:
+def _still_paused(step: Step, panel: Panel, old: Sequence[events.Event]) -> bool:
+    request = step.request
+    return (
+        request is not None
+        and request.kind == "proponent"
+        and isinstance(panel.proponent, PersonProponent)
+        and not step.events
+        and any(
+            kind == "claim_awaiting_proponent" and data.get("round") == request.round
+            for kind, data in old
+        )
+    )
+
+
+def _event_key(event: events.Event) -> tuple[Any, ...]:
+    kind, data = event
+    return (kind, data.get("round"), data.get("axis"), data.get("context_sha256"))
+
+
+def _resumed(first: State, old: Sequence[events.Event]) -> Step:
+    """The step a recorded claim had reached, carrying only the events its ledger does not
+    hold yet (the ledger holds a prefix of what the replay produces)."""
     cid = first.setup.claim_id
     try:
-        step = replay(first, resume.recorded)
+        step, produced = replay_events(first, old)
     except ProtocolError as exc:
         raise UserError(
             f"claim {cid}: its card or evidence changed since the run, so its rounds cannot "
             f"go on ({exc}); verify it again in a new run"
         ) from exc
-    if step.request is None or step.request.kind != "proponent":
-        raise UserError(f"claim {cid} does not wait for the proponent in this run")
-    # The replayed events are on record already: only what follows the reply is new.
-    return plan(step.state, resume.reply)
+    done = [e for e in old if e[0] in PLANNER_KINDS]
+    if len(done) > len(produced) or any(
+        _event_key(a) != _event_key(b) for a, b in zip(done, produced, strict=False)
+    ):
+        raise UserError(
+            f"claim {cid}: the ledger's rounds do not match a replay of its card and recorded "
+            "replies (its card or evidence changed since the run, or a round was cut off "
+            "mid-write); verify it again in a new run"
+        )
+    return Step(step.state, produced[len(done) :], step.request)
 
 
 def _rounds_result(

@@ -551,11 +551,12 @@ def _on_meta_judge(state: State, reply: AgentOutput) -> Step:
             loaded = None
         data = loaded if isinstance(loaded, dict) else None
     if data is None:
-        return _mechanical(state, f"meta-judge {reply.agent}: {reply.error or 'no report'}", [])
+        why = f"meta-judge {reply.agent}: {reply.error or 'no report'}"
+        return _mechanical(state, why, [], reply)
     try:
         report = parse_deadlock_report(data, written_by=reply.agent)
     except ProtocolError as exc:
-        return _mechanical(state, str(exc), [])
+        return _mechanical(state, str(exc), [], reply)
     events: list[Event] = [
         (
             "claim_deadlock_report",
@@ -563,6 +564,8 @@ def _on_meta_judge(state: State, reply: AgentOutput) -> Step:
                 "claim_id": cid,
                 "report": report.model_dump(mode="json"),
                 "sentences": report.sentences(),
+                "agent": reply.agent,
+                "reply": reply_record(reply),  # so an interrupted run replays it
             },
         )
     ]
@@ -574,9 +577,12 @@ def _on_meta_judge(state: State, reply: AgentOutput) -> Step:
     return _finish(state, "escalate-human", reasons, events)
 
 
-def _mechanical(state: State, why: str, events: list[Event]) -> Step:
+def _mechanical(
+    state: State, why: str, events: list[Event], reply: AgentOutput | None = None
+) -> Step:
     """No usable meta-judge report: contend's own, marked so; the verdict stays `escalate`
-    (a person still decides, but no meta-judge did its duty)."""
+    (a person still decides, but no meta-judge did its duty). `reply` is the meta-judge's
+    unusable one, recorded with the protocol error so that a replay meets it again."""
     cid = state.setup.claim_id
     result = state.convergence
     open_now = result.open_attacks if result is not None else ()
@@ -596,6 +602,7 @@ def _mechanical(state: State, why: str, events: list[Event]) -> Step:
                 "agent": state.setup.meta_judge,
                 "kind": "no-deadlock-report",
                 "error": why,
+                "reply": reply_record(reply),
             },
         )
     ]
@@ -646,15 +653,44 @@ def _finish(state: State, verdict: Verdict, reasons: Sequence[str], events: list
 
 # --- replay --------------------------------------------------------------------------------
 
+# The events the planner writes (each a step's output); a run's ledger holds a prefix of
+# the sequence a replay of its recorded replies produces.
+PLANNER_KINDS = frozenset(
+    {
+        "claim_round_started",
+        "claim_turn",
+        "claim_protocol_error",
+        "claim_concession_refused",
+        "claim_proponent",
+        "claim_checkpoint",
+        "claim_convergence",
+        "claim_narrowed",
+        "claim_deadlock_report",
+        "claim_rounds_finished",
+    }
+)
+
 
 def replay(state: State, recorded: Sequence[Event]) -> Step:
-    """The planner run again over the replies a ledger recorded for one claim (its
-    `claim_round_started`, `claim_turn`, `claim_checkpoint` and `claim_proponent` events, in
-    order): the step it
-    had reached. The planner refuses turns whose round context differs from the one it
-    builds (ProtocolError), so a changed card or evidence cannot be replayed silently."""
+    """The planner run again over the replies a ledger recorded for one claim: the step it
+    had reached (see `replay_events`)."""
+    return replay_events(state, recorded)[0]
+
+
+def replay_events(state: State, recorded: Sequence[Event]) -> tuple[Step, list[Event]]:
+    """The planner run again over the replies a ledger recorded for one claim — its
+    agents' turns (`claim_turn`), the proponent's replies (`claim_checkpoint`,
+    `claim_proponent`, or a person's `claim_proponent_reply` not yet answered), the
+    meta-judge's (`claim_deadlock_report`, `claim_protocol_error`) — until a request has no
+    recorded reply: that step, and every event the planner produced on the way (the last
+    step's included). A round whose turns are recorded for only some of its axes is not
+    fed (it was cut off mid-write: the caller sees more recorded events than produced).
+    The planner refuses turns whose round context differs from the one it builds
+    (ProtocolError), so a changed card or evidence cannot be replayed silently."""
     turns: dict[int, dict[str, AgentOutput]] = {}
     proponent: dict[int, AgentOutput] = {}
+    person: dict[int, AgentOutput] = {}
+    meta: AgentOutput | None = None
     contexts: dict[int, str] = {}
     for kind, data in recorded:
         if kind == "claim_round_started":
@@ -667,17 +703,32 @@ def replay(state: State, recorded: Sequence[Event]) -> Step:
             got = reply_of(str(data["agent"]), data.get("reply"))
             if got is not None:
                 proponent[int(data["round"])] = got
+        elif kind == "claim_proponent_reply":
+            got = reply_of(str(data.get("by", "human")), data.get("reply"))
+            if got is not None:
+                person[int(data["round"])] = got
+        elif kind in ("claim_deadlock_report", "claim_protocol_error") and (
+            kind == "claim_deadlock_report" or data.get("axis") == "meta-judge"
+        ):
+            meta = reply_of(str(data.get("agent") or "meta-judge"), data.get("reply")) or meta
     step = plan(state, None)
+    produced: list[Event] = list(step.events)
     while step.request is not None:
         request = step.request
-        if request.kind == "turns" and request.round in turns:
+        got_turns = turns.get(request.round, {})
+        if request.kind == "turns" and got_turns and set(request.axes) <= set(got_turns):
             # The context the agents really saw, as recorded: the planner compares it with
             # the one it builds now and refuses a difference.
             seen = contexts.get(request.round, "")
-            reply: Reply = TurnsReply(request.round, seen, turns[request.round])
+            reply: Reply = TurnsReply(request.round, seen, got_turns)
         elif request.kind == "proponent" and request.round in proponent:
             reply = proponent[request.round]
+        elif request.kind == "proponent" and request.round in person:
+            reply = person[request.round]
+        elif request.kind == "meta-judge" and meta is not None:
+            reply = meta
         else:
-            return step
+            return step, produced
         step = plan(step.state, reply)
-    return step
+        produced.extend(step.events)
+    return step, produced

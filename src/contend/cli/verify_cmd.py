@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
 import click
 
 from contend.claims.artifacts import evaluator_artifacts
-from contend.claims.driver import Resume, verify_with_agents
+from contend.claims.driver import verify_with_agents
 from contend.claims.events import run_finished, run_started
 from contend.claims.load import LoadResult, load_card_files
 from contend.claims.panel import (
@@ -35,7 +36,6 @@ from contend.claims.panel import (
 from contend.claims.render import render_markdown
 from contend.claims.report import ClaimsReport, build_report
 from contend.claims.resume import read_reply, waiting_claims
-from contend.claims.rounds import AgentOutput
 from contend.claims.run import CRITICS, verify_loaded
 from contend.config import load_settings
 from contend.errors import UserError
@@ -148,8 +148,9 @@ def _summary(report: ClaimsReport) -> str:
     "--resume",
     "resume_dir",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Continue the run in this directory whose claims wait for the proponent (a person "
-    "answered with `contend respond CLAIM --run DIR --reply FILE`); give --agent again.",
+    help="Continue the run in this directory: a run cut off mid-rounds (Ctrl-C, a crash) "
+    "goes on where its ledger stops, and claims a person answered (`contend respond CLAIM "
+    "--run DIR --reply FILE`) go on; give --agent again.",
 )
 def verify(
     cards: tuple[Path, ...],
@@ -207,7 +208,8 @@ def verify(
 
             settings = load_settings(None)
             panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
-            report, events = asyncio.run(verify_with_agents(loaded, panel_for, sink=to_ledger))
+            with _resumable(run_dir, choice):
+                report, events = asyncio.run(verify_with_agents(loaded, panel_for, sink=to_ledger))
         ledger.checkpoint()
     texts = _write_outputs(run_dir, report, loaded, events)
     click.echo(texts[fmt], nl=False)
@@ -250,33 +252,74 @@ def _write_outputs(
     return texts
 
 
+@contextmanager
+def _resumable(run_dir: Path, choice: AgentChoice) -> Iterator[None]:
+    """Ctrl-C during the rounds: the command that goes on, for the interrupt message
+    (cli/main.py prints it)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(resume_command(run_dir, choice)) from None
+
+
+def resume_command(run_dir: Path, choice: AgentChoice) -> str:
+    words = ["contend verify --resume", str(run_dir)]
+    words += [f"--agent {spec}" for spec in choice.specs]
+    if choice.proposer:
+        words.append(f"--proposer {choice.proposer}")
+    if choice.meta_judge:
+        words.append(f"--meta-judge {choice.meta_judge}")
+    return " ".join(words)
+
+
 def _verified_entries(run_dir: Path) -> tuple[str, list[dict[str, Any]]]:
     from contend.ledger.verify import verify as verify_ledger
 
     ledger_path = run_dir / LEDGER_FILE
     head = read_head(ledger_path) if ledger_path.is_file() else None
-    if head is None or head.run is None or not (run_dir / "report.json").is_file():
-        raise UserError(f"{run_dir} is no `contend verify` run (no ledger head and report)")
+    if head is None or head.run is None:
+        raise UserError(f"{run_dir} is no `contend verify` run (no ledger head)")
     checked = verify_ledger(ledger_path, keep_entries=True, run=head.run)
     if not checked.ok:
         raise UserError(f"{ledger_path}: {checked.message} — contend will not continue this run")
+    if not checked.entries or checked.entries[0]["kind"] != "claims_run_started":
+        raise UserError(f"{run_dir} is no `contend verify` run (its ledger is another kind)")
     return head.run, checked.entries
 
 
+# Appended to a finished run later; they do not make it unfinished.
+_AFTERWARDS = frozenset({"claim_proponent_reply", "claim_decided"})
+
+
+def _interrupted(entries: Sequence[dict[str, Any]]) -> bool:
+    """Whether the run was cut off: its last event (beyond a person's later answers and
+    decisions) is not the run's closing one."""
+    for entry in reversed(entries):
+        if entry["kind"] not in _AFTERWARDS:
+            return bool(entry["kind"] != "claims_run_finished")
+    return True
+
+
 def _resume(run_dir: Path, choice: AgentChoice, fmt: str) -> int:
-    """`contend verify --resume RUN_DIR --agent …`: the claims a person answered go on."""
+    """`contend verify --resume RUN_DIR --agent …`: a run cut off mid-rounds (Ctrl-C, a
+    crash) goes on where its ledger stops, and the claims a person answered go on."""
     run_id, entries = _verified_entries(run_dir)
-    answered = {c: w for c, w in waiting_claims(entries).items() if w.reply is not None}
-    if not answered:
+    answered = [c for c, w in waiting_claims(entries).items() if w.reply is not None]
+    if not answered and not _interrupted(entries):
         raise UserError(
-            f"no claim of {run_dir} has the proponent's answer to go on with (answer with "
-            "`contend respond CLAIM --run DIR --reply FILE`)"
+            f"nothing to continue in {run_dir}: the run finished, and no claim has a person's "
+            "answer to go on with (answer with `contend respond CLAIM --run DIR --reply FILE`)"
         )
     files = card_files([Path(f) for f in entries[0]["data"]["files"]])
     loaded = load_card_files(files)
     check_coverage(choice, loaded)
-    old = ClaimsReport.model_validate_json((run_dir / "report.json").read_text(encoding="utf-8"))
-    resume = {cid: Resume(w.recorded, AgentOutput(PERSON, w.reply)) for cid, w in answered.items()}
+    report_path = run_dir / "report.json"
+    old = (
+        ClaimsReport.model_validate_json(report_path.read_text(encoding="utf-8"))
+        if report_path.is_file()
+        else None
+    )
+    history = [(str(e["kind"]), dict(e["data"])) for e in entries]
     settings = load_settings(None)
     panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
     with Ledger.open(run_dir / LEDGER_FILE, run_id) as ledger:
@@ -286,15 +329,21 @@ def _resume(run_dir: Path, choice: AgentChoice, fmt: str) -> int:
                 ledger.append_many(new)
                 ledger.checkpoint()
 
-        partial, events = asyncio.run(
-            verify_with_agents(loaded, panel_for, sink=to_ledger, resume=resume)
-        )
-        new = {c.claim_id: c for c in partial.claims}
-        report = build_report([new.get(c.claim_id, c) for c in old.claims], old.card_errors)
+        with _resumable(run_dir, choice):
+            rebuilt, events = asyncio.run(
+                verify_with_agents(loaded, panel_for, sink=to_ledger, recorded=history)
+            )
+        touched = {d["claim_id"] for _, d in events if isinstance(d.get("claim_id"), str)}
+        # A claim this invocation did not move keeps its reported result (a person's
+        # `contend decide` included); the others are rebuilt from the ledger.
+        before = {c.claim_id: c for c in old.claims} if old is not None else {}
+        claims = [c if c.claim_id in touched else before.get(c.claim_id, c) for c in rebuilt.claims]
+        report = build_report(claims, rebuilt.card_errors)
         ledger.append_many([run_finished(report.verdict, report.exit_code)])
         ledger.checkpoint()
-    history = [(str(e["kind"]), dict(e["data"])) for e in entries]
-    texts = _write_outputs(run_dir, report, loaded, [*history, *events], only=set(new))
+    # A run cut off before its reports were written gets all of them now.
+    only = touched if old is not None else None
+    texts = _write_outputs(run_dir, report, loaded, [*history, *events], only=only)
     click.echo(texts[fmt], nl=False)
     click.echo(f"contend: run {run_id} continued → {run_dir}", err=True)
     return report.exit_code
