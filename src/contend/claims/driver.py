@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from contend.agents.base import Agent, AgentRequest
+from contend.agents.scripted import ScriptedAgent
 from contend.claims import events
 from contend.claims.axes import Axis, assign_axes, seat_agents
 from contend.claims.controls import negative_control
@@ -92,6 +93,11 @@ class AgentSpeaker:
 
     async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
         del context  # rendered into request.prompt already
+        exhausted = script_exhausted(self.agent, request)
+        if exhausted is not None:
+            # A critic with no turn left is silent (a protocol error naming the script); a
+            # proponent or meta-judge gives no reply, with the same reason.
+            return AgentOutput(self.name, None, exhausted, silent=request.role == "critic")
         try:
             reply = await self.agent.run(request)
         except AgentError as exc:
@@ -101,6 +107,22 @@ class AgentSpeaker:
                 self.name, None, reply.error or "no structured output", reply.raw_text
             )
         return AgentOutput(self.name, reply.output, None, reply.raw_text)
+
+
+def script_exhausted(agent: Agent, request: AgentRequest) -> str | None:
+    """Why a scripted agent has no turn for this request, or None. The scripted backend
+    answers a round past the end of its list with code review's quiet turn, which no claims
+    schema accepts: in a claim's rounds that is the script's end, said as such."""
+    if not isinstance(agent, ScriptedAgent):
+        return None
+    turns = agent.script.get(request.role, [])
+    if not isinstance(turns, list) or request.round <= len(turns):
+        return None
+    return (
+        f"scripted:{agent.source} has no {request.role} turn for round {request.round} (its "
+        f"script holds {len(turns)}): a scripted claims agent needs a turn for every round "
+        "it speaks in"
+    )
 
 
 @dataclass(slots=True)

@@ -126,6 +126,7 @@ class AgentOutput:
     output: Mapping[str, Any] | None
     error: str | None = None
     raw_text: str = ""
+    silent: bool = False  # the agent had no turn to give at all (error says why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,8 +275,9 @@ def _on_turns(state: State, reply: TurnsReply) -> Step:
     parsed: dict[str, ParsedTurn] = {}
     for axis in seated:
         got = reply.by_axis.get(axis)
-        if got is None:
-            parsed[axis] = ParsedTurn(Turn(axis, "silent"), "no reply")
+        if got is None or got.silent:
+            why = "no reply" if got is None else got.error or "no turn"
+            parsed[axis] = ParsedTurn(Turn(axis, "silent"), why)
             continue
         parsed[axis] = parse_turn(
             axis,
@@ -397,13 +399,20 @@ def reply_record(got: AgentOutput | None) -> dict[str, Any] | None:
         "output": None if got.output is None else dict(got.output),
         "error": got.error,
         "raw_text": got.raw_text if got.output is None else None,
+        **({"silent": True} if got.silent else {}),
     }
 
 
 def reply_of(agent: str, record: Mapping[str, Any] | None) -> AgentOutput | None:
     if record is None:
         return None
-    return AgentOutput(agent, record["output"], record["error"], record["raw_text"] or "")
+    return AgentOutput(
+        agent,
+        record["output"],
+        record["error"],
+        record["raw_text"] or "",
+        silent=bool(record.get("silent", False)),
+    )
 
 
 def _on_proponent(state: State, reply: AgentOutput) -> Step:
