@@ -276,8 +276,8 @@ def _on_turns(state: State, reply: TurnsReply) -> Step:
     for axis in seated:
         got = reply.by_axis.get(axis)
         if got is None or got.silent:
-            why = "no reply" if got is None else got.error or "no turn"
-            parsed[axis] = ParsedTurn(Turn(axis, "silent"), why)
+            silence = "no reply" if got is None else got.error or "no turn"
+            parsed[axis] = ParsedTurn(Turn(axis, "silent"), silence)
             continue
         parsed[axis] = parse_turn(
             axis,
