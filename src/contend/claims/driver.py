@@ -174,7 +174,8 @@ class Panel:
     meta_judge: Speaker | None = None
     worktree: Path = Path(".")
     timeout_s: float = 600.0
-    web_access: frozenset[str] = frozenset()
+    web_access: frozenset[str] = frozenset()  # axes whose agent is given web access
+    web_asked: bool = False  # `--web-access`: given where the backend allows it
     cap: int | None = None
 
 
@@ -182,7 +183,15 @@ PanelFor = Callable[[LoadedCard, tuple[Axis, ...], Sequence[CitedRegion], Sequen
 
 
 def _request(
-    role: str, thread: str, rnd: int, system: str, prompt: str, schema: dict[str, Any], panel: Panel
+    role: str,
+    thread: str,
+    rnd: int,
+    system: str,
+    prompt: str,
+    schema: dict[str, Any],
+    panel: Panel,
+    *,
+    web: bool = False,
 ) -> AgentRequest:
     return AgentRequest(
         role=role,  # type: ignore[arg-type]
@@ -193,6 +202,7 @@ def _request(
         schema=schema,
         worktree=panel.worktree,
         timeout_s=panel.timeout_s,
+        web_access=web,
     )
 
 
@@ -216,6 +226,7 @@ async def perform(request: Request, state: State, panel: Panel) -> TurnsReply | 
                     axis_prompt(axis, request.context),
                     TURN_SCHEMA,
                     panel,
+                    web=axis in panel.web_access,
                 ),
                 request.context,
             )
@@ -338,6 +349,7 @@ def setup_for(
         proponent=panel.proponent.name if panel.proponent is not None else None,
         meta_judge=panel.meta_judge.name if panel.meta_judge is not None else None,
         web_access=panel.web_access,
+        web_asked=panel.web_asked,
         external_tool=any(d.strip().lower() == "external-tool" for d in card.domain_axes),
         **({"cap": panel.cap} if panel.cap is not None else {}),
     )
@@ -416,7 +428,7 @@ async def verify_with_agents(
         setup = setup_for(card, panel.seats, panel, prepared.kept)
         first = start(setup, card.card.assumptions or [])
         if "claim_axes" not in kinds:
-            emit([events.axes(cid, assignment, list(panel.seats))])
+            emit([events.axes(cid, assignment, list(panel.seats), panel.web_access)])
         step = _resumed(first, old) if old else None
         if step is not None and _still_paused(step, panel, old):
             state = step.state  # waits for the person still: nothing new to write

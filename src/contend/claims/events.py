@@ -31,7 +31,7 @@ the ledger (contend.ledger.store.Ledger) adds the envelope, the hash chain and t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from contend.claims.axes import AxisAssignment
@@ -116,13 +116,19 @@ def precheck(claim_id: str, decision: PrecheckDecision) -> Event:
     }
 
 
-def axes(claim_id: str, assignment: AxisAssignment, run: Sequence[str]) -> Event:
+def axes(
+    claim_id: str,
+    assignment: AxisAssignment,
+    run: Sequence[str],
+    web_access: Collection[str] = (),
+) -> Event:
     return "claim_axes", {
         "claim_id": claim_id,
         "assigned": list(assignment.axes),
         "run": list(run),
         "not_run": [a for a in assignment.axes if a not in run],
         "reasons": list(assignment.reasons),
+        "web_access": sorted(web_access),  # axes whose agent could read the web
     }
 
 

@@ -69,6 +69,7 @@ class Setup:
     proponent: str | None = None
     meta_judge: str | None = None
     web_access: frozenset[str] = frozenset()  # axes whose agent can read the web
+    web_asked: bool = False  # web access was asked for (`--web-access`)
     external_tool: bool = False  # the card says the claim is about an external tool
     cap: int = SAFETY_CAP
 
@@ -103,13 +104,19 @@ class State:
         )
 
     @property
+    def web_seated(self) -> bool:
+        return bool(self.setup.web_access & set(self.setup.seats))
+
+    @property
     def unverified_echo(self) -> tuple[str, ...]:
-        """External tools the claim relies on when no seated agent could read the web: the
-        result rests on official documentation alone ("unverified echo")."""
+        """External tools the claim relies on, unless an agent that really had web access
+        cited community reports: otherwise the result rests on official documentation
+        alone ("unverified echo"). Sources named by an agent without web access do not
+        count: it could not have read them."""
         tools = self.external_tools or (
             ("the claim's external tool",) if self.setup.external_tool else ()
         )
-        if not tools or self.setup.web_access & set(self.setup.seats):
+        if not tools or (self.web_seated and self.community_sources):
             return ()
         return tools
 
@@ -638,10 +645,14 @@ def _mechanical(
 
 def _finish(state: State, verdict: Verdict, reasons: Sequence[str], events: list[Event]) -> Step:
     echo = state.unverified_echo
-    all_reasons = (
-        *reasons,
-        *([f"unverified echo (official docs only): {', '.join(echo)}"] if echo else []),
-    )
+    why_echo: list[str] = []
+    if echo:
+        why_echo.append(f"unverified echo (official docs only): {', '.join(echo)}")
+        if state.web_seated:
+            why_echo.append("the agents with web access cited no community report")
+        elif state.setup.web_asked:
+            why_echo.append("web access was asked, but no seated agent's backend can read the web")
+    all_reasons = (*reasons, *why_echo)
     state = replace(state, phase="done", verdict=verdict, reasons=tuple(all_reasons))
     events = [
         *events,

@@ -145,6 +145,13 @@ def _summary(report: ClaimsReport) -> str:
     "--meta-judge", "meta_judge", metavar="SPEC", help="The meta-judge at deadlock (an oracle)."
 )
 @click.option(
+    "--web-access",
+    is_flag=True,
+    help="Let the axis agents search and read the web where their backend allows it "
+    "(claude: WebSearch/WebFetch; codex: live web search), still without write access; "
+    'others keep the claim marked "unverified echo (official docs only)".',
+)
+@click.option(
     "--resume",
     "resume_dir",
     type=click.Path(path_type=Path, file_okay=False),
@@ -159,6 +166,7 @@ def verify(
     agents: tuple[str, ...],
     proposer: str | None,
     meta_judge: str | None,
+    web_access: bool,
     resume_dir: Path | None,
 ) -> int:
     """Verify claim cards (YAML or JSON files, or directories of them).
@@ -173,9 +181,11 @@ def verify(
     Exit codes: 0 all accepted, 1 any reject, 2 unreadable card or usage error,
     3 any escalate.
     """
-    if (proposer or meta_judge) and not agents:
-        raise UserError("--proposer and --meta-judge take part in rounds: give --agent too")
-    choice = parse_choice(agents, proposer, meta_judge) if agents else None
+    if (proposer or meta_judge or web_access) and not agents:
+        raise UserError(
+            "--proposer, --meta-judge and --web-access take part in rounds: give --agent too"
+        )
+    choice = parse_choice(agents, proposer, meta_judge, web_access=web_access) if agents else None
     if resume_dir is not None:
         if cards or out is not None:
             raise UserError("--resume continues a run: give neither cards nor --out")
@@ -269,6 +279,8 @@ def resume_command(run_dir: Path, choice: AgentChoice) -> str:
         words.append(f"--proposer {choice.proposer}")
     if choice.meta_judge:
         words.append(f"--meta-judge {choice.meta_judge}")
+    if choice.web_access:
+        words.append("--web-access")
     return " ".join(words)
 
 
