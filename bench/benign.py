@@ -5,7 +5,10 @@ an equivalent rewrite (`x = x + 1` to `x += 1`, `else` dropped after a `return`,
 `assertTrue(a == b)` made the stronger `assertEqual(a, b)`), two imports swapped.
 Look-alikes (`LOOKALIKE`) touch what the critics watch but make it safer or leave it as
 strong: a lock added around a mutation, an exception translated and re-raised with its
-cause, a test renamed, a test added. Every mutation here is labelled "benign".
+cause, a test renamed, a test added, and the real refactors of `benign_refactors.py`
+(parametrized cases, merged and moved tests, inlined locals, an equivalent raises check,
+code moved into a helper, optional-import probes, narrowed and lint-code ignores). Every
+mutation here is labelled "benign".
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import keyword
 import random
 import tokenize
 
+from benign_refactors import REFACTORS
 from mutations import test_methods, work_statements, wrap
 from splice import (
     Edit,
@@ -434,6 +438,7 @@ def swap_assert_args(src: Source, rng: random.Random) -> list[Mutation]:
 LOOKALIKE = frozenset(
     {"add_lock", "reraise_with_context", "rename_test", "add_test"}
     | {"narrow_except", "swap_methods", "swap_assert_args"}
+    | set(REFACTORS)
 )
 
 BENIGN: dict[str, Operator] = {
@@ -452,4 +457,5 @@ BENIGN: dict[str, Operator] = {
     "narrow_except": narrow_except,
     "swap_methods": swap_methods,
     "swap_assert_args": swap_assert_args,
+    **REFACTORS,
 }

@@ -250,7 +250,7 @@ def write_item_repo(repo: Path, rel_path: str, old_text: str, new_text: str) -> 
 
 
 def build_corpus(
-    dest: Path, *, seed: int = SEED, per_topic: int = 72, benign: int = 168
+    dest: Path, *, seed: int = SEED, per_topic: int = 72, benign: int = 312
 ) -> list[Item]:
     """Build every item under dest/items/ and write dest/manifest.json."""
     pools = stdlib_pools()

@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, help="write the tables as Markdown here")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--per-topic", type=int, default=72)
-    parser.add_argument("--benign", type=int, default=168)
+    parser.add_argument("--benign", type=int, default=312)
     args = parser.parse_args(argv)
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)

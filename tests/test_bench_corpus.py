@@ -104,6 +104,10 @@ def test_changed_lines_match_git(corpus: list[static_corpus.Item]) -> None:
         for match in re.finditer(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", diff, re.M):
             start, count = int(match.group(1)), int(match.group(2) or "1")
             added.update(range(start, start + count))
+        if item.operator == "swap_methods":
+            # Two adjacent blocks swapped read as either one moved: git may pick the other.
+            assert len(added) == len(item.added_lines), item.id
+            continue
         assert added == set(item.added_lines), item.id
 
 

@@ -131,6 +131,7 @@ GOLDEN: list[tuple[str, dict[str, Any]]] = [
     ("run_interrupted", {}),
     ("run_resumed", {}),
     ("run_finished", {"verdict": "fail"}),
+    ("escape_recorded", {"note": "None leaked into billing", "path": "app.py", "line": 4}),
 ]
 
 
@@ -162,6 +163,7 @@ def test_a_ledger_in_the_documented_names_folds() -> None:
     assert (thread.tokens_in, thread.tokens_out, thread.failures) == (10, 5, 1)
     assert state.finished == {"verdict": "fail"} and state.interrupted is False
     assert (len(state.gates), len(state.skipped), len(state.merges)) == (1, 1, 1)
+    assert [(e["note"], e["line"]) for e in state.escapes] == [("None leaked into billing", 4)]
 
 
 def test_action_roles_partition_the_actions() -> None:

@@ -295,7 +295,8 @@ def test_repeated_findings_of_one_rule_in_one_file_are_one_dispute(
     assert len(ledger_events(data, "attack_raised")) == len(data["disputes"])
     # The person reads one entry listing every place, not five copies of one finding.
     assert md.count("now catches Exception") == 1 + (data["headline"] == group["id"])
-    assert "5 places, lines " + ", ".join(f"{n}-{n + 1}" for n in starts) in md
+    places = ", ".join(f"{n}-{n + 1} (`{name}`)" for n, name in zip(starts, NAMES, strict=True))
+    assert "5 places, lines " + places in md  # each place named by its function
 
 
 def test_a_group_names_the_function_or_class_of_each_place(

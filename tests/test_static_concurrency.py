@@ -725,3 +725,93 @@ def test_code_moved_or_class_renamed_introduces_nothing() -> None:
     reordered = head + "class Cache:\n" + "\n\n".join([methods[0], *reversed(methods[1:])])
     change = change_from_texts("src/app/cache.py", old, reordered + "\n")
     assert list(CRITIC.check([change])) == []
+
+
+# --- issue 8: shared state mutated without the lock the rest of the code holds for it ------
+
+POOL = """
+import threading
+
+
+class Pool:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._conns = []
+        self.size = 0
+
+    def get(self):
+        with self._lock:
+            self.size -= 1
+            return self._conns.pop()
+"""
+
+
+def test_mutation_without_the_lock_other_methods_hold_is_major() -> None:
+    new = (
+        POOL
+        + "\n    def put(self, conn):\n        self._conns.append(conn)\n        self.size += 1\n"
+    )
+    findings = _run(POOL, new)
+    assert _rules(findings) == [("unlocked-shared-mutation", 16)]
+    [finding] = findings
+    assert "`self._conns`, `self.size`" in finding.claim
+    assert (finding.severity, finding.confidence.value) == (Severity.MAJOR, "high")
+    assert finding.symbol == "Pool.put"
+    assert "self._lock" in finding.claim and "Pool.get" in finding.claim
+
+
+def test_mutation_in_the_constructor_or_under_the_lock_is_fine() -> None:
+    locked = (
+        POOL + "\n    def put(self, conn):\n        with self._lock:\n"
+        "            self._conns.append(conn)\n"
+    )
+    assert _run(POOL, locked) == []
+    built = POOL.replace(
+        "        self.size = 0\n", "        self.size = 0\n        self._conns = [1]\n"
+    )
+    assert _run(POOL, built) == []
+
+
+def test_helper_only_called_with_the_lock_held_is_fine() -> None:
+    new = (
+        POOL
+        + "\n    def put(self, conn):\n        with self._lock:\n            self._add(conn)\n"
+        + "\n    def _add(self, conn):\n        self._conns.append(conn)\n"
+    )
+    assert _run(POOL, new) == []
+
+
+def test_unlocked_mutation_already_there_is_not_new() -> None:
+    old = POOL + "\n    def put(self, conn):\n        self._conns.append(conn)\n"
+    new = old.replace(
+        "        self._conns.append(conn)\n",
+        "        self._conns.append(conn)\n        log(conn)\n",
+    )
+    assert _run(old, new) == []
+
+
+def test_state_never_locked_anywhere_is_not_reported() -> None:
+    new = POOL + "\n    def note(self, text):\n        self.notes = text\n"
+    assert _run(POOL, new) == []
+
+
+def test_module_global_mutated_without_its_lock() -> None:
+    old = """
+    import threading
+
+    _lock = threading.Lock()
+    _cache = {}
+
+
+    def remember(key, value):
+        with _lock:
+            _cache[key] = value
+    """
+    old = _src(old)
+    new = old + "\n\ndef forget(key):\n    _cache.pop(key, None)\n"
+    assert _rules(_run(old, new)) == [("unlocked-shared-mutation", 13)]
+
+
+def test_async_methods_are_left_to_the_await_rules() -> None:
+    new = POOL + "\n    async def put(self, conn):\n        self._conns.append(conn)\n"
+    assert _run(POOL, new) == []

@@ -331,18 +331,27 @@ def test_a_handler_whose_comment_gives_the_reason_is_shown_but_not_blocking() ->
     assert (finding.rule, finding.severity) == ("js-empty-catch", Severity.MINOR)
 
 
-def test_a_swallow_behind_an_option_that_asks_for_it_is_not_blocking() -> None:
-    new = """
-    export async function storeCookies(options, setCookie, raw) {
-      let promises = raw.map((c) => setCookie(c));
-      if (options.ignoreInvalidCookies) {
-        promises = promises.map((p) => p.catch(() => {}));
-      }
-      await Promise.all(promises);
-    }
-    """
-    [finding] = sf("src/cookies.ts", "export async function storeCookies(o, s, r) {}\n", new)
-    assert (finding.rule, finding.severity) == ("js-catch-default", Severity.MINOR)
+STORE_COOKIES = """
+export async function storeCookies(options, setCookie, raw) {
+  let promises = raw.map((c) => setCookie(c));
+  if (options.ignoreInvalidCookies) {
+    promises = promises.map((p) => p.catch(() => {}));
+  }
+  await Promise.all(promises);
+}
+"""
+
+
+def test_a_swallow_behind_an_option_that_asks_for_it_is_what_the_caller_chose() -> None:
+    # The caller asked, by the option's name, for these failures to be ignored: nobody is
+    # misled, so there is no silent fallback to report.
+    old = "export async function storeCookies(o, s, r) {}\n"
+    assert sf("src/cookies.ts", old, STORE_COOKIES) == []
+    # Behind an option that does not ask for it, the same swallow is reported and blocks.
+    other = STORE_COOKIES.replace("ignoreInvalidCookies", "parallelCookies")
+    [finding] = sf("src/cookies.ts", old, other)
+    assert finding.rule == "js-catch-default"
+    assert finding.severity in (Severity.MAJOR, Severity.CRITICAL)
 
 
 def test_a_type_test_file_is_test_code() -> None:

@@ -54,6 +54,13 @@ _COMMANDS: list[tuple[str, str]] = [
     ("status_cmd", "status"),
     ("verify_cmd", "verify"),
     ("experiment_cmd", "experiment"),
+    ("serve_cmd", "serve"),
+    ("gate_cmd", "gate"),
+    ("stats_cmd", "stats"),
+    ("escape_cmd", "escape"),
+    ("comment_cmd", "comment"),
+    ("hook_cmd", "hook"),
+    ("mcp_cmd", "mcp"),
 ]
 
 

@@ -86,8 +86,15 @@ def _wait_seconds(_ctx: click.Context, _param: click.Parameter, value: float) ->
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "json", "markdown", "sarif"]),
-    help="What to print on stdout (default: text).",
+    type=click.Choice(["text", "json", "markdown", "sarif", "github"]),
+    help="What to print on stdout (default: text); github: workflow-command annotations.",
+)
+@click.option(
+    "--events",
+    "events_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Append the review's events to FILE as JSON lines while it runs "
+    "(subtask_completed, the ledger's events, subtask_verified/failed/escalated).",
 )
 @click.option(
     "--wait",
@@ -120,6 +127,7 @@ def review(
     out: Path | None,
     force: bool,
     fmt: str | None,
+    events_path: Path | None,
     wait_s: float,
     quiet: bool,
 ) -> int:
@@ -149,7 +157,8 @@ def review(
         "max_rounds": max_rounds,
         "parallelism": parallelism,
         "min_families": min_families,
-        "format": fmt,
+        # `github` is rendered here from report.json, not a configurable format.
+        "format": None if fmt == "github" else fmt,
         "base": base,
     }
 
@@ -182,10 +191,14 @@ def review(
         stdin=sys.stdin if spec == "-" else None,
         command="contend " + " ".join(sys.argv[1:]),
     )
-    with Progress(quiet=quiet) as progress:
+    from contend.integrations.cli_events import CliEvents
+
+    with CliEvents(events_path) as events, Progress(quiet=quiet) as progress:
         request.on_note = progress.note
-        result = run_review(request, settings, listener=progress)
-    click.echo(result.texts[settings.format], nl=False)
+        result = run_review(request, settings, listener=events.listener(progress))
+        events.finish(result)
+    text = events.github(result) if fmt == "github" else result.texts[settings.format]
+    click.echo(text, nl=False)
     if not quiet:
         click.echo(f"contend: run {result.run_id} → {result.run_dir}", err=True)
     return result.outcome.exit_code

@@ -40,8 +40,9 @@ def status(path: Path, limit: int, rebuild: bool, as_json: bool) -> int:
     from contend.review.state_dir import open_state_dir
 
     root = repo_root(path)
-    state_dir = open_state_dir(root, load_settings(root))
-    refreshed = refresh(state_dir, rebuild=rebuild)
+    settings = load_settings(root)
+    state_dir = open_state_dir(root, settings)
+    refreshed = refresh(state_dir, rebuild=rebuild, min_families=settings.min_families)
     rows = recent(state_dir, limit)
     counts = verdict_counts(state_dir)
     if as_json:

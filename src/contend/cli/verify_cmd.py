@@ -17,6 +17,7 @@ import asyncio
 import os
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -194,6 +195,29 @@ def verify(
         return _resume(resume_dir, choice, fmt)
     if not cards:
         raise UserError("give claim-card files or directories (or --resume RUN_DIR)")
+    done = run_verify(cards, out, choice)
+    report, run_id, run_dir, texts = done.report, done.run_id, done.run_dir, done.texts
+    click.echo(texts[fmt], nl=False)
+    click.echo(f"contend: run {run_id} → {run_dir}", err=True)
+    return report.exit_code
+
+
+@dataclass(frozen=True)
+class VerifyRun:
+    """A finished `contend verify`: the report, where the run lives, the rendered texts."""
+
+    report: ClaimsReport
+    run_id: str
+    run_dir: Path
+    texts: dict[str, str]
+
+
+def run_verify(
+    cards: Sequence[Path], out: Path | None, choice: AgentChoice | None = None
+) -> VerifyRun:
+    """Verify the card files (or directories) `cards` into `out` (else the user state
+    directory), with agents when `choice` is given. The command and `contend.verify` call
+    this."""
     files = card_files(cards)
     loaded = load_card_files(files)
     if choice is not None:
@@ -222,9 +246,7 @@ def verify(
                 report, events = asyncio.run(verify_with_agents(loaded, panel_for, sink=to_ledger))
         ledger.checkpoint()
     texts = _write_outputs(run_dir, report, loaded, events)
-    click.echo(texts[fmt], nl=False)
-    click.echo(f"contend: run {run_id} → {run_dir}", err=True)
-    return report.exit_code
+    return VerifyRun(report, run_id, run_dir, texts)
 
 
 def _write_outputs(

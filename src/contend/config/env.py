@@ -39,6 +39,7 @@ RESERVED_ENV_VARS = frozenset(
         "CONTEND_ALLOW_MODEL_REQUESTS",
         "CONTEND_KEY_FILE",  # the ledger key (contend.ledger.keys)
         "CONTEND_ANCHOR_DIR",  # the ledger head anchors (contend.ledger.anchor)
+        "CONTEND_HOOK_ACTIVE",  # set for agents a stop-hook review starts (integrations)
     }
 )
 

@@ -1,4 +1,5 @@
-"""The SQLite index of runs: what `contend status` reads. A cache, never the truth.
+"""The SQLite index of runs: what `contend status`, `contend stats` and the web page read.
+A cache, never the truth.
 
 Each row summarises one run's ledger (verdict, counts, spend) together with a fingerprint
 of what it was read from: the ledger's size, inode, mtime and ctime (which no one can set
@@ -8,6 +9,12 @@ and three small reads per run — and fully re-verifies any run whose fingerprin
 `rebuild` re-verifies every ledger. A ledger that fails verification, or that verifies
 but that the fold refuses, is kept in the index as `tampered` / `unreadable` with the
 reason, and never shown with a verdict.
+
+Besides one row per run (its standing verdict: review/standing.py), the index keeps the
+rows `contend stats` aggregates — one per attack (who raised it, how it ended, what a
+person decided), one per critic thread (topic, family, spend) and one per escape a person
+recorded — all derived from the ledger alone, so `rebuild` re-derives every figure.
+Claim runs (`contend verify`) are indexed with their own verdict, as kind `claims`.
 """
 
 from __future__ import annotations
@@ -22,12 +29,21 @@ from contend.errors import ContendError, LedgerCorrupt
 from contend.ledger.anchor import Anchors
 from contend.ledger.keys import LedgerKey
 from contend.ledger.runs import LEDGER_FILE, list_runs
-from contend.ledger.store import HASH_SUFFIX, USER, read_head, resolve_anchors, resolve_key
+from contend.ledger.store import (
+    HASH_SUFFIX,
+    USER,
+    Entry,
+    read_head,
+    resolve_anchors,
+    resolve_key,
+)
 from contend.ledger.verify import VerifyResult, verify
-from contend.protocol.state import RunState, fold
+from contend.protocol.model import Action
+from contend.protocol.state import RunState
+from contend.review.standing import Standing, human_decision, standing
 
 INDEX_FILE = "index.sqlite3"
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
 INTACT = "intact"
 TAMPERED = "tampered"
 UNREADABLE = "unreadable"
@@ -49,20 +65,70 @@ CREATE TABLE IF NOT EXISTS runs (
     integrity TEXT NOT NULL,
     problem TEXT NOT NULL,
     chain TEXT NOT NULL,
-    fingerprint TEXT NOT NULL
+    fingerprint TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    headline TEXT NOT NULL,
+    wall_s REAL NOT NULL,
+    phase TEXT NOT NULL,
+    decided INTEGER NOT NULL,
+    escapes INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS attacks (
+    run_id TEXT NOT NULL,
+    attack_id TEXT NOT NULL,
+    thread TEXT NOT NULL,
+    critic TEXT NOT NULL,
+    family TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    status TEXT NOT NULL,
+    resolved INTEGER NOT NULL,
+    found INTEGER NOT NULL,
+    decision TEXT NOT NULL,
+    rounds INTEGER NOT NULL,
+    PRIMARY KEY (run_id, attack_id)
+);
+CREATE TABLE IF NOT EXISTS threads (
+    run_id TEXT NOT NULL,
+    thread TEXT NOT NULL,
+    critic TEXT NOT NULL,
+    family TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    cost REAL NOT NULL,
+    tokens INTEGER NOT NULL,
+    PRIMARY KEY (run_id, thread)
+);
+CREATE TABLE IF NOT EXISTS escapes (
+    run_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    ts TEXT NOT NULL,
+    note TEXT NOT NULL,
+    path TEXT NOT NULL,
+    line INTEGER,
+    topic TEXT NOT NULL,
+    person TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
 );
 """
 # The row's columns in RunRow order; spelled out in each query (no SQL is built by formatting).
 _INSERT = (
     "INSERT OR REPLACE INTO runs (run_id, started, key, sessions, verdict, exit_code, attacks,"
-    " unresolved, families, tokens, cost, integrity, problem, chain, fingerprint)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " unresolved, families, tokens, cost, integrity, problem, chain, fingerprint, kind, branch,"
+    " headline, wall_s, phase, decided, escapes)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_COLUMNS = (
+    "run_id, started, key, sessions, verdict, exit_code, attacks, unresolved, families,"
+    " tokens, cost, integrity, problem, chain, kind, branch, headline, wall_s, phase, decided,"
+    " escapes"
 )
 _SELECT_RECENT = (
-    "SELECT run_id, started, key, sessions, verdict, exit_code, attacks, unresolved, families,"
-    " tokens, cost, integrity, problem, chain FROM runs"
+    "SELECT " + _COLUMNS + " FROM runs"
     " ORDER BY integrity = 'intact', started DESC, run_id DESC LIMIT ?"
 )
+_SELECT_ONE = "SELECT " + _COLUMNS + " FROM runs WHERE run_id = ?"
+_FOUND = frozenset({str(Action.FIX), str(Action.CONCEDE)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +147,59 @@ class RunRow:
     integrity: str = INTACT  # intact | tampered | unreadable
     problem: str = ""  # why, when not intact
     chain: str = ""  # keyed | unkeyed | mixed
+    kind: str = "review"  # review | claims
+    branch: str = ""  # the branch (or detached@commit) reviewed
+    headline: str = ""  # the unresolved attack with the highest contention
+    wall_s: float = 0.0  # wall time of every session together
+    phase: str = ""  # finished | unfinished | interrupted
+    decided: int = 0  # people's decisions recorded in the run
+    escapes: int = 0  # escapes recorded against the run
+
+
+@dataclass(frozen=True, slots=True)
+class AttackRow:
+    """What `stats` needs of one attack: who raised it and how it ended."""
+
+    attack_id: str
+    thread: str
+    critic: str
+    family: str
+    topic: str
+    severity: str
+    status: str
+    resolved: bool
+    found: bool  # the author fixed or conceded it at some point
+    decision: str  # the latest person's decision (uphold | overrule | waive), or ""
+    rounds: int  # closed rounds it stayed unresolved
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadRow:
+    thread: str
+    critic: str
+    family: str
+    topic: str
+    cost: float
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class EscapeRow:
+    seq: int
+    ts: str
+    note: str
+    path: str
+    line: int | None
+    topic: str
+    person: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    row: RunRow
+    attacks: list[AttackRow] = field(default_factory=list)
+    threads: list[ThreadRow] = field(default_factory=list)
+    escapes: list[EscapeRow] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -90,22 +209,90 @@ class Refresh:
     problems: list[str] = field(default_factory=list)  # "run-id: why", every non-intact run
 
 
-def summarise(run_id: str, started: str, state: RunState, chain: str = "") -> RunRow:
-    finished = state.finished or {}
+def summarise(
+    run_id: str, started: str, now: Standing, chain: str = "", wall_s: float = 0.0
+) -> RunRow:
+    state = now.state
+    top = state.attacks.get(now.headline) if now.headline is not None else None
     return RunRow(
         run_id=run_id,
         started=started,
         key=str(state.artifact.get("key", "")),
         sessions=state.sessions,
-        verdict=finished.get("verdict"),
-        exit_code=finished.get("exit_code"),
+        verdict=None if now.verdict is None else str(now.verdict),
+        exit_code=now.exit_code,
         attacks=len(state.attacks),
         unresolved=len(state.unresolved()),
         families=",".join(sorted(state.families())),
         tokens=state.tokens_in + state.tokens_out,
         cost=round(state.cost, 6),
         chain=chain,
+        kind="review",
+        branch=str(state.artifact.get("key", "")),
+        headline=(
+            f"[{top.severity}] {top.location.path}:{top.location.start_line} {top.claim}"
+            if top is not None
+            else ""
+        ),
+        wall_s=round(wall_s, 3),
+        phase=now.phase,
+        decided=sum(1 for a in state.attacks.values() for s in a.history if _is_human(s)),
+        escapes=len(state.escapes),
     )
+
+
+def _is_human(step: dict[str, object]) -> bool:
+    return step.get("action") in ("uphold", "overrule", "waive")
+
+
+def _attack_rows(state: RunState) -> list[AttackRow]:
+    rows = []
+    for a in state.attacks.values():
+        decision = human_decision(a)
+        rows.append(
+            AttackRow(
+                attack_id=a.id,
+                thread=a.thread,
+                critic=a.critic,
+                family=a.family,
+                topic=a.topic,
+                severity=str(a.severity),
+                status=str(a.status),
+                resolved=a.resolved,
+                found=any(step.get("action") in _FOUND for step in a.history),
+                decision=str(decision["action"]) if decision is not None else "",
+                rounds=a.rounds_survived,
+            )
+        )
+    return rows
+
+
+def _thread_rows(state: RunState) -> list[ThreadRow]:
+    return [
+        ThreadRow(
+            t.name, t.critic, t.family, t.topic or "", round(t.cost, 6), t.tokens_in + t.tokens_out
+        )
+        for t in state.threads.values()
+    ]
+
+
+def _escape_rows(state: RunState) -> list[EscapeRow]:
+    rows = []
+    for e in state.escapes:
+        person = e.get("person")
+        line = e.get("line")
+        rows.append(
+            EscapeRow(
+                seq=int(e["seq"]),
+                ts=str(e.get("ts", "")),
+                note=str(e["note"]),
+                path=str(e.get("path") or ""),
+                line=int(line) if line is not None else None,
+                topic=str(e.get("topic") or ""),
+                person=str(person.get("name", "")) if isinstance(person, dict) else "",
+            )
+        )
+    return rows
 
 
 @contextmanager
@@ -124,14 +311,23 @@ def _connect(state_dir: Path) -> Iterator[sqlite3.Connection]:
             yield db
 
 
-def refresh(state_dir: Path, *, rebuild: bool = False) -> Refresh:
-    """Bring the index up to date with the ledgers under `state_dir`."""
+def refresh(state_dir: Path, *, rebuild: bool = False, min_families: int = 1) -> Refresh:
+    """Bring the index up to date with the ledgers under `state_dir`.
+
+    `min_families` is the project's setting, with which a verdict is recomputed after a
+    person's decision (as `contend decide` does); a change of it re-reads every run."""
     result = Refresh()
     key = resolve_key(USER, create=False)
     anchors = resolve_anchors(USER)
     with _connect(state_dir) as db:
-        if rebuild:
+        setting = str(min_families)
+        stored = db.execute("SELECT value FROM meta WHERE key = 'min_families'").fetchone()
+        if rebuild or stored is None or stored[0] != setting:
             db.execute("DELETE FROM runs")
+            db.execute("DELETE FROM attacks")
+            db.execute("DELETE FROM threads")
+            db.execute("DELETE FROM escapes")
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('min_families', ?)", (setting,))
         known = {
             row[0]: (row[1], row[2], row[3])
             for row in db.execute("SELECT run_id, fingerprint, integrity, problem FROM runs")
@@ -148,50 +344,152 @@ def refresh(state_dir: Path, *, rebuild: bool = False) -> Refresh:
                 if integrity != INTACT:
                     result.problems.append(f"{run_id}: {problem}")
                 continue
-            row = _read_run(run_id, ledger, key, anchors)
-            db.execute(
-                _INSERT,
-                (
-                    row.run_id,
-                    row.started,
-                    row.key,
-                    row.sessions,
-                    row.verdict,
-                    row.exit_code,
-                    row.attacks,
-                    row.unresolved,
-                    row.families,
-                    row.tokens,
-                    row.cost,
-                    row.integrity,
-                    row.problem,
-                    row.chain,
-                    # Taken before the read: a ledger that changes meanwhile is re-read next time.
-                    fingerprint,
-                ),
-            )
-            if row.integrity != INTACT:
-                result.problems.append(f"{run_id}: {row.problem}")
+            # Taken before the read: a ledger that changes meanwhile is re-read next time.
+            read = _read_run(run_id, ledger, key, anchors, min_families)
+            _store(db, read, fingerprint)
+            if read.row.integrity != INTACT:
+                result.problems.append(f"{run_id}: {read.row.problem}")
             result.indexed += 1
             result.reread += 1
         for gone in set(known) - present:
-            db.execute("DELETE FROM runs WHERE run_id = ?", (gone,))
+            _forget(db, gone)
     return result
 
 
-def _read_run(run_id: str, ledger: Path, key: LedgerKey | None, anchors: Anchors | None) -> RunRow:
+def _forget(db: sqlite3.Connection, run_id: str) -> None:
+    db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+    db.execute("DELETE FROM attacks WHERE run_id = ?", (run_id,))
+    db.execute("DELETE FROM threads WHERE run_id = ?", (run_id,))
+    db.execute("DELETE FROM escapes WHERE run_id = ?", (run_id,))
+
+
+def _store(db: sqlite3.Connection, read: _Read, fingerprint: str) -> None:
+    row = read.row
+    _forget(db, row.run_id)
+    db.execute(
+        _INSERT,
+        (
+            row.run_id,
+            row.started,
+            row.key,
+            row.sessions,
+            row.verdict,
+            row.exit_code,
+            row.attacks,
+            row.unresolved,
+            row.families,
+            row.tokens,
+            row.cost,
+            row.integrity,
+            row.problem,
+            row.chain,
+            fingerprint,
+            row.kind,
+            row.branch,
+            row.headline,
+            row.wall_s,
+            row.phase,
+            row.decided,
+            row.escapes,
+        ),
+    )
+    db.executemany(
+        "INSERT INTO attacks (run_id, attack_id, thread, critic, family, topic, severity,"
+        " status, resolved, found, decision, rounds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                row.run_id,
+                a.attack_id,
+                a.thread,
+                a.critic,
+                a.family,
+                a.topic,
+                a.severity,
+                a.status,
+                int(a.resolved),
+                int(a.found),
+                a.decision,
+                a.rounds,
+            )
+            for a in read.attacks
+        ],
+    )
+    db.executemany(
+        "INSERT INTO threads (run_id, thread, critic, family, topic, cost, tokens)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (row.run_id, t.thread, t.critic, t.family, t.topic, t.cost, t.tokens)
+            for t in read.threads
+        ],
+    )
+    db.executemany(
+        "INSERT INTO escapes (run_id, seq, ts, note, path, line, topic, person)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (row.run_id, e.seq, e.ts, e.note, e.path, e.line, e.topic, e.person)
+            for e in read.escapes
+        ],
+    )
+
+
+CLAIMS_STARTED = "claims_run_started"
+
+
+def _read_run(
+    run_id: str, ledger: Path, key: LedgerKey | None, anchors: Anchors | None, min_families: int
+) -> _Read:
     checked = verify(ledger, keep_entries=True, key=key, anchors=anchors, run=run_id)
     started = str(checked.entries[0].get("ts", "")) if checked.entries else ""
     if not checked.ok:
-        return _not_intact(run_id, started, TAMPERED, checked.message)
+        return _Read(_not_intact(run_id, started, TAMPERED, checked.message))
+    entries = checked.entries
+    if entries and entries[0].get("kind") == CLAIMS_STARTED:
+        return _Read(_claims_row(run_id, started, entries, _chain(checked)))
     try:
-        state = fold(checked.entries)
+        now = standing(entries, min_families=min_families)
+        wall_s = sum(
+            float(e["data"].get("wall_s", 0.0)) for e in entries if e["kind"] == "run_finished"
+        )
+        row = summarise(run_id, started, now, _chain(checked), wall_s)
+        ts = {int(e["seq"]): str(e.get("ts", "")) for e in entries}
+        escapes = [
+            EscapeRow(e.seq, ts.get(e.seq, ""), e.note, e.path, e.line, e.topic, e.person)
+            for e in _escape_rows(now.state)
+        ]
+        return _Read(row, _attack_rows(now.state), _thread_rows(now.state), escapes)
     except (ContendError, KeyError, TypeError, ValueError, AttributeError) as exc:
         # A chain that verifies but that the protocol refuses (an unkeyed ledger anyone
         # could have rewritten, or a bug): shown as unreadable with the reason, never
         # allowed to take `status` down for every other run.
-        return _not_intact(run_id, started, UNREADABLE, f"{ledger}: the fold refuses it: {exc}")
-    return summarise(run_id, started, state, _chain(checked))
+        problem = f"{ledger}: the fold refuses it: {exc}"
+        return _Read(_not_intact(run_id, started, UNREADABLE, problem))
+
+
+def _claims_row(run_id: str, started: str, entries: list[Entry], chain: str) -> RunRow:
+    """A `contend verify` run: its claims and the verdict its ledger records."""
+    verdicts = {
+        str(e["data"].get("claim_id")): str(e["data"].get("verdict"))
+        for e in entries
+        if e["kind"] == "claim_verdict"
+    }
+    finished = [e["data"] for e in entries if e["kind"] == "claims_run_finished"]
+    last = finished[-1] if finished else None
+    return RunRow(
+        run_id=run_id,
+        started=started,
+        key="",
+        sessions=1,
+        verdict=str(last["verdict"]) if last is not None else None,
+        exit_code=int(last["exit_code"]) if last is not None else None,
+        attacks=len(verdicts),
+        unresolved=sum(1 for v in verdicts.values() if v != "accept"),
+        families="",
+        tokens=0,
+        cost=0.0,
+        chain=chain,
+        kind="claims",
+        phase="finished" if last is not None else "unfinished",
+    )
 
 
 def _not_intact(run_id: str, started: str, integrity: str, problem: str) -> RunRow:
@@ -255,6 +553,74 @@ def recent(state_dir: Path, limit: int = 10) -> list[RunRow]:
     with _connect(state_dir) as db:
         rows = db.execute(_SELECT_RECENT, (limit,)).fetchall()
     return [RunRow(*row) for row in rows]
+
+
+def run_row(state_dir: Path, run_id: str) -> RunRow | None:
+    with _connect(state_dir) as db:
+        row = db.execute(_SELECT_ONE, (run_id,)).fetchone()
+    return RunRow(*row) if row is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class StatsRows:
+    """Every row `contend stats` aggregates, for the runs that started at or after `since`."""
+
+    runs: list[RunRow]
+    attacks: dict[str, list[AttackRow]]  # by run id
+    threads: dict[str, list[ThreadRow]]
+    escapes: dict[str, list[EscapeRow]]
+
+
+def stats_rows(state_dir: Path, since: str = "") -> StatsRows:
+    """Intact review runs only: a tampered run has no figures to count."""
+    with _connect(state_dir) as db:
+        runs = [
+            RunRow(*row)
+            for row in db.execute(
+                "SELECT " + _COLUMNS + " FROM runs WHERE integrity = 'intact' AND kind = 'review'"
+                " AND started >= ? ORDER BY started, run_id",
+                (since,),
+            )
+        ]
+        chosen = {r.run_id for r in runs}
+        attacks: dict[str, list[AttackRow]] = {r: [] for r in chosen}
+        threads: dict[str, list[ThreadRow]] = {r: [] for r in chosen}
+        escapes: dict[str, list[EscapeRow]] = {r: [] for r in chosen}
+        for run_id, *rest in db.execute(
+            "SELECT run_id, attack_id, thread, critic, family, topic, severity, status,"
+            " resolved, found, decision, rounds FROM attacks ORDER BY run_id, attack_id"
+        ):
+            if run_id in chosen:
+                aid, thread, critic, family, topic, severity, status, resolved, found, *tail = rest
+                decision, rounds = tail
+                attacks[run_id].append(
+                    AttackRow(
+                        aid,
+                        thread,
+                        critic,
+                        family,
+                        topic,
+                        severity,
+                        status,
+                        bool(resolved),
+                        bool(found),
+                        decision,
+                        rounds,
+                    )
+                )
+        for run_id, *rest in db.execute(
+            "SELECT run_id, thread, critic, family, topic, cost, tokens FROM threads"
+            " ORDER BY run_id, thread"
+        ):
+            if run_id in chosen:
+                threads[run_id].append(ThreadRow(*rest))
+        for run_id, *rest in db.execute(
+            "SELECT run_id, seq, ts, note, path, line, topic, person FROM escapes"
+            " ORDER BY run_id, seq"
+        ):
+            if run_id in chosen:
+                escapes[run_id].append(EscapeRow(*rest))
+    return StatsRows(runs, attacks, threads, escapes)
 
 
 def verdict_counts(state_dir: Path) -> dict[str, int]:

@@ -35,6 +35,8 @@ class EventKind(StrEnum):
     RUN_INTERRUPTED = "run_interrupted"
     RUN_RESUMED = "run_resumed"
     RUN_FINISHED = "run_finished"
+    # A person records a defect that got through this run's review (`contend escape`).
+    ESCAPE_RECORDED = "escape_recorded"
 
 
 Event = dict[str, Any]

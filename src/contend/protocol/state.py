@@ -72,6 +72,7 @@ class RunState:
     topic_rejections: list[dict[str, Any]] = field(default_factory=list)
     deadlock_reports: list[dict[str, Any]] = field(default_factory=list)
     merges: list[dict[str, Any]] = field(default_factory=list)
+    escapes: list[dict[str, Any]] = field(default_factory=list)  # escape_recorded data
     sessions: int = 0
     interrupted: bool = False
     finished: dict[str, Any] | None = None
@@ -309,6 +310,12 @@ def _run_finished(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     state.finished = dict(data)
 
 
+def _escape_recorded(state: RunState, data: Mapping[str, Any], seq: int) -> None:
+    if not str(data.get("note", "")).strip():
+        raise ProtocolError(f"escape_recorded at seq {seq} has no note")
+    state.escapes.append({"seq": seq, **data})
+
+
 _HANDLERS = {
     str(EventKind.RUN_STARTED): _run_started,
     str(EventKind.SPEC_LOADED): _spec_loaded,
@@ -332,6 +339,7 @@ _HANDLERS = {
     str(EventKind.RUN_INTERRUPTED): _run_interrupted,
     str(EventKind.RUN_RESUMED): _run_resumed,
     str(EventKind.RUN_FINISHED): _run_finished,
+    str(EventKind.ESCAPE_RECORDED): _escape_recorded,
 }
 
 

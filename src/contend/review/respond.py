@@ -57,14 +57,45 @@ def answer(
         raise UserError(f"{action} needs a text: say why (it goes into the ledger verbatim)")
     target = resolve_target(path)
     state_dir = open_state_dir(target.repo_root, settings)
+    run_id = active_run(state_dir, target.continuation_key)
+    if run_id is None:
+        raise UserError(f"no review run on {target.continuation_key}: run `contend review` first")
+    return answer_in_run(
+        state_dir,
+        run_id,
+        target.repo_root,
+        settings,
+        attack_id,
+        action,
+        text=text,
+        evidence=evidence,
+        by=by,
+        wait_s=wait_s,
+    )
+
+
+def answer_in_run(
+    state_dir: Path,
+    run_id: str,
+    repo_root: Path,
+    settings: Settings,
+    attack_id: str,
+    action: Action,
+    *,
+    text: str,
+    evidence: str = "",
+    by: str = "author",
+    wait_s: float = 0.0,
+) -> Answered:
+    """Append one answer or decision to run `run_id` (the one path `contend respond`,
+    `contend decide` and the web page share) and rewrite its reports."""
+    if not text.strip():
+        raise UserError(f"{action} needs a text: say why (it goes into the ledger verbatim)")
     with review_lock(state_dir, command=f"contend {by} {action} {attack_id}", wait_s=wait_s):
-        run_id = active_run(state_dir, target.continuation_key)
-        if run_id is None:
-            raise UserError(
-                f"no review run on {target.continuation_key}: run `contend review` first"
-            )
         run_dir = runs_dir(state_dir) / run_id
         ledger_path = run_dir / LEDGER_FILE
+        if not ledger_path.is_file():
+            raise UserError(f"no run {run_id!r} in {runs_dir(state_dir)}")
         with Ledger.open(ledger_path, run_id) as ledger:
             result = verify(ledger_path, keep_entries=True)
             rec = Recorder(ledger, fold(result.entries))
@@ -76,7 +107,7 @@ def answer(
                 next_status(attack, action)
             except IllegalTransition as exc:
                 raise UserError(str(exc)) from None
-            person = who_is_answering(target.repo_root)
+            person = who_is_answering(repo_root)
             rec.emit(
                 ev.transition(attack_id, action, by=by, text=text, evidence=evidence, person=person)
             )

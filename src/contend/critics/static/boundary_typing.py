@@ -1,35 +1,41 @@
 """The `boundary-typing` topic for Python: the change erodes a type or validation boundary.
 
-Rules (severity per base.py's mapping):
-    validation-guard-removed        major  `if ...: raise TypeError/ValueError` or
-                                           `assert isinstance` gone from a function
+Rules (the catalogue below and in boundary_typing_marks.py):
+    validation-guard-removed        major  `if ...: raise TypeError/ValueError`, the
+                                           `raise TypeError` that ends a type dispatch (an
+                                           `else:` or the fall-through after isinstance
+                                           branches), or `assert isinstance` gone from a
+                                           function of library code
     isinstance-replaced-by-constant major  an isinstance check turned into a constant, or
                                            dropped from a condition that otherwise survived
-    type-ignore-added               minor  `# type: ignore` (or pyright/mypy/pyre form) added
-    cast-to-any-added               minor  `cast(Any, ...)` / `cast("Any", ...)` added
-    any-annotation-added            minor  an annotation mentioning `Any` added
-    primitive-validated-in-core     minor  a parameter's raw primitive checked (isinstance
-                                           str, len > 0, .strip()) outside a boundary module
-                                           or parse_/validate_/from_ function
+    type-ignore-added               minor  see boundary_typing_marks.py: the additive rules,
+    cast-to-any-added               minor  taste-level by design
+    any-annotation-added            minor
+    primitive-validated-in-core     minor
 
-Removal rules compare the old and new version of the same function (by qualified name);
-the others report only what sits on added lines and was not already in the old file.
+Removal rules compare the old and new version of the same function (by qualified name). A
+guard moved into a helper the function calls, into the parameter's type, merged with
+another or raising another exception class is not removed. Test files have no input guards:
+an `assert isinstance` in a test is a test's check (the test-weakening topic's). A guard
+whose `raise` became `return <default>` under the same condition is silent-fallback's
+`raise-to-default`, the more specific rule, and is not reported here as well.
 """
 
 from __future__ import annotations
 
 import ast
-import bisect
 import builtins
 import difflib
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
+from contend.critics.static import boundary_typing_marks as marks
 from contend.critics.static import pyast
+from contend.critics.static import silent_fallback_ast as sa
 from contend.critics.static.base import (
+    Confidence,
     FileChange,
     Finding,
     Language,
@@ -37,25 +43,40 @@ from contend.critics.static.base import (
     Topic,
     is_test_path,
 )
+from contend.critics.static.catalogue import PYTHON, RuleInfo, waiver_way
 from contend.protocol.model import Severity
+
+_TOPIC = Topic.BOUNDARY_TYPING
+GUARD_REMOVED = RuleInfo(
+    "validation-guard-removed",
+    _TOPIC,
+    Severity.MAJOR,
+    Confidence.HIGH,
+    PYTHON,
+    "a check that refused invalid input (a raise of TypeError / ValueError, an `assert "
+    "isinstance`) is gone, and nothing in the function, its helpers or its parameter types "
+    "does that job now",
+    (
+        "restore the check shown under 'before the change'",
+        "or move it where it still runs: a helper the function calls, or the parameter's type",
+        waiver_way(_TOPIC),
+    ),
+)
+ISINSTANCE_CONSTANT = RuleInfo(
+    "isinstance-replaced-by-constant",
+    _TOPIC,
+    Severity.MAJOR,
+    Confidence.HIGH,
+    PYTHON,
+    "a type check was replaced by a constant or dropped from its condition, so values of "
+    "any type now take that branch",
+    ("restore the isinstance check in the condition", waiver_way(_TOPIC)),
+)
+RULES: tuple[RuleInfo, ...] = (GUARD_REMOVED, ISINSTANCE_CONSTANT, *marks.RULES)
 
 _BUILTINS = frozenset(dir(builtins))
 _VALIDATION_ERRORS = frozenset({"TypeError", "ValueError"})
-_PRIMITIVES = frozenset({"str", "int", "float", "bool", "bytes"})
-_STRING_PREDICATES = frozenset(
-    {"strip", "isdigit", "isnumeric", "isdecimal", "isalnum", "isalpha", "isspace"}
-)
-_BOUNDARY_PARTS = frozenset(
-    {"cli", "api", "handlers", "views", "routes", "schemas", "boundary", "__main__"}
-)
-_BOUNDARY_FUNCTION = re.compile(r"^_*(parse|validate|from|check|ensure|coerce|clean)(_|$)")
-_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "__set__"})
-_VALIDATOR_DECORATORS = frozenset(
-    {"validator", "field_validator", "model_validator", "root_validator", "setter"}
-)
-_IGNORE_COMMENT = re.compile(
-    r"type:\s*ignore\b|pyright:\s*ignore\b|mypy:\s*ignore-errors|pyre-(ignore|fixme)"
-)
+_LAYOUT = frozenset({"ctx", "type_comment", "kind"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +84,7 @@ class _Guard:
     """One validation check: the condition(s) that must hold, normalised so that
     `if not c: raise` and `assert c` give the same unit."""
 
-    node: ast.If | ast.Assert
+    node: ast.If | ast.Assert | ast.Raise
     units: tuple[ast.expr, ...]
 
 
@@ -72,30 +93,47 @@ class BoundaryTypingCritic:
     languages: frozenset[Language] = frozenset({"python"})
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
-        return pyast.check_python_files(self.topic, changes, _check_file)
+        python = [c for c in changes if c.language == "python"]
+        context = marks.Changed([(c, _tree(c.old_text), _tree(c.new_text)) for c in python])
+
+        def check_file(
+            change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
+        ) -> Iterator[Finding]:
+            return _check_file(change, new_tree, old_tree, context)
+
+        return pyast.check_python_files(self.topic, changes, check_file)
 
 
 CRITIC = BoundaryTypingCritic()
 
 
+def _tree(text: str | None) -> ast.Module | None:
+    if text is None:
+        return None
+    return pyast.parse_old_side(text)
+
+
 def _check_file(
-    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
+    change: FileChange,
+    new_tree: ast.Module,
+    old_tree: ast.Module | None,
+    context: marks.Changed,
 ) -> Iterator[Finding]:
     new_funcs = pyast.functions(new_tree)
     old_funcs = pyast.functions(old_tree) if old_tree is not None else {}
-    for name, new_fn in new_funcs.items():
-        old_fn = old_funcs.get(name)
-        if old_fn is None or not _touched(change, old_fn, new_fn):
-            continue
-        replaced = list(_isinstance_replaced(change, old_fn, new_fn))
-        yield from (finding for finding, _ in replaced)
-        covered = {line for _, line in replaced}
-        yield from _guards_removed(change, old_fn, new_fn, new_funcs, covered)
-    yield from _type_ignores(change, new_tree, old_tree)
-    yield from _casts_to_any(change, new_tree, old_tree)
-    yield from _any_annotations(change, new_tree, old_tree)
-    if not _is_boundary_path(change.path):
-        yield from _primitive_checks(change, new_funcs, old_funcs)
+    if not is_test_path(change.path):
+        for name, new_fn in new_funcs.items():
+            old_fn = old_funcs.get(name)
+            if old_fn is None or not _touched(change, old_fn, new_fn):
+                continue
+            replaced = list(_isinstance_replaced(change, old_fn, new_fn))
+            yield from (finding for finding, _ in replaced)
+            covered = {line for _, line in replaced}
+            yield from _guards_removed(change, old_fn, new_fn, new_funcs, covered)
+    yield from marks.type_ignores(change, new_tree, context)
+    yield from marks.casts_to_any(change, new_tree, context)
+    yield from marks.any_annotations(change, new_tree, context)
+    yield from marks.primitive_checks(change, new_funcs, old_funcs)
 
 
 def _touched(change: FileChange, old_fn: pyast.Function, new_fn: pyast.Function) -> bool:
@@ -108,22 +146,19 @@ def _touched(change: FileChange, old_fn: pyast.Function, new_fn: pyast.Function)
 
 def _finding(
     change: FileChange,
-    rule: str,
-    severity: Severity,
+    info: RuleInfo,
     lines: tuple[int, int],
     claim: str,
-    old_lines: tuple[int, int] | None = None,
+    old_lines: tuple[int, int],
+    symbol: str,
 ) -> Finding:
-    return Finding(
-        topic=Topic.BOUNDARY_TYPING,
-        rule=rule,
-        severity=severity,
+    return info.finding(
         path=change.path,
-        start_line=lines[0],
-        end_line=lines[1],
+        lines=lines,
         claim=claim,
         evidence=change.new_lines(*lines),
-        old_evidence=change.old_lines(*old_lines) if old_lines is not None else None,
+        old_evidence=change.old_lines(*old_lines),
+        symbol=pyast.symbol_of(symbol),
     )
 
 
@@ -138,13 +173,14 @@ def _params(fn: pyast.FunctionNode) -> dict[str, ast.expr | None]:
 
 
 def _shape(node: ast.AST, params: Iterable[str]) -> str:
-    """The node's source with parameter names blanked, so renaming a parameter keeps it."""
+    """The node's canonical text with parameter names blanked, so renaming a parameter
+    keeps it (depth-safe: `pyast.serialise`)."""
     names = frozenset(params)
-    text = ast.unparse(node)
-    if not names:
-        return text
-    pattern = r"\b(" + "|".join(re.escape(n) for n in sorted(names)) + r")\b"
-    return re.sub(pattern, "_", text)
+
+    def leaf(inner: ast.AST) -> str | None:
+        return "N(_)" if isinstance(inner, ast.Name) and inner.id in names else None
+
+    return pyast.serialise(node, leaf if names else None, _LAYOUT)
 
 
 def _strip_not(node: ast.expr) -> ast.expr:
@@ -181,9 +217,11 @@ def _is_call_to(node: ast.AST, name: str) -> bool:
 
 
 def _guards(fn: pyast.FunctionNode) -> Iterator[_Guard]:
-    """Checks of a function: every `if ...: raise` and every `assert`. Which of them this
-    topic owns is `_is_strict`; the rest still count when matching old against new, so a
-    guard that merely changed its exception class is not reported as removed."""
+    """Checks of a function: every `if ...: raise`, every `assert`, and the `raise` that
+    ends a type dispatch — the `else:` of an if/elif chain, or the statement after
+    isinstance branches that all return — whose unit is the raised exception. Which of them
+    this topic owns is `_is_strict`; the rest still count when matching old against new, so
+    a guard that merely changed its exception class is not reported as removed."""
     for node in pyast.walk_within(fn):
         if isinstance(node, ast.If) and any(isinstance(s, ast.Raise) for s in node.body):
             # `if a or b: raise` forbids a and b separately: each is its own unit.
@@ -191,6 +229,44 @@ def _guards(fn: pyast.FunctionNode) -> Iterator[_Guard]:
             yield _Guard(node, tuple(_strip_not(u) for u in units))
         elif isinstance(node, ast.Assert):
             yield _Guard(node, tuple(_strip_not(u) for u in _split(node.test, ast.And)))
+        if isinstance(node, ast.If) and node.orelse:
+            last = node.orelse[-1]
+            # `else: raise TypeError(...)`, also as `msg = "..."; raise TypeError(msg)`
+            if (
+                isinstance(last, ast.Raise)
+                and last.exc is not None
+                and _has_isinstance(node.test)
+                and all(isinstance(s, ast.Assign) for s in node.orelse[:-1])
+            ):
+                yield _Guard(last, (last.exc,))
+    for body in _blocks(fn):
+        for index, stmt in enumerate(body):
+            if not isinstance(stmt, ast.Raise) or stmt.exc is None:
+                continue
+            before = index - 1
+            while before >= 0 and isinstance(body[before], ast.Assign):
+                before -= 1  # the message put in a variable first
+            previous = body[before] if before >= 0 else None
+            if (
+                isinstance(previous, ast.If)
+                and _has_isinstance(previous.test)
+                and previous.body
+                and isinstance(previous.body[-1], ast.Return | ast.Raise)
+                and not previous.orelse
+            ):
+                yield _Guard(stmt, (stmt.exc,))
+
+
+def _blocks(fn: pyast.FunctionNode) -> Iterator[list[ast.stmt]]:
+    """Every statement list of a function, not those of nested functions or classes."""
+    yield fn.body
+    for node in pyast.walk_within(fn):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
 
 
 def _is_not(node: ast.AST) -> bool:
@@ -233,6 +309,9 @@ class _Unit:
 def _raised(guard: _Guard) -> frozenset[str]:
     if isinstance(guard.node, ast.Assert):
         return frozenset({"AssertionError"})
+    if isinstance(guard.node, ast.Raise):
+        name = _raised_name(guard.node)
+        return frozenset({name}) if name else frozenset()
     return frozenset(
         name
         for stmt in guard.node.body
@@ -260,7 +339,7 @@ def _new_units(new_fn: pyast.Function, new_funcs: dict[str, pyast.Function]) -> 
             raises = _raised(guard)
             units.extend(
                 _Unit(
-                    ast.unparse(u),
+                    pyast.dump(u),
                     _shape(u, params),
                     raises,
                     _names(u),
@@ -303,11 +382,10 @@ def _unmatched_guards(
     params = _params(old_fn.node)
     guards = sorted(
         _guards(old_fn.node),
-        key=lambda g: (_hits(removed, *pyast.span(g.node)), g.node.lineno),
+        key=lambda g: (marks.hits(removed, *pyast.span(g.node)), g.node.lineno),
     )
     pending = [
-        (g, [u for u in g.units if not _claim(pool, ast.unparse(u), by_shape=False)])
-        for g in guards
+        (g, [u for u in g.units if not _claim(pool, pyast.dump(u), by_shape=False)]) for g in guards
     ]
     pending = [
         (g, [u for u in units if not _claim(pool, _shape(u, params), by_shape=True)])
@@ -315,14 +393,19 @@ def _unmatched_guards(
     ]
     for guard, units in pending:
         missing = [u for u in units if not _claim_rewritten(pool, u, _raised(guard))]
-        if missing and _hits(removed, *pyast.span(guard.node)) and _is_strict(guard):
+        if missing and marks.hits(removed, *pyast.span(guard.node)) and _is_strict(guard, params):
             yield guard, missing
 
 
-def _is_strict(guard: _Guard) -> bool:
-    """A guard this topic owns: raising TypeError/ValueError, or asserting isinstance."""
+def _is_strict(guard: _Guard, params: Iterable[str] = ()) -> bool:
+    """A guard this topic owns: raising TypeError/ValueError, or asserting isinstance of a
+    parameter (an `assert isinstance(self.x, T)` on the object's own state narrows a type
+    for the checker; it does not validate input)."""
     if isinstance(guard.node, ast.Assert):
-        return _has_isinstance(guard.node.test)
+        names = {n.id for n in ast.walk(guard.node.test) if isinstance(n, ast.Name)}
+        return _has_isinstance(guard.node.test) and bool(names & set(params))
+    if isinstance(guard.node, ast.Raise):
+        return _is_validation_error(_raised_name(guard.node))
     return any(
         isinstance(s, ast.Raise) and _is_validation_error(_raised_name(s)) for s in guard.node.body
     )
@@ -342,18 +425,49 @@ def _guards_removed(
         start, end = pyast.span(guard.node)
         if start in covered or _moved_into_type(missing, old_params, new_params):
             continue
+        if _became_default(guard, new_fn):
+            continue  # silent-fallback's raise-to-default says it, with the old raise
         line = _map_line(change, old_fn, new_fn, start)
-        what = "`assert isinstance`" if isinstance(guard.node, ast.Assert) else "raising guard"
-        yield _finding(
-            change,
-            "validation-guard-removed",
-            Severity.MAJOR,
-            (line, line),
-            f"`{new_fn.qualname}` no longer has the {what} on "
-            f"`{ast.unparse(missing[0])}` (old line {start}); invalid input now flows on "
-            "unchecked",
-            (start, end),
-        )
+        if isinstance(guard.node, ast.Raise):
+            claim = (
+                f"`{new_fn.qualname}` no longer raises `{_raised_name(guard.node)}` for values "
+                f"its type checks do not handle (old line {start}); " + _fall_through(new_fn, line)
+            )
+        else:
+            what = "`assert isinstance`" if isinstance(guard.node, ast.Assert) else "raising guard"
+            claim = (
+                f"`{new_fn.qualname}` no longer has the {what} on "
+                f"`{pyast.unparse(missing[0])}` (old line {start}); invalid input now flows on "
+                "unchecked"
+            )
+        yield _finding(change, GUARD_REMOVED, (line, line), claim, (start, end), new_fn.qualname)
+
+
+def _became_default(guard: _Guard, new_fn: pyast.Function) -> bool:
+    """The guard's condition is still tested, but its branch now returns a default instead
+    of raising: the raise-to-default pattern."""
+    if not isinstance(guard.node, ast.If):
+        return False
+    test = pyast.dump(guard.node.test)
+    return any(
+        isinstance(node, ast.If)
+        and pyast.dump(node.test) == test
+        and not any(isinstance(s, ast.Raise) for s in node.body)
+        and any(isinstance(s, ast.Return) and sa.is_default(s.value, None) for s in node.body)
+        for node in pyast.walk_within(new_fn.node)
+    )
+
+
+def _fall_through(new_fn: pyast.Function, line: int) -> str:
+    """What such values now reach: the return at (or after) the line the raise was."""
+    returns = sorted(
+        (n for n in pyast.walk_within(new_fn.node) if isinstance(n, ast.Return)),
+        key=lambda n: n.lineno,
+    )
+    after = [r for r in returns if r.lineno >= line] or returns[-1:]
+    if not after:
+        return "they now pass through unchecked"
+    return f"they now reach `{sa.clip(pyast.unparse(after[0]))}` (line {after[0].lineno})"
 
 
 def _moved_into_type(
@@ -368,7 +482,7 @@ def _moved_into_type(
             if isinstance(node, ast.Name) and node.id in old_params and node.id in new_params:
                 old_ann, new_ann = old_params[node.id], new_params[node.id]
                 if new_ann is not None and (
-                    old_ann is None or ast.dump(old_ann) != ast.dump(new_ann)
+                    old_ann is None or pyast.dump(old_ann) != pyast.dump(new_ann)
                 ):
                     return True
     return False
@@ -408,17 +522,24 @@ def _substituted(test: ast.expr, gone: Sequence[ast.Call]) -> ast.expr:
     clone = pyast.clone(test)
     twin = dict(zip(map(id, ast.walk(test)), ast.walk(clone), strict=True))
     targets = {id(twin[id(call)]) for call in gone}
-
-    class _Replace(ast.NodeTransformer):
-        def visit_Call(self, node: ast.Call) -> ast.expr:
-            if id(node) in targets:
-                return ast.Constant(True)
-            self.generic_visit(node)
-            return node
-
-    replaced = _Replace().visit(clone)
-    assert isinstance(replaced, ast.expr)
-    return replaced
+    if id(clone) in targets:
+        return ast.Constant(True)
+    stack: list[ast.AST] = [clone]
+    while stack:
+        node = stack.pop()
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST):
+                if id(value) in targets:
+                    setattr(node, name, ast.Constant(True))
+                else:
+                    stack.append(value)
+            elif isinstance(value, list):
+                for index, item in enumerate(value):
+                    if isinstance(item, ast.AST) and id(item) in targets:
+                        value[index] = ast.Constant(True)
+                    elif isinstance(item, ast.AST):
+                        stack.append(item)
+    return clone
 
 
 def _isinstance_replaced(
@@ -429,11 +550,11 @@ def _isinstance_replaced(
     deficit = Counter(_shape(c, old_params) for c in _isinstance_calls(old_fn.node))
     deficit.subtract(_shape(c, new_params) for c in _isinstance_calls(new_fn.node))
     added, removed = sorted(change.added_lines), sorted(change.removed_lines)
-    new_tests = [t for t in _conditions(new_fn.node) if _hits(added, *pyast.span(t))]
+    new_tests = [t for t in _conditions(new_fn.node) if marks.hits(added, *pyast.span(t))]
     by_shape = {_constant_shape(t, new_params): t for t in reversed(new_tests)}
     constants = [t for t in new_tests if isinstance(_strip_not(t), ast.Constant)]
     for test in sorted(_conditions(old_fn.node), key=lambda t: t.lineno):
-        if not _hits(removed, *pyast.span(test)):
+        if not marks.hits(removed, *pyast.span(test)):
             continue
         gone: list[ast.Call] = []
         for call in _isinstance_calls(test):
@@ -447,22 +568,22 @@ def _isinstance_replaced(
         substituted = by_shape.get(_constant_shape(_substituted(test, gone), old_params))
         replacement: ast.expr | None = substituted
         if substituted is not None:
-            how = f"replaced by a constant: the condition is now `{ast.unparse(substituted)}`"
+            how = f"replaced by a constant: the condition is now `{pyast.unparse(substituted)}`"
         elif residual is not None and _constant_shape(residual, old_params) in by_shape:
             replacement = by_shape[_constant_shape(residual, old_params)]
-            how = f"dropped from the condition, which is now `{ast.unparse(replacement)}`"
+            how = f"dropped from the condition, which is now `{pyast.unparse(replacement)}`"
         elif constants:
             replacement = constants.pop(0)
-            how = f"replaced by the constant condition `{ast.unparse(replacement)}`"
+            how = f"replaced by the constant condition `{pyast.unparse(replacement)}`"
         if replacement is None:
             continue
         finding = _finding(
             change,
-            "isinstance-replaced-by-constant",
-            Severity.MAJOR,
+            ISINSTANCE_CONSTANT,
             pyast.span(replacement),
-            f"`{new_fn.qualname}`: the type check `{ast.unparse(gone[0])}` was {how}",
+            f"`{new_fn.qualname}`: the type check `{pyast.unparse(gone[0])}` was {how}",
             pyast.span(test),
+            new_fn.qualname,
         )
         yield finding, test.lineno
 
@@ -475,335 +596,3 @@ def _without(test: ast.expr, gone: Sequence[ast.AST]) -> ast.expr | None:
     if not keep or len(keep) == len(test.values):
         return None
     return keep[0] if len(keep) == 1 else ast.BoolOp(op=test.op, values=keep)
-
-
-# --- additive rules ------------------------------------------------------------------------
-
-_Collect = Callable[[Iterable[ast.AST]], list[tuple[str, int]]]
-
-
-def _hits(sorted_lines: Sequence[int], start: int, end: int) -> bool:
-    index = bisect.bisect_left(sorted_lines, start)
-    return index < len(sorted_lines) and sorted_lines[index] <= end
-
-
-def _overlapping(tree: ast.AST, lines: frozenset[int]) -> Iterator[ast.AST]:
-    """Nodes whose span overlaps one of `lines`, visiting only such subtrees: a small change
-    in a large file costs little."""
-    ordered = sorted(lines)
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        start = getattr(node, "lineno", None)
-        if start is not None:
-            if not _hits(ordered, start, getattr(node, "end_lineno", None) or start):
-                continue
-            yield node
-        stack.extend(ast.iter_child_nodes(node))
-
-
-def _nodes_on_lines(tree: ast.AST, lines: frozenset[int]) -> Iterator[ast.AST]:
-    return (n for n in _overlapping(tree, lines) if getattr(n, "lineno", None) in lines)
-
-
-def _within_budget(
-    hits: Sequence[tuple[str, int]], new: Counter[str], old: Counter[str]
-) -> Iterator[tuple[str, int]]:
-    """Hits (key, line), at most as many per key as the new file has more of than the old:
-    a line that only moved or was renamed introduces nothing."""
-    budget = {key: new[key] - old[key] for key in new}
-    for key, line in sorted(set(hits), key=lambda hit: hit[1]):
-        if budget.get(key, 0) > 0:
-            budget[key] -= 1
-            yield key, line
-
-
-def _introduced(
-    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None, collect: _Collect
-) -> Iterator[tuple[str, int]]:
-    """What `collect` finds on added lines and the old file did not already have. The whole
-    files are only counted when an added line holds a candidate."""
-    added = change.added_lines
-    hits = [hit for hit in collect(_nodes_on_lines(new_tree, added)) if hit[1] in added]
-    if not hits:
-        return
-    new = Counter(key for key, _ in collect(ast.walk(new_tree)))
-    old = Counter(key for key, _ in collect(ast.walk(old_tree))) if old_tree else Counter()
-    yield from _within_budget(hits, new, old)
-
-
-def _ignore_comments(text: str, tree: ast.Module) -> list[tuple[str, int]]:
-    """(normalised comment, line) of every type-checker silencing comment. A regex finds the
-    lines; the AST tells a real comment from the same text inside a string, which is cheaper
-    than tokenizing the whole file."""
-    lines = text.split("\n")  # numbered as the AST and git number them, not splitlines()
-    candidates = [
-        (number, match)
-        for number, line in enumerate(lines, 1)
-        if (match := _IGNORE_COMMENT.search(line)) is not None
-    ]
-    if not candidates:
-        return []
-    strings = [
-        node
-        for node in _overlapping(tree, frozenset(n for n, _ in candidates))
-        if isinstance(node, ast.JoinedStr)
-        or (isinstance(node, ast.Constant) and isinstance(node.value, str | bytes))
-    ]
-    found: list[tuple[str, int]] = []
-    for number, match in candidates:
-        line = lines[number - 1]
-        hash_at = line.rfind("#", 0, match.start())
-        if hash_at < 0:
-            continue
-        where = (number, len(line[:hash_at].encode()))  # AST columns count UTF-8 bytes
-        if any(_inside(node, where) for node in strings):
-            continue
-        found.append((" ".join(line[match.start() :].split()), number))
-    return found
-
-
-def _inside(node: ast.AST, where: tuple[int, int]) -> bool:
-    start = (int(getattr(node, "lineno", 0)), int(getattr(node, "col_offset", 0)))
-    end_line = getattr(node, "end_lineno", None) or start[0]
-    end = (int(end_line), int(getattr(node, "end_col_offset", None) or 0))
-    return start <= where < end
-
-
-def _type_ignores(
-    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
-) -> Iterator[Finding]:
-    assert change.new_text is not None
-    lines = change.new_text.split("\n")
-    if not any(_IGNORE_COMMENT.search(lines[n - 1]) for n in change.added_lines if n <= len(lines)):
-        return
-    new_comments = _ignore_comments(change.new_text, new_tree)
-    hits = [(key, line) for key, line in new_comments if line in change.added_lines]
-    old_comments = (
-        _ignore_comments(change.old_text, old_tree)
-        if change.old_text is not None and old_tree is not None
-        else []
-    )
-    new = Counter(key for key, _ in new_comments)
-    old = Counter(key for key, _ in old_comments)
-    for key, line in _within_budget(hits, new, old):
-        yield _finding(
-            change,
-            "type-ignore-added",
-            Severity.MINOR,
-            (line, line),
-            f"the change silences the type checker with `# {key}` instead of fixing the type",
-        )
-
-
-def _is_any(node: ast.AST) -> bool:
-    if isinstance(node, ast.Name):
-        return node.id == "Any"
-    if isinstance(node, ast.Attribute):
-        return node.attr == "Any"
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return re.search(r"\bAny\b", node.value) is not None
-    return False
-
-
-def _casts(nodes: Iterable[ast.AST]) -> list[tuple[str, int]]:
-    return [
-        ("cast(Any, ...)", node.lineno)
-        for node in nodes
-        if isinstance(node, ast.Call)
-        and (
-            (isinstance(node.func, ast.Name) and node.func.id == "cast")
-            or (isinstance(node.func, ast.Attribute) and node.func.attr == "cast")
-        )
-        and node.args
-        and _is_any(node.args[0])
-    ]
-
-
-def _casts_to_any(
-    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
-) -> Iterator[Finding]:
-    for _, line in _introduced(change, new_tree, old_tree, _casts):
-        yield _finding(
-            change,
-            "cast-to-any-added",
-            Severity.MINOR,
-            (line, line),
-            "the change casts a value to `Any`, switching off type checking for it",
-        )
-
-
-def _annotations(nodes: Iterable[ast.AST]) -> list[tuple[str, int]]:
-    found: list[ast.expr] = []
-    for node in nodes:
-        if isinstance(node, ast.arg) and node.annotation is not None:
-            found.append(node.annotation)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns:
-            found.append(node.returns)
-        elif isinstance(node, ast.AnnAssign):
-            found.append(node.annotation)
-    return [
-        (ast.unparse(ann), ann.lineno) for ann in found if any(_is_any(n) for n in ast.walk(ann))
-    ]
-
-
-def _any_annotations(
-    change: FileChange, new_tree: ast.Module, old_tree: ast.Module | None
-) -> Iterator[Finding]:
-    for key, line in _introduced(change, new_tree, old_tree, _annotations):
-        yield _finding(
-            change,
-            "any-annotation-added",
-            Severity.MINOR,
-            (line, line),
-            f"the change annotates with `{key}`, which accepts anything unchecked",
-        )
-
-
-# --- primitive validation deep in core code ------------------------------------------------
-
-
-def _is_boundary_path(path: str) -> bool:
-    pure = PurePosixPath(path.replace("\\", "/"))
-    parts = {*pure.parts[:-1], pure.stem}
-    return is_test_path(path) or bool(parts & _BOUNDARY_PARTS)
-
-
-def _is_boundary_function(fn: pyast.FunctionNode) -> bool:
-    if fn.name in _CONSTRUCTORS or _BOUNDARY_FUNCTION.match(fn.name):
-        return True
-    for deco in fn.decorator_list:
-        target = deco.func if isinstance(deco, ast.Call) else deco
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in _VALIDATOR_DECORATORS:
-            return True
-    return False
-
-
-def _is_primitive_type(node: ast.expr) -> bool:
-    if isinstance(node, ast.Tuple):
-        return bool(node.elts) and all(_is_primitive_type(e) for e in node.elts)
-    return isinstance(node, ast.Name) and node.id in _PRIMITIVES
-
-
-def _checked_param(node: ast.AST, params: frozenset[str]) -> str | None:
-    """The parameter a raw-primitive check inspects, or None if `node` is no such check."""
-
-    def param(expr: ast.AST) -> str | None:
-        return expr.id if isinstance(expr, ast.Name) and expr.id in params else None
-
-    if isinstance(node, ast.Call):
-        if _is_call_to(node, "isinstance") and len(node.args) == 2:
-            return param(node.args[0]) if _is_primitive_type(node.args[1]) else None
-        if isinstance(node.func, ast.Attribute) and node.func.attr in _STRING_PREDICATES:
-            return param(node.func.value)
-        return None
-    if isinstance(node, ast.Compare) and len(node.comparators) == 1:
-        left, right = node.left, node.comparators[0]
-        if _is_call_to(left, "type") and isinstance(left, ast.Call) and left.args:
-            return param(left.args[0]) if _is_primitive_type(right) else None
-        if _is_call_to(left, "len") and isinstance(left, ast.Call) and left.args:
-            # emptiness (`len(x) > 0`, `len(x) == 0`), the seed's `userId.length > 0`
-            is_empty = isinstance(right, ast.Constant) and right.value in (0, 1)
-            return param(left.args[0]) if is_empty else None
-        if isinstance(right, ast.Constant) and right.value == "":
-            return param(left)
-    return None
-
-
-def _primitive_check(node: ast.If | ast.Assert, params: frozenset[str]) -> list[ast.AST]:
-    """The raw-primitive checks on parameters that `node` validates with, empty if it is no
-    validation. An `if` counts when it raises, or when it combines two checks on one
-    parameter, or negates a check and returns early. A plain type dispatch (`if
-    isinstance(x, str): x = [x]`) does not, nor does rejecting a type (`if isinstance(x,
-    str): raise TypeError`): that is not validating a primitive, it is refusing one."""
-    negated = {
-        id(inner)
-        for sub in ast.walk(node.test)
-        if isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.Not)
-        for inner in ast.walk(sub.operand)
-    }
-    atoms = [sub for sub in ast.walk(node.test) if _checked_param(sub, params) is not None]
-    if not atoms or isinstance(node, ast.Assert):
-        return atoms
-    checked = [_checked_param(a, params) for a in atoms]
-    body = node.body
-    if any(isinstance(s, ast.Raise) for s in body):
-        return [a for a in atoms if not _is_type_test(a) or id(a) in negated or _is_unequal(a)]
-    if len(checked) > len(set(checked)):
-        return atoms
-    if any(id(a) in negated for a in atoms) and any(isinstance(s, ast.Return) for s in body):
-        return atoms
-    return []
-
-
-def _is_type_test(node: ast.AST) -> bool:
-    if isinstance(node, ast.Compare):
-        return _is_call_to(node.left, "type")
-    return _is_call_to(node, "isinstance")
-
-
-def _is_unequal(node: ast.AST) -> bool:
-    return isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.NotEq | ast.IsNot)
-
-
-@dataclass(frozen=True, slots=True)
-class _PrimitiveCheck:
-    key: str
-    line: int
-    function: str
-    test: str
-
-
-def _primitive_candidates(
-    funcs: Iterable[pyast.Function], added: frozenset[int] | None = None
-) -> list[_PrimitiveCheck]:
-    """One entry per checked atom, keyed by its shape, so merging or reordering checks that
-    existed before introduces nothing. With `added`, only checks on those lines."""
-    found: list[_PrimitiveCheck] = []
-    for fn in funcs:
-        if _is_boundary_function(fn.node):
-            continue
-        params = frozenset(_params(fn.node))
-        for node in pyast.walk_within(fn.node):
-            if not isinstance(node, ast.If | ast.Assert):
-                continue
-            if added is not None and node.lineno not in added:
-                continue
-            atoms = _primitive_check(node, params)
-            if atoms:
-                test = ast.unparse(node.test)
-                found.extend(
-                    _PrimitiveCheck(_shape(atom, params), node.lineno, fn.qualname, test)
-                    for atom in atoms
-                )
-    return found
-
-
-def _primitive_checks(
-    change: FileChange,
-    new_funcs: dict[str, pyast.Function],
-    old_funcs: dict[str, pyast.Function],
-) -> Iterator[Finding]:
-    added = change.added_lines
-    touched = [f for f in new_funcs.values() if change.touches(f.start_line, f.end_line)]
-    candidates = _primitive_candidates(touched, added)
-    if not candidates:
-        return
-    by_line = {c.line: c for c in candidates}
-    new = Counter(c.key for c in _primitive_candidates(new_funcs.values()))
-    old = Counter(c.key for c in _primitive_candidates(old_funcs.values()))
-    reported: set[int] = set()
-    for _, line in _within_budget([(c.key, c.line) for c in candidates], new, old):
-        if line in reported:
-            continue
-        reported.add(line)
-        check = by_line[line]
-        yield _finding(
-            change,
-            "primitive-validated-in-core",
-            Severity.MINOR,
-            (line, line),
-            f"`{check.function}` validates raw primitives (`{check.test}`) inside core code; "
-            "parse them into a domain type at the boundary so illegal values cannot reach here",
-        )

@@ -21,10 +21,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from contend.critics.static.base import Confidence, Language, Topic
+from contend.critics.static.base import Confidence, Finding, Language, Topic
 from contend.protocol.model import Severity
 
-__all__ = ["Confidence", "RuleInfo", "catalogue", "rule_info"]
+__all__ = ["PYTHON", "Confidence", "RuleInfo", "catalogue", "rule_info"]
+
+PYTHON: frozenset[Language] = frozenset({"python"})
+_SEVERITY_RANK = {Severity.MINOR: 1, Severity.MAJOR: 2, Severity.CRITICAL: 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +39,52 @@ class RuleInfo:
     languages: frozenset[Language]
     why: str
     ways_out: tuple[str, ...]
+
+    def finding(
+        self,
+        *,
+        path: str,
+        lines: tuple[int, int],
+        claim: str,
+        evidence: str,
+        old_evidence: str | None = None,
+        symbol: str | None = None,
+        severity: Severity | None = None,
+        confidence: Confidence | None = None,
+        ways_out: tuple[str, ...] | None = None,
+    ) -> Finding:
+        """A finding of this rule. `severity` and `confidence` may lower the rule's
+        defaults for a context the rule documents, never raise them."""
+        chosen = self.severity if severity is None else severity
+        if _SEVERITY_RANK[chosen] > _SEVERITY_RANK[self.severity]:
+            raise ValueError(f"{self.rule}: severity {chosen} above the rule's {self.severity}")
+        sure = self.confidence if confidence is None else confidence
+        if sure.rank > self.confidence.rank:
+            raise ValueError(f"{self.rule}: confidence {sure} above the rule's {self.confidence}")
+        return Finding(
+            topic=self.topic,
+            rule=self.rule,
+            severity=chosen,
+            path=path,
+            start_line=lines[0],
+            end_line=lines[1],
+            claim=claim,
+            evidence=evidence,
+            old_evidence=old_evidence,
+            ways_out=self.ways_out if ways_out is None else ways_out,
+            confidence=sure,
+            symbol=symbol,
+        )
+
+
+def waiver_way(topic: Topic) -> str:
+    """The way out every rule shares: concede the finding in code, with its reason."""
+    return f"or waive it in code with a reason: `# contend: allow {topic.value} -- <reason>`"
+
+
+def gather(modules: Iterable[str]) -> dict[str, RuleInfo]:
+    """The rules declared by these critic modules (names under contend.critics.static)."""
+    return _gather(modules)
 
 
 def _gather(modules: Iterable[str]) -> dict[str, RuleInfo]:

@@ -20,42 +20,23 @@ the others report only what sits on added lines and was not already in the old f
 from __future__ import annotations
 
 import ast
-import functools
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from contend.critics.static import concurrency_locks as cl
 from contend.critics.static import pyast
-from contend.critics.static.base import FileChange, Finding, Language, Skipped, Topic
+from contend.critics.static.base import (
+    Confidence,
+    FileChange,
+    Finding,
+    Language,
+    Skipped,
+    Topic,
+)
+from contend.critics.static.catalogue import PYTHON, RuleInfo, waiver_way
 from contend.protocol.model import Severity
 
-_LOCK_WORDS = frozenset(
-    {"lock", "locks", "rlock", "mutex", "mu", "sem", "semaphore", "cv", "cond", "condition"}
-)
-_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-_LOCK_TYPES = frozenset({"Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition"})
-_MUTATORS = frozenset(
-    {
-        "append",
-        "extend",
-        "insert",
-        "pop",
-        "popitem",
-        "remove",
-        "clear",
-        "update",
-        "add",
-        "discard",
-        "setdefault",
-        "appendleft",
-        "popleft",
-        "put",
-        "put_nowait",
-        "sort",
-        "reverse",
-    }
-)
 _ASYNCIO_COROUTINES = frozenset(
     {"sleep", "wait_for", "wait", "open_connection", "start_server", "to_thread"}
 )
@@ -79,7 +60,66 @@ _MUTABLE_CALLS = frozenset(
     {"list", "dict", "set", "bytearray", "defaultdict", "OrderedDict", "deque", "Counter"}
 )
 _MUTABLE_LITERALS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+_TOPIC = Topic.CONCURRENCY
+_WAIVE = waiver_way(_TOPIC)
+RULES: tuple[RuleInfo, ...] = (
+    RuleInfo(
+        "lock-removed",
+        _TOPIC,
+        Severity.MAJOR,
+        Confidence.HIGH,
+        PYTHON,
+        "statements that ran with a lock held now run without it, so concurrent callers "
+        "can interleave inside what was a critical section",
+        ("restore the `with <lock>:` shown under 'before the change'", _WAIVE),
+    ),
+    RuleInfo(
+        "check-then-act-across-await",
+        _TOPIC,
+        Severity.MAJOR,
+        Confidence.HIGH,
+        PYTHON,
+        "state read before an `await` is written after it as if nothing had changed, but "
+        "another task may have changed it while this one was suspended",
+        (
+            "re-read (or claim) the state after the await, or hold an asyncio.Lock across it",
+            _WAIVE,
+        ),
+    ),
+    RuleInfo(
+        "await-dropped",
+        _TOPIC,
+        Severity.MAJOR,
+        Confidence.HIGH,
+        PYTHON,
+        "a call that was awaited no longer is: the coroutine runs late or never, and its "
+        "errors are lost",
+        ("await the call again, or keep and await the task it is handed to", _WAIVE),
+    ),
+    RuleInfo(
+        "coroutine-not-awaited",
+        _TOPIC,
+        Severity.MAJOR,
+        Confidence.HIGH,
+        PYTHON,
+        "a coroutine function is called without `await`: it never runs",
+        ("await the call", _WAIVE),
+    ),
+    RuleInfo(
+        "mutable-default-argument",
+        _TOPIC,
+        Severity.MINOR,
+        Confidence.MEDIUM,
+        PYTHON,
+        "a mutable default is created once and shared by every call; a mutation in one call "
+        "shows up in the next",
+        ("default to None and create the object inside the function", _WAIVE),
+    ),
+    cl.UNLOCKED_MUTATION,
+)
+_INFO = {info.rule: info for info in RULES}
 
 
 class ConcurrencyCritic:
@@ -98,44 +138,34 @@ def _check_file(
 ) -> Iterator[Finding]:
     new_funcs = pyast.functions(new_tree)
     old_funcs = pyast.functions(old_tree) if old_tree is not None else {}
-    locks = _Locks(old_tree, new_tree)
+    locks = cl.Locks(old_tree, new_tree)
     dropped_lines: set[int] = set()
+    unlocked: set[int] = set()
     for name, new_fn in new_funcs.items():
         old_fn = old_funcs.get(name)
         touched_new = change.touches(new_fn.start_line, new_fn.end_line)
         if old_fn is not None and (touched_new or _removed_from(change, old_fn)):
-            yield from _locks_removed(change, old_fn, new_fn, locks)
+            for finding in _locks_removed(change, old_fn, new_fn, locks):
+                unlocked.update(range(finding.start_line, finding.end_line + 1))
+                yield finding
             for finding in _awaits_dropped(change, old_fn, new_fn):
                 dropped_lines.add(finding.start_line)
                 yield finding
         if isinstance(new_fn.node, ast.AsyncFunctionDef) and touched_new:
             twin = old_fn if old_fn is not None else _twin(new_fn, old_funcs)
             yield from _check_then_act(change, twin, new_fn, locks)
+    # lock-removed is the more specific finding for a mutation that lost its lock
+    yield from cl.unlocked_mutations(change, new_funcs, old_funcs, new_tree, locks, unlocked)
     yield from _unawaited(change, new_funcs, old_funcs, dropped_lines)
     yield from _mutable_defaults(change, new_funcs, old_funcs)
-
-
-class _Locks:
-    """Lock objects assigned in each side's module, computed only when a rule needs them."""
-
-    def __init__(self, old_tree: ast.Module | None, new_tree: ast.Module) -> None:
-        self._old_tree, self._new_tree = old_tree, new_tree
-
-    @functools.cached_property
-    def old(self) -> frozenset[str]:
-        return _lock_objects(self._old_tree)
-
-    @functools.cached_property
-    def new(self) -> frozenset[str]:
-        return _lock_objects(self._new_tree)
 
 
 def _twin(fn: pyast.Function, old_funcs: dict[str, pyast.Function]) -> pyast.Function | None:
     """The old function a new one copies body for body (a rename or a duplicate): its
     hazards were already there, so the copy does not introduce them."""
-    body = [ast.dump(stmt) for stmt in fn.node.body]
+    body = [pyast.dump(stmt) for stmt in fn.node.body]
     for old in old_funcs.values():
-        if len(old.node.body) == len(body) and [ast.dump(s) for s in old.node.body] == body:
+        if len(old.node.body) == len(body) and [pyast.dump(s) for s in old.node.body] == body:
             return old
     return None
 
@@ -147,191 +177,37 @@ def _removed_from(change: FileChange, fn: pyast.Function) -> bool:
 def _finding(
     change: FileChange,
     rule: str,
-    severity: Severity,
+    symbol: str,
     lines: tuple[int, int],
     claim: str,
     evidence: str | None = None,
     old_lines: tuple[int, int] | None = None,
 ) -> Finding:
-    return Finding(
-        topic=Topic.CONCURRENCY,
-        rule=rule,
-        severity=severity,
+    return _INFO[rule].finding(
         path=change.path,
-        start_line=lines[0],
-        end_line=lines[1],
+        lines=lines,
         claim=claim,
         evidence=evidence if evidence is not None else change.new_lines(*lines),
         old_evidence=change.old_lines(*old_lines) if old_lines is not None else None,
+        symbol=pyast.symbol_of(symbol),
     )
 
 
 def _children(node: ast.AST) -> Iterator[ast.AST]:
     """Child nodes in evaluation-ish (field) order, not entering nested scopes."""
     for child in ast.iter_child_nodes(node):
-        if not isinstance(child, _NESTED):
+        if not isinstance(child, cl.NESTED):
             yield child
 
 
 # --- lock-removed --------------------------------------------------------------------------
 
 
-def _lock_objects(tree: ast.Module | None) -> frozenset[str]:
-    """Names and attributes assigned a threading/asyncio lock anywhere in the module."""
-    if tree is None:
-        return frozenset()
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        value: ast.expr | None = None
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets, value = node.targets, node.value
-        elif isinstance(node, ast.AnnAssign):
-            targets, value = [node.target], node.value
-        if isinstance(value, ast.Call) and _callee_name(value) in _LOCK_TYPES:
-            found.update(ast.unparse(t) for t in targets)
-    return frozenset(found)
-
-
-def _callee_name(call: ast.Call) -> str:
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return ""
-
-
-def _is_lock(expr: ast.expr, locks: frozenset[str]) -> bool:
-    """A context expression that is a lock by its name, its constructor or its assignment."""
-    if isinstance(expr, ast.Call):
-        name = _callee_name(expr)
-        return name in _LOCK_TYPES or _is_lock_name(name)
-    text = ast.unparse(expr)
-    return text in locks or _is_lock_name(text.rsplit(".", 1)[-1])
-
-
-def _is_lock_name(name: str) -> bool:
-    """`_lock`, `state_mutex`, `ImportLockContext`, `_cv`; not `block` or `clock`."""
-    return any(word.lower() in _LOCK_WORDS for word in _WORD.findall(name))
-
-
-def _protects(expr: ast.expr, locks: frozenset[str]) -> bool:
-    """On the new side any bare object used as a context manager (`with self._guard:`) counts
-    as a lock too: a lock swapped for another, differently named one is not a removal."""
-    return _is_lock(expr, locks) or isinstance(expr, ast.Name | ast.Attribute)
-
-
-def _calls_on(node: ast.AST, method: str, receivers: frozenset[str]) -> bool:
-    """`node` contains `<receiver>.<method>(...)` for one of `receivers`."""
-    return any(
-        isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr == method
-        and ast.unparse(n.func.value) in receivers
-        for n in ast.walk(node)
-    )
-
-
-def _guarded_statements(
-    fn: pyast.FunctionNode, locks: frozenset[str], by_hand: frozenset[str]
-) -> Iterator[tuple[ast.stmt, bool]]:
-    """Every statement of a function with whether a lock guards it: inside a lock-like
-    `with`, after a sibling `<lock>.acquire()`, or in a `try` whose `finally` releases
-    `<lock>`, for the locks in `by_hand` (taking some other lock by hand guards nothing)."""
-
-    def block(stmts: list[ast.stmt], guarded: bool) -> Iterator[tuple[ast.stmt, bool]]:
-        for stmt in stmts:
-            yield stmt, guarded
-            if isinstance(stmt, _NESTED):
-                continue
-            inner = guarded or (
-                isinstance(stmt, ast.With | ast.AsyncWith)
-                and any(_protects(item.context_expr, locks) for item in stmt.items)
-            )
-            if isinstance(stmt, ast.Try) and any(
-                _calls_on(s, "release", by_hand) for s in stmt.finalbody
-            ):
-                yield from block(stmt.body, True)
-                for handler in stmt.handlers:
-                    yield from block(handler.body, inner)
-                yield from block(stmt.orelse + stmt.finalbody, inner)
-            else:
-                for name in ("body", "orelse", "finalbody"):
-                    yield from block(getattr(stmt, name, []), inner)
-                for clause in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
-                    yield from block(clause.body, inner)
-            if _calls_on(stmt, "acquire", by_hand):
-                guarded = True  # the rest of this block runs with the lock taken by hand
-
-    yield from block(fn.body, False)
-
-
-def _lock_withs(fn: pyast.FunctionNode, locks: frozenset[str]) -> list[ast.With | ast.AsyncWith]:
-    return sorted(
-        (
-            node
-            for node in pyast.walk_within(fn)
-            if isinstance(node, ast.With | ast.AsyncWith)
-            and any(_is_lock(item.context_expr, locks) for item in node.items)
-        ),
-        key=lambda node: node.lineno,
-    )
-
-
-def _shared_names(fn: pyast.FunctionNode) -> frozenset[str]:
-    """Names whose objects may be shared: self/cls, parameters, globals and module names;
-    not locals the function created itself."""
-    args = fn.args
-    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-    stored: set[str] = set()
-    loaded: set[str] = set()
-    declared: set[str] = set()
-    for node in pyast.walk_within(fn):
-        if isinstance(node, ast.Name):
-            (stored if isinstance(node.ctx, ast.Store) else loaded).add(node.id)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            declared.update(node.names)
-    return frozenset(params | declared | (loaded - stored))
-
-
-def _mutated(stmt: ast.stmt, shared: frozenset[str]) -> str | None:
-    """The first shared object a statement stores into or mutates in place, e.g. `self.x`
-    for `self.x = ...`, `self.d[k] = ...` or `self.items.append(...)`."""
-    for node in ast.walk(stmt):
-        target: ast.expr | None = None
-        if isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store):
-            target = node
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            target = node.func.value if node.func.attr in _MUTATORS else None
-        while isinstance(target, ast.Subscript):
-            target = target.value
-        root = target
-        while isinstance(root, ast.Attribute | ast.Subscript):
-            root = root.value
-        if target is not None and isinstance(root, ast.Name) and root.id in shared:
-            return ast.unparse(target)
-    return None
-
-
-def _mutations(stmts: Iterable[ast.stmt], shared: frozenset[str]) -> dict[str, ast.stmt]:
-    """Shared state mutated by the simple statements among `stmts` and all they nest, with
-    the first statement mutating each."""
-    found: dict[str, ast.stmt] = {}
-    for stmt in stmts:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.stmt) and not hasattr(node, "body"):
-                key = _mutated(node, shared)
-                if key is not None:
-                    found.setdefault(key, node)
-    return found
-
-
 def _locks_removed(
     change: FileChange,
     old_fn: pyast.Function,
     new_fn: pyast.Function,
-    locks: _Locks,
+    locks: cl.Locks,
 ) -> Iterator[Finding]:
     """An old lock's `with` line was removed and statements it guarded now run unguarded."""
     removed_withs = [
@@ -341,38 +217,38 @@ def _locks_removed(
     ]
     if not removed_withs:
         return
-    withs = [w for w in _lock_withs(old_fn.node, locks.old) if w in removed_withs]
+    withs = [w for w in cl.lock_withs(old_fn.node, locks.old) if w in removed_withs]
     if not withs:
         return
-    by_hand = frozenset(ast.unparse(item.context_expr) for w in withs for item in w.items)
+    by_hand = frozenset(pyast.unparse(item.context_expr) for w in withs for item in w.items)
     unguarded = [
         stmt
-        for stmt, guarded in _guarded_statements(new_fn.node, locks.new, by_hand)
+        for stmt, guarded in cl.guarded_statements(new_fn.node, locks.new, by_hand)
         if not guarded and stmt.lineno in change.added_lines
     ]
     by_text: dict[str, ast.stmt] = {}
     for stmt in unguarded:
-        by_text.setdefault(ast.unparse(stmt), stmt)
-    shared = _shared_names(new_fn.node)
-    old_shared = _shared_names(old_fn.node)
+        by_text.setdefault(pyast.unparse(stmt), stmt)
+    shared = cl.shared_names(new_fn.node)
+    old_shared = cl.shared_names(old_fn.node)
     for lock in withs:
-        moved = [by_text[t] for t in map(ast.unparse, lock.body) if t in by_text]
+        moved = [by_text[t] for t in map(pyast.unparse, lock.body) if t in by_text]
         if not moved:
             # the body was edited too: match on the shared state it mutated instead
-            guarded_keys = set(_mutations(lock.body, old_shared))
+            guarded_keys = set(cl.mutations(lock.body, old_shared))
             simple = [s for s in unguarded if not hasattr(s, "body")]
-            moved = [s for k, s in _mutations(simple, shared).items() if k in guarded_keys]
+            moved = [s for k, s in cl.mutations(simple, shared).items() if k in guarded_keys]
         if not moved:
             continue
-        targets = [key for key in (_mutated(s, shared) for s in moved) if key is not None]
-        head = ast.unparse(moved[0]).splitlines()[0]
+        targets = [key for key in (cl.mutated(s, shared) for s in moved) if key is not None]
+        head = pyast.unparse(moved[0]).splitlines()[0]
         what = f"mutates shared `{targets[0]}`" if targets else f"runs `{head[:60]}`"
-        lock_text = ", ".join(ast.unparse(item.context_expr) for item in lock.items)
+        lock_text = ", ".join(pyast.unparse(item.context_expr) for item in lock.items)
         first = moved[0]
         yield _finding(
             change,
             "lock-removed",
-            Severity.MAJOR,
+            new_fn.qualname,
             pyast.span(first),
             f"`{new_fn.qualname}` now {what} without holding `{lock_text}`, which guarded "
             f"it before (old line {lock.lineno}); concurrent callers can interleave",
@@ -421,7 +297,7 @@ class _RaceFinder:
     (the state was claimed before suspending); `return`/`raise` end a path."""
 
     shared: frozenset[str]
-    locks: _Locks
+    locks: cl.Locks
     races: dict[str, _Race] = field(default_factory=dict)
 
     def key(self, node: ast.expr) -> str | None:
@@ -429,7 +305,7 @@ class _RaceFinder:
         while isinstance(root, ast.Attribute | ast.Subscript):
             root = root.value
         if isinstance(root, ast.Name) and root.id in self.shared and root is not node:
-            return ast.unparse(node)
+            return pyast.unparse(node)
         return None
 
     def block(
@@ -457,7 +333,9 @@ class _RaceFinder:
             inner = held
             for item in node.items:
                 self.expr(item.context_expr, state, held)
-                if isinstance(node, ast.AsyncWith) and _is_lock(item.context_expr, self.locks.new):
+                if isinstance(node, ast.AsyncWith) and cl.is_lock(
+                    item.context_expr, self.locks.new
+                ):
                     # only an asyncio lock holds off other tasks; a threading lock does not
                     inner = inner | {id(node)}
             if isinstance(node, ast.AsyncWith):
@@ -480,7 +358,7 @@ class _RaceFinder:
             return None
         if isinstance(node, ast.Break | ast.Continue):
             return None
-        if isinstance(node, _NESTED):
+        if isinstance(node, cl.NESTED):
             return state
         if isinstance(node, ast.Assign | ast.AnnAssign):
             if node.value is not None:
@@ -500,27 +378,34 @@ class _RaceFinder:
         return state
 
     def expr(self, node: ast.AST, state: _State, held: frozenset[int]) -> None:
-        if isinstance(node, ast.Await):
-            if self.key(node.value) is not None:
-                # `await self._fut` then `self._fut = None` is cleanup of what was awaited,
-                # not a decision taken on a value read before the suspension
-                for child in _children(node.value):
-                    self.expr(child, state, held)
-            else:
-                self.expr(node.value, state, held)
-            self.suspend(state, node.lineno)
-            return
-        if isinstance(node, ast.Attribute | ast.Subscript):
-            key = self.key(node)
-            if key is not None and isinstance(node.ctx, ast.Store | ast.Del):
-                for child in _children(node):
-                    self.expr(child, state, held)
-                self.write(state, key, node.lineno, held)
-                return
-            if key is not None:
-                self.read(state, key, node.lineno, held)
-        for child in _children(node):
-            self.expr(child, state, held)
+        """Reads, suspensions and writes of an expression in evaluation order; an explicit
+        stack rather than recursion, so an expression of any depth is fine."""
+        stack: list[ast.AST | tuple[str, str, int]] = [node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, tuple):
+                action, key, line = item
+                if action == "suspend":
+                    self.suspend(state, line)
+                else:
+                    self.write(state, key, line, held)
+                continue
+            children = list(_children(item))
+            if isinstance(item, ast.Await):
+                stack.append(("suspend", "", item.lineno))
+                if self.key(item.value) is not None:
+                    # `await self._fut` then `self._fut = None` is cleanup of what was
+                    # awaited, not a decision taken on a value read before the suspension
+                    children = list(_children(item.value))
+                else:
+                    children = [item.value]
+            elif isinstance(item, ast.Attribute | ast.Subscript):
+                found = self.key(item)
+                if found is not None and isinstance(item.ctx, ast.Store | ast.Del):
+                    stack.append(("write", found, item.lineno))
+                elif found is not None:
+                    self.read(state, found, item.lineno, held)
+            stack.extend(reversed(children))
 
     def read(self, state: _State, key: str, line: int, held: frozenset[int]) -> None:
         if key not in state:
@@ -538,8 +423,8 @@ class _RaceFinder:
         self.races.setdefault(key, _Race(key, read.line, read.suspended_at, line))
 
 
-def _races(fn: pyast.FunctionNode, locks: _Locks) -> list[_Race]:
-    finder = _RaceFinder(_shared_names(fn), locks)
+def _races(fn: pyast.FunctionNode, locks: cl.Locks) -> list[_Race]:
+    finder = _RaceFinder(cl.shared_names(fn), locks)
     finder.block(fn.body, {}, frozenset())
     return list(finder.races.values())
 
@@ -548,7 +433,7 @@ def _check_then_act(
     change: FileChange,
     old_fn: pyast.Function | None,
     new_fn: pyast.Function,
-    locks: _Locks,
+    locks: cl.Locks,
 ) -> Iterator[Finding]:
     before = {r.key for r in _races(old_fn.node, locks)} if old_fn is not None else set()
     for race in _races(new_fn.node, locks):
@@ -559,7 +444,7 @@ def _check_then_act(
         yield _finding(
             change,
             "check-then-act-across-await",
-            Severity.MAJOR,
+            new_fn.qualname,
             (min(lines), max(lines)),
             f"`{new_fn.qualname}` reads `{race.key}` (line {race.read}), suspends at the await "
             f"on line {race.suspend}, then writes `{race.key}` (line {race.write}); another "
@@ -573,7 +458,7 @@ def _check_then_act(
 
 def _awaited(fn: pyast.FunctionNode) -> Counter[str]:
     return Counter(
-        ast.unparse(n.value.func)
+        pyast.unparse(n.value.func)
         for n in pyast.walk_within(fn)
         if isinstance(n, ast.Await) and isinstance(n.value, ast.Call)
     )
@@ -592,13 +477,13 @@ def _unawaited_calls(fn: pyast.FunctionNode) -> list[tuple[ast.Call, str | None]
         elif (
             isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Call)
-            and _callee_name(node.value) in _TASK_WRAPPERS
+            and cl.callee_name(node.value) in _TASK_WRAPPERS
         ):
-            wrapper = ast.unparse(node.value.func)
+            wrapper = pyast.unparse(node.value.func)
             discarded.update((id(arg), wrapper) for arg in node.value.args)
         if isinstance(node, ast.Call):
             calls.append(node)
-            if _callee_name(node) in _TASK_WRAPPERS:
+            if cl.callee_name(node) in _TASK_WRAPPERS:
                 skip.update(id(arg) for arg in node.args)
     return [
         (call, discarded.get(id(call)))
@@ -612,9 +497,13 @@ def _awaits_dropped(
 ) -> Iterator[Finding]:
     old, new = _awaited(old_fn.node), _awaited(new_fn.node)
     budget = {callee: old[callee] - new[callee] for callee in old}
+    if not any(count > 0 for count in budget.values()):
+        return
     for call, wrapper in _unawaited_calls(new_fn.node):
-        callee = ast.unparse(call.func)
-        if call.lineno not in change.added_lines or budget.get(callee, 0) <= 0:
+        if call.lineno not in change.added_lines:
+            continue
+        callee = pyast.unparse(call.func)
+        if budget.get(callee, 0) <= 0:
             continue
         budget[callee] -= 1
         how = (
@@ -625,7 +514,7 @@ def _awaits_dropped(
         yield _finding(
             change,
             "await-dropped",
-            Severity.MAJOR,
+            new_fn.qualname,
             pyast.span(call),
             f"`{new_fn.qualname}` {how}: nothing waits for the work and its errors are lost",
             old_lines=_awaited_lines(old_fn.node, callee),
@@ -637,7 +526,7 @@ def _awaited_lines(fn: pyast.FunctionNode, callee: str) -> tuple[int, int]:
         if (
             isinstance(node, ast.Await)
             and isinstance(node.value, ast.Call)
-            and ast.unparse(node.value.func) == callee
+            and pyast.unparse(node.value.func) == callee
         ):
             return pyast.span(node)
     raise AssertionError(f"no await of {callee} in {fn.name}")
@@ -675,7 +564,7 @@ def _bare_coroutine_calls(
                 and isinstance(node.value, ast.Call)
                 and _coroutine_callee(node.value, fn.qualname, async_names)
             ):
-                found.append((ast.unparse(node.value.func), node.lineno, fn.qualname))
+                found.append((pyast.unparse(node.value.func), node.lineno, fn.qualname))
     return found
 
 
@@ -713,7 +602,7 @@ def _unawaited(
         yield _finding(
             change,
             "coroutine-not-awaited",
-            Severity.MAJOR,
+            callers[line],
             (line, line),
             f"`{callers[line]}` calls the coroutine function `{callee}` without `await`: it "
             "never runs and its errors are lost",
@@ -726,7 +615,7 @@ def _unawaited(
 def _is_mutable(node: ast.expr) -> bool:
     if isinstance(node, _MUTABLE_LITERALS):
         return True
-    return isinstance(node, ast.Call) and _callee_name(node) in _MUTABLE_CALLS
+    return isinstance(node, ast.Call) and cl.callee_name(node) in _MUTABLE_CALLS
 
 
 def _mutable_default_sites(
@@ -745,7 +634,7 @@ def _mutable_default_sites(
         ]
         for arg, default in pairs:
             if _is_mutable(default):
-                found.append((ast.unparse(default), default.lineno, qualname, arg.arg))
+                found.append((pyast.unparse(default), default.lineno, qualname, arg.arg))
     return found
 
 
@@ -766,7 +655,7 @@ def _mutable_defaults(
         yield _finding(
             change,
             "mutable-default-argument",
-            Severity.MINOR,
+            qualname,
             (line, line),
             f"`{qualname}` parameter `{param}` defaults to `{default}`: one object created at "
             "definition time and shared, with its mutations, by every call",

@@ -11,7 +11,9 @@ demonstrably removes a check; an escape hatch on a changed line is a matter of t
                                         a promise to the compiler
     ts-cast-to-any-added         minor  `x as any` / `<any>x` added to an expression the old
                                         function already had (the change silenced its type)
-    ts-any-annotation-added      minor  `: any` where the old function typed the same name
+    ts-any-annotation-added      minor  `: any` where the old function typed the same name (a
+                                        parameter, a `private x` parameter property, a rest or
+                                        destructured parameter, a callback type's parameter)
     ts-ignore-added              minor  `// @ts-ignore` or `// @ts-expect-error` with no reason,
                                         or `// @ts-nocheck`, added
 
@@ -163,9 +165,9 @@ def _hatches(root: Node, language: JsLanguage) -> list[tuple[str, str, Node]]:
     return result
 
 
-_TYPE_LEVEL = frozenset(
-    {"conditional_type", "function_type", "type_arguments", "constraint", "type_parameter"}
-)
+# A callback's function type (`render: (props: Props) => Result`) types real values; inside
+# one of these it is a pattern over types.
+_TYPE_LEVEL = frozenset({"conditional_type", "type_arguments", "constraint", "type_parameter"})
 
 
 def _type_level(node: Node) -> bool:
@@ -260,7 +262,12 @@ def _weakens(rule: str, node: Node, old_scope: str | None) -> bool:
         return False
     # Up to the next `;` (a property) or `=`, a little past a parameter's end: generous, so
     # `Record<string, any>` is read whole (a neighbour's `any` only makes this quieter).
-    earlier = re.finditer(rf"(?<![\w$]){re.escape(name)}\??:([^;=]{{1,120}})", old_scope)
+    # The scope text is squashed: `private session:` reads `privatesession:`.
+    earlier = re.finditer(
+        rf"(?:(?<![\w$])|(?<=private)|(?<=readonly)|(?<=public)|(?<=protected)){re.escape(name)}"
+        r"\??:([^;=]{1,120})",
+        old_scope,
+    )
     # Widened: the name had a type with no `any` in it (`Record<string, any>` -> `{[k:
     # string]: any}` is the same type written another way).
     return any(not re.search(r"\bany\b", match.group(1)) for match in earlier)
@@ -281,12 +288,16 @@ def _annotated_name(node: Node) -> str | None:
         return None
     for field in ("pattern", "name"):
         target = owner.child_by_field_name(field)
+        if target is not None and target.type == "rest_pattern" and named_children(target):
+            target = named_children(target)[0]  # `...columns: any`
         if target is not None and target.type in (
             "identifier",
             "property_identifier",
             "shorthand_property_identifier_pattern",
         ):
             return text_of(target)
+        if target is not None and target.type in ("object_pattern", "array_pattern"):
+            return squash(text_of(target))  # a destructured parameter: the pattern names it
     return None
 
 

@@ -22,8 +22,10 @@ already had in the same function (editing a log line inside it is not introducin
 handlers `js_fallback_context` shows to leave the failure with someone (a rethrowing outer
 catch, a feature probe, a try-each-candidate loop that throws after the last, a detached
 `p.catch(noop)` while `p` is awaited elsewhere, a null checked right after on a reporting
-path, an `await p.catch(noop)` that only waits); in test code, a caught rejection unless the
-guarded code asserts (an expected rejection is what the test checks).
+path, an `await p.catch(noop)` that only waits, a handler in the branch of an option that asks
+for failures to be ignored — `if (options.ignoreInvalidCookies)` — which the caller chose); in
+test code, a caught rejection unless the guarded code asserts (an expected rejection is what
+the test checks).
 """
 
 from __future__ import annotations
@@ -326,6 +328,8 @@ def _promise_catches(
             or (kind == "empty" and context.only_waits_for_settlement(node))
             or context.marks_handled_while_awaited(node, receiver, index)
             or (kind == "return-default" and context.null_checked_after(node, _made_up(callback)))
+            # the caller asked for these failures to be ignored, by the option's name
+            or context.behind_an_opt_in(node)
         ):
             continue
         source = " ".join(text_of(receiver).split()) if receiver is not None else "the promise"
@@ -340,8 +344,6 @@ def _promise_catches(
         start = prop.start_point.row + 1 if prop is not None else lines_of(node)[0]
         scope = qualname_of(node)
         severity = Severity.CRITICAL if _writes(receiver) else Severity.MAJOR
-        if context.behind_an_opt_in(node):
-            severity = Severity.MINOR  # the user asked for it by an option's name
         yield _Hit(
             "js-catch-default",
             start,
@@ -412,14 +414,14 @@ def _catch_clauses(catches: list[Node], test_code: bool) -> Iterator[_Hit]:
             continue
         resolvers = context.resolve_names(node)
         kind = swallow_kind(body, resolvers)
-        if kind is None or _not_a_fallback(node, body, test_code):
-            continue
+        if kind is None or _not_a_fallback(node, body, test_code) or context.behind_an_opt_in(node):
+            continue  # (behind an option that asks for failures to be ignored: chosen)
         start, end = lines_of(node)
         scope = qualname_of(node)
         try_statement = node.parent
         guarded = try_statement.child_by_field_name("body") if try_statement else None
         severity = Severity.CRITICAL if _writes(guarded) else Severity.MAJOR
-        if _explains_itself(body) or context.behind_an_opt_in(node):
+        if _explains_itself(body):
             # The author wrote down why the failure is dropped ("skip files we cannot
             # read", a link to the discussion): a documented decision, shown, not blocking.
             severity = Severity.MINOR

@@ -39,6 +39,8 @@ class Pool:
     removed_names: frozenset[str] = frozenset()
     # Member names and string words the change's code stopped mentioning altogether.
     removed_words: frozenset[str] = frozenset()
+    # Messages and comments of deleted code that the new code no longer holds.
+    removed_phrases: tuple[RemovedPhrase, ...] = ()
     # Whether the change takes non-test code away (a behaviour may have gone).
     code_removed: bool = False
     # Normalised bodies of tests that are new in their file (moved-in candidates).
@@ -92,6 +94,22 @@ def removed_names(changes: Sequence[FileChange], tests: set[str]) -> frozenset[s
 _MEMBER = re.compile(r"\.([A-Za-z_$][\w$]{4,})")
 _QUOTED = re.compile(r"""(['"`])([^'"`\n]{1,80})\1""")
 _WORD = re.compile(r"[A-Za-z_][\w-]{4,}")
+# A line that is only a comment (code commented out is gone from the code).
+_COMMENT_LINE = re.compile(r"^\s*(//|/\*|\*)")
+_NODE_SHEBANG = re.compile(r"#!.*\bnode\b")
+# A deleted test's title often paraphrases the message or comment of the code it exercised
+# ("when option clashes with property then throw" / "option '…' clashes with existing
+# property"): two shared words, one of them gone from the code, say the subject went.
+TITLE_EVIDENCE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class RemovedPhrase:
+    """A string or comment of the change's deleted code lines that the new code no longer
+    holds: its folded words, and those of them no new code mentions at all."""
+
+    words: frozenset[str]
+    gone: frozenset[str]
 
 
 def vocabulary(text: str) -> set[str]:
@@ -101,23 +119,111 @@ def vocabulary(text: str) -> set[str]:
     return found
 
 
-def removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def title_words(title_parts: Sequence[str]) -> set[str]:
+    """The distinctive words of a test's title and its suites', folded; a camelCase name
+    (`detectClash`) also by its parts."""
+    words: set[str] = set()
+    for part in title_parts:
+        for word in _WORD.findall(part):
+            words.add(_fold(word))
+            words.update(_fold(piece) for piece in _CAMEL.findall(word) if len(piece) >= 5)
+    return words
+
+
+def title_names_removed(title_parts: Sequence[str], phrases: Sequence[RemovedPhrase]) -> bool:
+    """Whether a test's title paraphrases a message or comment the change removed from the
+    code, with a word that no remaining code mentions."""
+    words = title_words(title_parts)
+    for phrase in phrases:
+        shared = words & phrase.words
+        if len(shared) >= TITLE_EVIDENCE and shared & phrase.gone:
+            return True
+    return False
+
+
+def _fold(word: str) -> str:
+    """Lower-cased, a plural `s` dropped: `Clashes`, `clash` and `clashe` meet."""
+    lower = word.lower()
+    if lower.endswith("es") and len(lower) > 5:
+        return lower[:-2]
+    return lower[:-1] if lower.endswith("s") and not lower.endswith("ss") else lower
+
+
+def is_js_code(change: FileChange) -> bool:
+    """A JS/TS file, or an extensionless script run by node (`bin/mocha`)."""
+    if js_language(change.language) is not None:
+        return True
+    if change.language != "other":
+        return False
+    return any(
+        text is not None and _NODE_SHEBANG.match(text.split("\n", 1)[0])
+        for text in (change.old_text, change.new_text)
+    )
+
+
+def _code_lines(text: str) -> str:
+    return "\n".join(line for line in text.split("\n") if not _COMMENT_LINE.match(line))
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    """What the change's code stopped saying."""
+
+    words: frozenset[str]  # member names and string words no new code mentions
+    phrases: tuple[RemovedPhrase, ...]  # strings and comments of deleted lines, now gone
+
+
+def removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> Removed:
     """Member names and string words that the change's deleted code lines held and that no
-    new code of the change mentions any more: the behaviour they named is gone."""
+    new code of the change mentions any more (a line left only as a comment is not code),
+    and the strings and comments of those lines that are gone: the behaviour they named is
+    gone."""
     removed: set[str] = set()
-    new_words: set[str] = set()
+    texts: list[str] = []
+    new_code: list[str] = []
     for change in changes:
-        if change.path in tests or js_language(change.language) is None:
+        if change.path in tests or not is_js_code(change):
             continue
         if change.old_text is not None and change.removed_lines:
             old_lines = change.old_text.split("\n")
-            gone = "\n".join(
-                old_lines[n - 1] for n in sorted(change.removed_lines) if n <= len(old_lines)
-            )
-            removed |= vocabulary(gone)
+            gone = [old_lines[n - 1] for n in sorted(change.removed_lines) if n <= len(old_lines)]
+            removed |= vocabulary("\n".join(gone))
+            for run in _runs(change.removed_lines, old_lines):
+                if all(_COMMENT_LINE.match(line) or not line.strip() for line in run):
+                    continue  # a comment reworded: the code it described is still there
+                for line in run:
+                    if _COMMENT_LINE.match(line):
+                        texts.append(line)
+                    else:
+                        texts.extend(content for _quote, content in _QUOTED.findall(line))
         if change.new_text is not None:
-            new_words.update(re.findall(r"[A-Za-z_$][\w$-]*", change.new_text))
-    return frozenset(word for word in removed if word not in new_words)
+            new_code.append(_code_lines(change.new_text))
+    code = "\n".join(new_code)
+    new_words = set(re.findall(r"[A-Za-z_$][\w$-]*", code))
+    folded_new = {_fold(word) for word in new_words}
+    phrases: list[RemovedPhrase] = []
+    for text in texts:
+        words = frozenset(_fold(word) for word in _WORD.findall(text))
+        if len(words) >= TITLE_EVIDENCE and text.strip(" /*") not in code:
+            phrases.append(RemovedPhrase(words, words - folded_new))
+    return Removed(frozenset(word for word in removed if word not in new_words), tuple(phrases))
+
+
+def _runs(numbers: frozenset[int], lines: list[str]) -> list[list[str]]:
+    """The deleted lines in contiguous runs (one hunk's deletion each)."""
+    runs: list[list[str]] = []
+    previous = -1
+    for number in sorted(numbers):
+        if number > len(lines):
+            break
+        if number != previous + 1 or not runs:
+            runs.append([])
+        runs[-1].append(lines[number - 1])
+        previous = number
+    return runs
 
 
 def removes_code(changes: Sequence[FileChange], tests: set[str]) -> bool:
@@ -125,7 +231,7 @@ def removes_code(changes: Sequence[FileChange], tests: set[str]) -> bool:
     code (not blank, not a comment) and lose at least as many lines as they gain."""
     code_lines = removed = added = 0
     for change in changes:
-        if change.path in tests or js_language(change.language) is None:
+        if change.path in tests or not is_js_code(change):
             continue
         removed += len(change.removed_lines)
         added += len(change.added_lines)

@@ -660,3 +660,45 @@ def is_test_code(
         (new_language is not None and holds_tests(new_root, new_language))
         or (old_language is not None and holds_tests(old_root, old_language))
     )
+
+
+# --- control flow: which assertions of a test can run together ------------------------------
+
+_BRANCHING = frozenset({"if_statement", "ternary_expression", "switch_statement"})
+# Matchers that pin a value completely: any other check on the same value is implied by it
+# (or contradicted by it, and then the test fails on its own).
+PINNING = frozenset(
+    {
+        "toBe",
+        "toEqual",
+        "toStrictEqual",
+        "toMatchSnapshot",
+        "toMatchInlineSnapshot",
+        "equal",
+        "equals",
+        "eql",
+        "assert.strictEqual",
+        "assert.deepStrictEqual",
+        "assert.equal",
+        "assert.deepEqual",
+    }
+)
+
+
+def branches(assertion: Assertion, body: Node) -> dict[int, int]:
+    """For each branching statement around the assertion (inside the test body), which of
+    its branches holds it: {branching node id: child index}."""
+    found: dict[int, int] = {}
+    child = assertion.node
+    parent = child.parent
+    while parent is not None and parent.id != body.id:
+        if parent.type in _BRANCHING or parent.type == "switch_body":
+            index = next((i for i, item in enumerate(parent.children) if item.id == child.id), -1)
+            found[parent.id] = index
+        child, parent = parent, parent.parent
+    return found
+
+
+def exclusive(a: dict[int, int], b: dict[int, int]) -> bool:
+    """Two assertions in different branches of one `if`/`else`, `?:` or `switch`."""
+    return any(node in b and b[node] != index for node, index in a.items())

@@ -25,8 +25,10 @@ rank (toEqual -> toStrictEqual, toBe -> toEqual); a test renamed or moved (in th
 verbatim to another file of the same change); tests merged into one that keeps their
 assertions; an assertion moved into another test; per-environment `if`/`else` branches whose
 assertions became one assertion at least as strong; checks on a value the new test pins
-exactly (`expect(stderr).toBe('')` implies every `not.toContain` on `stderr`); a test put
-behind a condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`).
+exactly (`expect(stderr).toBe('')` implies every `not.toContain` on `stderr`); a test that
+now expects its call to fail and no longer holds the result it checked; a test put behind a
+condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`); a test deleted with its
+subject (`js_test_pool`: the code it called, named or paraphrased in its title is gone).
 """
 
 from __future__ import annotations
@@ -47,13 +49,17 @@ from contend.critics.static.js_test_pool import (
     removed_names,
     removed_vocabulary,
     removes_code,
+    title_names_removed,
     vocabulary,
 )
 from contend.critics.static.js_tests_model import (
     GENERIC_ERRORS,
+    PINNING,
     Assertion,
     TestCall,
     assertions,
+    branches,
+    exclusive,
     is_test_code,
     normalise,
     test_calls,
@@ -317,48 +323,6 @@ def _describe(assertion: Assertion) -> str:
     return f"not.{assertion.matcher}" if assertion.negated else assertion.matcher
 
 
-# --- control flow: which assertions of a test can run together ------------------------------
-
-_BRANCHING = frozenset({"if_statement", "ternary_expression", "switch_statement"})
-# Matchers that pin a value completely: any other check on the same value is implied by it
-# (or contradicted by it, and then the test fails on its own).
-_PINNING = frozenset(
-    {
-        "toBe",
-        "toEqual",
-        "toStrictEqual",
-        "toMatchSnapshot",
-        "toMatchInlineSnapshot",
-        "equal",
-        "equals",
-        "eql",
-        "assert.strictEqual",
-        "assert.deepStrictEqual",
-        "assert.equal",
-        "assert.deepEqual",
-    }
-)
-
-
-def _branches(assertion: Assertion, body: Node) -> dict[int, int]:
-    """For each branching statement around the assertion (inside the test body), which of
-    its branches holds it: {branching node id: child index}."""
-    found: dict[int, int] = {}
-    child = assertion.node
-    parent = child.parent
-    while parent is not None and parent.id != body.id:
-        if parent.type in _BRANCHING or parent.type == "switch_body":
-            index = next((i for i, item in enumerate(parent.children) if item.id == child.id), -1)
-            found[parent.id] = index
-        child, parent = parent, parent.parent
-    return found
-
-
-def _exclusive(a: dict[int, int], b: dict[int, int]) -> bool:
-    """Two assertions in different branches of one `if`/`else`, `?:` or `switch`."""
-    return any(node in b and b[node] != index for node, index in a.items())
-
-
 def _covered(
     orphan: Assertion,
     test: TestCall,
@@ -378,23 +342,42 @@ def _covered(
         return True  # what it checked no longer exists
     subject = orphan.subject
     if subject and any(
-        new.subject == subject and new.matcher in _PINNING and not new.negated
+        new.subject == subject and new.matcher in PINNING and not new.negated
         for new in new_assertions
     ):
         return True  # the value is now pinned exactly
-    own = _branches(orphan, old_body)
+    if _now_expects_failure(orphan, old_body, test, new_assertions):
+        return True  # the value is no longer produced: the test checks the error instead
+    own = branches(orphan, old_body)
     if own:
         # Per-environment branches merged: a branch-mate became an assertion at least as
         # strong, and only one branch ever ran.
         for old, new in pairs:
             if (
-                _exclusive(own, _branches(old, old_body))
+                exclusive(own, branches(old, old_body))
                 and new.rank is not None
                 and orphan.rank is not None
                 and new.rank >= orphan.rank
             ):
                 return True
     return False
+
+
+def _now_expects_failure(
+    orphan: Assertion, old_body: Node, test: TestCall, new_assertions: list[Assertion]
+) -> bool:
+    """The old test checked a local result (`const headers = await call()`); the new one no
+    longer holds that local and expects the call to fail (`await t.throwsAsync(request)`)."""
+    base, _rest = _split_base(orphan.subject)
+    if not base or base not in _aliases(old_body) or test.body is None:
+        return False
+    if any(
+        node.type in ("identifier", "shorthand_property_identifier") and text_of(node) == base
+        for node in walk(test.body)
+    ):
+        return False
+    old_expects_error = any(a.expected_error is not None for a in assertions(old_body))
+    return not old_expects_error and any(a.expected_error is not None for a in new_assertions)
 
 
 def _counts_itself(new_assertions: list[Assertion], test: TestCall) -> bool:
@@ -598,9 +581,11 @@ def _empty(test: TestCall) -> bool:
     return block is None or (block.type == "statement_block" and not named_children(block))
 
 
-def _deletion_kept(old: TestCall, pool: Pool) -> bool:
-    """A deleted test whose body arrived verbatim in another file, or whose every assertion
-    is still asserted as often somewhere in the change (merged into another test)."""
+def _deletion_kept(old: TestCall, pool: Pool, suite: tuple[str, ...] = ()) -> bool:
+    """A deleted test whose body arrived verbatim in another file, whose every assertion is
+    still asserted as often somewhere in the change (merged into another test), or whose
+    subject the change removed from the code. `suite`: the name of a test file deleted as a
+    whole, which names its tests' subject as a `describe` does (`options.detectClash`)."""
     if old.body is not None and pool.arrived[old.body_text()] > 0:
         pool.arrived[old.body_text()] -= 1
         return True
@@ -608,8 +593,16 @@ def _deletion_kept(old: TestCall, pool: Pool) -> bool:
         return True
     if old.body is not None and vocabulary(text_of(old.body)) & pool.removed_words:
         return True  # it exercised behaviour the change removed from the code
+    if title_names_removed((*suite, *old.key), pool.removed_phrases):
+        return True  # its title names a message or comment of code the change removed
     checks = assertions(old.body)
     return bool(checks) and all(pool.kept(a.key) for a in checks)
+
+
+def _file_stem(path: str) -> str:
+    """`tests/options.detectClash.test.js` -> `options.detectClash`."""
+    name = path.rsplit("/", 1)[-1]
+    return re.sub(r"(\.(test|spec))?\.[cm]?[jt]sx?$", "", name)
 
 
 def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
@@ -632,8 +625,9 @@ def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
         for key, old in old_tests.items()
         if key not in new_tests and key not in heirs and old.kind == "test"
     ]
+    suite = (_file_stem(sides.change.path),) if sides.change.new_text is None else ()
     for old in deleted:
-        if old.disabled or _empty(old) or _deletion_kept(old, pool):
+        if old.disabled or _empty(old) or _deletion_kept(old, pool, suite):
             continue
         line = sides.to_new(old.lines[0]) if sides.change.new_text else 1
         if pool.code_removed:
@@ -761,7 +755,8 @@ def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
     if any(sides.old_tests for sides in all_sides):
         tests = {s.change.path for s in all_sides}
         pool.removed_names = removed_names(changes, tests)
-        pool.removed_words = removed_vocabulary(changes, tests)
+        removed = removed_vocabulary(changes, tests)
+        pool.removed_words, pool.removed_phrases = removed.words, removed.phrases
         pool.code_removed = removes_code(changes, tests)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))

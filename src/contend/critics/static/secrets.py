@@ -24,7 +24,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
+from contend.critics.static import pyast
 from contend.critics.static.base import (
+    Confidence,
     FileChange,
     Finding,
     Language,
@@ -32,6 +34,7 @@ from contend.critics.static.base import (
     Topic,
     is_test_path,
 )
+from contend.critics.static.catalogue import RuleInfo
 from contend.errors import ContendError
 from contend.protocol.model import Severity
 
@@ -434,22 +437,26 @@ def _findings(change: FileChange) -> Iterator[Finding]:
             severity = hit.severity
             if in_tests and hit.rule == "generic-credential":
                 severity = Severity.MINOR
-            finding = Finding(
-                topic=Topic.SECRETS,
-                rule=hit.rule,
-                severity=severity,
+            finding = _INFO[hit.rule].finding(
                 path=change.path,
-                start_line=line_no,
-                end_line=line_no,
+                lines=(line_no, line_no),
                 claim=(
                     f"hard-coded {hit.what} added: {redact(hit.secret)}{hit.note}; anyone who "
                     "can read the repository or its history can use it"
                 ),
                 evidence=evidence,
-                ways_out=_WAYS_OUT,
+                severity=severity,
+                confidence=Confidence.MEDIUM if severity is Severity.MINOR else None,
+                symbol=_symbol(change, line_no),
             )
             _check_redacted(finding, hit.secret)
             yield finding
+
+
+def _symbol(change: FileChange, line: int) -> str | None:
+    if change.language != "python":
+        return None
+    return pyast.symbol_at(pyast.parse_old_side(change.new_text), line)
 
 
 def _check_redacted(finding: Finding, secret: str) -> None:
@@ -459,6 +466,30 @@ def _check_redacted(finding: Finding, secret: str) -> None:
             f"secrets critic bug: a {finding.rule} finding at {finding.path}:"
             f"{finding.start_line} would print the secret unredacted"
         )
+
+
+def _rule_info(rule: str, what: str, severity: Severity, confidence: Confidence) -> RuleInfo:
+    return RuleInfo(
+        rule,
+        Topic.SECRETS,
+        severity,
+        confidence,
+        frozenset(get_args(Language)),
+        f"a {what} is written into the repository, where anyone who can read it or its "
+        "history can use it",
+        _WAYS_OUT,
+    )
+
+
+RULES: tuple[RuleInfo, ...] = (
+    *(_rule_info(r.rule, r.what, r.severity, Confidence.HIGH) for r in _PROVIDER_RULES),
+    _rule_info("url-credentials", "password in a URL", Severity.MAJOR, Confidence.HIGH),
+    _rule_info("bearer-token", "bearer token", Severity.MAJOR, Confidence.HIGH),
+    _rule_info("private-key", "private key", Severity.CRITICAL, Confidence.HIGH),
+    # Entropy on a secret-looking name: usually a credential; minor in test files.
+    _rule_info("generic-credential", "high-entropy credential", Severity.MAJOR, Confidence.HIGH),
+)
+_INFO = {info.rule: info for info in RULES}
 
 
 @dataclass(frozen=True, slots=True)

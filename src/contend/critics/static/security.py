@@ -15,7 +15,12 @@ Rule ids are `bandit-<test id>` (e.g. `bandit-B602`). Severity mapping:
               strings, verify=False, ssl._create_unverified_context, ...)
     major     any other bandit MEDIUM or HIGH finding (weak hash used for security, ...)
     minor     bandit LOW (e.g. shell=True with a literal command)
-    A finding bandit rates LOW confidence is one step lower (critical -> major -> minor).
+    A finding bandit rates LOW or MEDIUM confidence is minor (a blocking finding must be
+    one bandit itself is sure of). Bandit's audit advisories (`_AUDIT_TESTS`: urlopen
+    schemes, XML parsers, /tmp paths, binding all interfaces, requests without a timeout)
+    point at no flaw and are not reported; nor is anything in test files, which run
+    against fixtures the test itself made and never ship (a pickle round trip, a request
+    to the test server): on real history such hits were never right.
 
 Tests that are noise on a diff or owned by another topic are excluded (`_EXCLUDED_TESTS`).
 Bandit's B613 (bidirectional control characters) reads every character of a file, so it is
@@ -28,8 +33,12 @@ from __future__ import annotations
 
 import ast
 import bisect
+import contextlib
+import dataclasses
+import logging
 import os
 import re
+import sys
 import tempfile
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -40,7 +49,16 @@ from types import ModuleType
 from typing import Any
 
 from contend.critics.static import pyast
-from contend.critics.static.base import FileChange, Finding, Language, Skipped, Topic
+from contend.critics.static.base import (
+    Confidence,
+    FileChange,
+    Finding,
+    Language,
+    Skipped,
+    Topic,
+    is_test_path,
+)
+from contend.critics.static.catalogue import RuleInfo, waiver_way
 from contend.errors import ContendError
 from contend.protocol.model import Severity
 
@@ -84,11 +102,41 @@ _CRITICAL_TESTS = frozenset(
     }
 )
 
+# Advisories that ask for an audit rather than point at a flaw: minor wherever they are.
+_AUDIT_TESTS = frozenset(
+    {
+        "B104",  # binding to all interfaces
+        "B108",  # a hard-coded /tmp path
+        "B113",  # requests without a timeout
+        "B310",  # urlopen: audit the permitted schemes
+        "B311",  # random (excluded anyway)
+        "B313",
+        "B314",
+        "B315",
+        "B316",
+        "B317",
+        "B318",
+        "B319",
+        "B320",  # XML parsers: audit for untrusted input
+        "B405",
+        "B406",
+        "B407",
+        "B408",
+        "B409",
+        "B410",
+        "B411",  # importing XML modules
+    }
+)
+
 _LINE_BREAK = re.compile(r"(\r\n|\r|\n)")  # the line breaks `ast` counts, unlike splitlines()
 
 _BIDI_CHARACTERS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200f")
 
-_WAIVER = "or waive it in code with a reason: `# contend: allow security -- <reason>`"
+
+_BANDIT_CRASH = "exception while scanning file"
+# Files that reach bandit parsed under the default limit (the runner shields the rest), so
+# they are at most ~3,000 levels deep; bandit needs ~10 frames a level.
+_BANDIT_RECURSION_LIMIT = 50_000
 
 _SKIP_REASONS = {
     "syntax error while parsing AST from file": "not checked for security: syntax error",
@@ -111,15 +159,33 @@ class _BanditIssue:
 
 def severity_of(test_id: str, bandit_severity: str, confidence: str) -> Severity:
     """Our severity for one bandit finding; the mapping is in the module docstring."""
-    if bandit_severity == "LOW":
-        severity = Severity.MINOR
-    elif test_id in _CRITICAL_TESTS:
-        severity = Severity.CRITICAL
-    else:
-        severity = Severity.MAJOR
-    if confidence == "LOW":
-        return Severity.MAJOR if severity is Severity.CRITICAL else Severity.MINOR
-    return severity
+    if bandit_severity == "LOW" or confidence != "HIGH" or test_id in _AUDIT_TESTS:
+        return Severity.MINOR
+    return Severity.CRITICAL if test_id in _CRITICAL_TESTS else Severity.MAJOR
+
+
+_CONFIDENCE = {"HIGH": Confidence.HIGH, "MEDIUM": Confidence.MEDIUM, "LOW": Confidence.LOW}
+_WAIVE = waiver_way(Topic.SECURITY)
+BANDIT = RuleInfo(
+    "bandit-<test id>",
+    Topic.SECURITY,
+    Severity.CRITICAL,
+    Confidence.HIGH,
+    frozenset({"python"}),
+    "bandit flags a known-dangerous call or setting on a line the change added",
+    ("fix it as bandit's documentation for the test describes", _WAIVE),
+)
+BIDI = RuleInfo(
+    "bidi-control-character",
+    Topic.SECURITY,
+    Severity.MAJOR,
+    Confidence.HIGH,
+    frozenset({"python"}),
+    "bidirectional control characters make code display differently from how it runs "
+    "(Trojan Source, CVE-2021-42574)",
+    ("remove the control characters", _WAIVE),
+)
+RULES: tuple[RuleInfo, ...] = (BANDIT, BIDI)
 
 
 class SecurityCritic:
@@ -136,9 +202,15 @@ class SecurityCritic:
         if not targets:
             return []
         results: list[Finding | Skipped] = []
+        for change in targets:
+            results.extend(_bidi_findings(change))
+        # Test files are not given to bandit at all (see the module docstring).
+        scanned = [c for c in targets if not is_test_path(c.path)]
+        if not scanned:
+            return results
         with tempfile.TemporaryDirectory(prefix="contend-bandit-") as tmp:
             by_fname: dict[str, FileChange] = {}
-            for change in targets:
+            for change in scanned:
                 dest = _destination(Path(tmp), change.path)
                 if dest is None:
                     results.append(
@@ -149,15 +221,24 @@ class SecurityCritic:
                 dest.write_text(focus(change.new_text or "", change.added_lines), encoding="utf-8")
                 by_fname[os.path.normpath(dest)] = change
             issues, skipped = _run_bandit(sorted(by_fname))
+            crashed = sorted(f for f, reason in skipped if reason == _BANDIT_CRASH)
+            if crashed:
+                # Bandit's visitor recurses a few frames per AST level, so an expression
+                # a thousand nodes deep (valid Python) exhausts the default limit. Only
+                # those files are scanned again, with room for their depth.
+                with _recursion_headroom():
+                    again, still = _run_bandit(crashed)
+                skipped = [s for s in skipped if s[0] not in crashed] + still
+                issues += again
         for fname, reason in skipped:
             change = _lookup(by_fname, fname)
             results.append(Skipped(change.path, _SKIP_REASONS.get(reason, reason), self.topic))
         for issue in issues:
             change = _lookup(by_fname, issue.fname)
-            if change.touches(issue.start_line, issue.end_line):
+            if change.touches(issue.start_line, issue.end_line) and issue.test_id not in (
+                _AUDIT_TESTS
+            ):
                 results.append(_finding(change, issue))
-        for change in targets:
-            results.extend(_bidi_findings(change))
         return results
 
 
@@ -244,20 +325,24 @@ def _lookup(by_fname: dict[str, FileChange], fname: str) -> FileChange:
 
 
 def _finding(change: FileChange, issue: _BanditIssue) -> Finding:
-    return Finding(
-        topic=Topic.SECURITY,
-        rule=f"bandit-{issue.test_id}",
-        severity=severity_of(issue.test_id, issue.severity, issue.confidence),
+    rule = dataclasses.replace(BANDIT, rule=f"bandit-{issue.test_id}")
+    return rule.finding(
         path=change.path,
-        start_line=issue.start_line,
-        end_line=issue.end_line,
+        lines=(issue.start_line, issue.end_line),
         claim=(
             f"{issue.text} (bandit {issue.test_id} {issue.test_name}, "
             f"severity {issue.severity}, confidence {issue.confidence})"
         ),
         evidence="\n".join(_git_lines(change.new_text, issue.start_line, issue.end_line)),
-        ways_out=(f"fix it: {_docs_url(issue.test_id)}", _WAIVER),
+        severity=severity_of(issue.test_id, issue.severity, issue.confidence),
+        confidence=_CONFIDENCE.get(issue.confidence, Confidence.LOW),
+        symbol=_symbol(change, issue.start_line),
+        ways_out=(f"fix it: {_docs_url(issue.test_id)}", _WAIVE),
     )
+
+
+def _symbol(change: FileChange, line: int) -> str | None:
+    return pyast.symbol_at(pyast.parse_old_side(change.new_text), line)
 
 
 def _bidi_findings(change: FileChange) -> Iterator[Finding]:
@@ -272,21 +357,42 @@ def _bidi_findings(change: FileChange) -> Iterator[Finding]:
         if not found:
             continue
         names = ", ".join(f"U+{ord(c):04X}" for c in found)
-        yield Finding(
-            topic=Topic.SECURITY,
-            rule="bidi-control-character",
-            severity=Severity.MAJOR,
+        yield BIDI.finding(
             path=change.path,
-            start_line=line_no,
-            end_line=line_no,
+            lines=(line_no, line_no),
+            symbol=_symbol(change, line_no) if change.language == "python" else None,
             claim=(
                 f"added line contains bidirectional control characters ({names}): the code "
                 "can read differently from how it runs (Trojan Source, CVE-2021-42574)"
             ),
             # Escaped, or the evidence would reorder itself on the reviewer's screen.
             evidence="".join(f"\\u{ord(c):04x}" if c in _BIDI_CHARACTERS else c for c in line),
-            ways_out=("remove the control characters", _WAIVER),
         )
+
+
+@contextlib.contextmanager
+def _recursion_headroom() -> Iterator[None]:
+    """Raise the interpreter's recursion limit for the block (never lower it). Since 3.11
+    a Python-to-Python call uses no C stack, so the higher limit costs only memory."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, _BANDIT_RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
+
+@contextlib.contextmanager
+def _quiet_bandit_log() -> Iterator[None]:
+    """Bandit logs "Exception occurred when executing tests against <temp file>" on its
+    own; the skip it records is what contend reports, so its log line is held back."""
+    log = logging.getLogger("bandit")
+    before = log.level
+    log.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        log.setLevel(before)
 
 
 @cache
@@ -312,7 +418,7 @@ def _run_bandit(fnames: list[str]) -> tuple[list[_BanditIssue], list[tuple[str, 
         # Warnings raised while compiling the *scanned* code (invalid escapes and the like)
         # are about that code, not about this process; left alone, a strict warnings filter
         # (pytest's `error`) would turn them into syntax errors and skip the file.
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _quiet_bandit_log():
             warnings.simplefilter("ignore")
             mgr = manager.BanditManager(
                 config.BanditConfig(),

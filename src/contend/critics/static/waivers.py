@@ -15,10 +15,26 @@ import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from contend.critics.static.base import FileChange, Finding, Language, Topic
+from contend.critics.static.base import Confidence, FileChange, Finding, Language, Topic
+from contend.critics.static.catalogue import RuleInfo
 from contend.protocol.model import Severity
 
 RULE_NO_REASON = "waiver-without-reason"
+_LANGUAGES: frozenset[Language] = frozenset({"python", "javascript", "typescript", "tsx"})
+# One entry per topic (a waiver names the topic it waives); the catalogue keys by rule, so
+# the entry below stands for all of them.
+RULES: tuple[RuleInfo, ...] = (
+    RuleInfo(
+        RULE_NO_REASON,
+        Topic.SILENT_FALLBACK,
+        Severity.MINOR,
+        Confidence.HIGH,
+        _LANGUAGES,
+        "a waiver without a reason waives nothing, and the next reader cannot tell why the "
+        "finding was accepted",
+        ("write the reason after `--`: `contend: allow <topic> -- <why this is safe>`",),
+    ),
+)
 
 _WAIVER = re.compile(r"(?:#|//)\s*contend:\s*allow\b(?P<body>.*)$")
 _REASON_SEPARATOR = "--"
@@ -121,13 +137,9 @@ def _waive(finding: Finding, waivers: dict[int, Waiver]) -> Finding:
 def _reasonless(path: str, waiver: Waiver, selected: frozenset[Topic]) -> list[Finding]:
     named = [topic for topic in Topic if topic.value in waiver.topics and topic in selected]
     return [
-        Finding(
-            topic=topic,
-            rule=RULE_NO_REASON,
-            severity=Severity.MINOR,
+        dataclasses.replace(RULES[0], topic=topic).finding(
             path=path,
-            start_line=waiver.line,
-            end_line=waiver.line,
+            lines=(waiver.line, waiver.line),
             claim=(
                 f"The waiver for {topic.value} at line {waiver.line} gives no reason, so it "
                 f"waives nothing: write `contend: allow {topic.value} -- <why this is safe>`."

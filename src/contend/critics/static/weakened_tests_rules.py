@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import math
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -35,6 +35,9 @@ from contend.critics.static import pyast
 _SELF = frozenset({"self", "cls"})
 # Local-variable renames that `canon` applies while `alpha_keys` runs (empty otherwise).
 _RENAMES: ContextVar[Mapping[str, str] | None] = ContextVar("renames", default=None)
+# Names replaced by the canonical text of a value (a parametrize case, a loop item, the
+# expression a local was assigned) while `substituted_checks` runs.
+_SUBSTITUTE: ContextVar[Mapping[str, str] | None] = ContextVar("substitute", default=None)
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 RANK_EXACT = 8
@@ -121,15 +124,20 @@ _ALMOST_METHODS = frozenset({"assertAlmostEqual", "assertAlmostEquals", "failUnl
 _RAISES_METHODS = frozenset(
     {"assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "failUnlessRaises"}
 )
-_CTX_METHODS = frozenset({"assertWarns", "assertWarnsRegex", "assertLogs", "assertNoLogs"})
+_CTX_METHODS = frozenset({"assertLogs", "assertNoLogs"})
+_WARNS_METHODS = frozenset({"assertWarns", "assertWarnsRegex"})
 _RAISES_FUNCS = frozenset({"pytest.raises", "raises"})
 _UNITTEST_NAMES = frozenset(
     {*_EQ_METHODS, *_SIMPLE_METHODS, *_TRUE_METHODS, *_FALSE_METHODS, *_ALMOST_METHODS}
-    | {*_RAISES_METHODS, *_CTX_METHODS, "fail"}
+    | {*_RAISES_METHODS, *_CTX_METHODS, *_WARNS_METHODS, "fail"}
 )
-_CTX_FUNCS = frozenset({"pytest.warns", "warns", "pytest.deprecated_call", "deprecated_call"})
+_WARNS_FUNCS = frozenset({"pytest.warns", "warns"})
+_DEPRECATED_FUNCS = frozenset({"pytest.deprecated_call", "deprecated_call"})
 _FAIL_FUNCS = frozenset({"pytest.fail", "self.fail", "fail"})
-_BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException", "builtins.Exception"})
+BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException", "builtins.Exception"})
+_DEPRECATIONS = frozenset({"DeprecationWarning", "PendingDeprecationWarning"})
+# Families whose checks expect something to happen in a block: compared by what they expect.
+EXPECTATIONS = frozenset({"raises", "warns"})
 
 # (rel default, abs default, index of rel positional, index of abs positional)
 _ISCLOSE_DEFAULTS: dict[str, tuple[float, float, int, int]] = {
@@ -156,7 +164,7 @@ Tolerance = tuple[tuple[str, float | None, float], ...]
 class Check:
     """One assertion. `node` locates it (the statement or call); `family` says which checks
     may replace each other: "value" (what a value is), "raises" (an expected exception),
-    "ctx" (warnings / logs)."""
+    "warns" (an expected warning), "ctx" (logs)."""
 
     op: str
     family: str
@@ -172,6 +180,10 @@ class Check:
     subject: str = ""
     operands: str = ""
     reflexive: bool = False  # `x == x`: fine for testing __eq__, a tautology as a replacement
+    # The operand expressions, for matching a parametrized template against concrete checks.
+    operand_nodes: tuple[ast.AST, ...] = ()
+    extra: str = ""
+    symmetric: bool = False
 
     @property
     def counts(self) -> bool:
@@ -182,34 +194,33 @@ class Check:
 # --------------------------------------------------------------------------- canonical text
 
 
+_CANON_SKIP = frozenset({"ctx", "type_comment", "kind"})
+
+
 def canon(node: ast.AST | None) -> str:
-    """ast.dump-like text without positions, ctx or `self.`/`cls.`, for equality of meaning."""
+    """ast.dump-like text without positions, ctx or `self.`/`cls.`, for equality of meaning.
+    Built without recursion (`pyast.serialise`), so any depth of expression is fine."""
     if node is None:
         return "None"
+    return pyast.serialise(node, _canon_leaf, _CANON_SKIP)
+
+
+def _canon_leaf(node: ast.AST) -> str | None:
+    exception = _exception_leaf(node)
+    if exception is not None:
+        return exception
     if _on_self(node):
         assert isinstance(node, ast.Attribute)  # _on_self checked it
         return f"N({node.attr})"
     if isinstance(node, ast.Name):
+        values = _SUBSTITUTE.get()
+        if values and node.id in values:
+            return values[node.id]
         renames = _RENAMES.get()
         return f"N({renames.get(node.id, node.id) if renames else node.id})"
     if isinstance(node, ast.Constant):
         return f"C({node.value!r})"
-    parts: list[str] = []
-    for field_name in node._fields:
-        if field_name in ("ctx", "type_comment", "kind"):
-            continue
-        value = getattr(node, field_name, None)
-        if isinstance(value, list):
-            parts.append("[" + ",".join(_canon_item(v) for v in value) + "]")
-        else:
-            parts.append(_canon_item(value))
-    return f"{type(node).__name__}({','.join(parts)})"
-
-
-def _canon_item(value: object) -> str:
-    if isinstance(value, ast.AST):
-        return canon(value)
-    return repr(value)
+    return None
 
 
 def dotted(node: ast.AST | None) -> str | None:
@@ -225,8 +236,11 @@ def dotted(node: ast.AST | None) -> str | None:
 
 
 def short(node: ast.AST, limit: int = 120) -> str:
-    text = " ".join(ast.unparse(node).split())
+    text = " ".join(pyast.unparse(node).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_TOKEN_DEPTH = 24
 
 
 def _tokens(nodes: Iterable[ast.AST]) -> tuple[frozenset[str], frozenset[str]]:
@@ -241,7 +255,10 @@ def _tokens(nodes: Iterable[ast.AST]) -> tuple[frozenset[str], frozenset[str]]:
                 if node.id not in _BUILTIN_NAMES and node.id not in _SELF:
                     tokens.add(canon(node))
             elif isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
-                tokens.add(canon(node))
+                # A token is a short handle (`result.status`, `f(x)`); the canonical text of
+                # every level of a deep chain would cost the square of its depth.
+                if not pyast.depth_exceeds(node, _TOKEN_DEPTH):
+                    tokens.add(canon(node))
             elif isinstance(node, ast.Constant) and not isinstance(node.value, bool | None):
                 consts.add(repr(node.value))
     return frozenset(tokens), frozenset(consts)
@@ -277,25 +294,33 @@ def _make(
         subject=texts[0] if texts else "",
         operands="|".join(texts),
         reflexive=len(texts) == 2 and texts[0] == texts[1],
+        operand_nodes=tuple(operands),
+        extra=extra,
+        symmetric=symmetric,
     )
 
 
 # --------------------------------------------------------------------------- numbers
 
 
-def number(node: ast.AST | None) -> float | None:
+_NUMBER_DEPTH = 32  # a tolerance is a short expression; deeper ones are not literals to us
+
+
+def number(node: ast.AST | None, depth: int = 0) -> float | None:
     """The value of a numeric literal expression (1e-6, -2, 10**-3, 0.5 * 2), else None."""
+    if depth > _NUMBER_DEPTH:
+        return None
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
         if isinstance(node.value, bool):
             return None
         return float(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        inner = number(node.operand)
+        inner = number(node.operand, depth + 1)
         if inner is None:
             return None
         return -inner if isinstance(node.op, ast.USub) else inner
     if isinstance(node, ast.BinOp):
-        left, right = number(node.left), number(node.right)
+        left, right = number(node.left, depth + 1), number(node.right, depth + 1)
         if left is None or right is None:
             return None
         return _binop(node.op, left, right)
@@ -358,11 +383,30 @@ def widened(old: Tolerance, new: Tolerance) -> list[str]:
 def checks_in(statements: Iterable[ast.AST], is_helper: IsHelper) -> list[Check]:
     """Every check inside these statements (not inside nested functions or classes), in
     source order. `is_helper(name)` says whether a same-file function of that name asserts;
-    calling one is a check."""
+    calling one is a check. The parts of one expectation are one check (see `_fold`): an
+    exception caught by name in any spelling is `EXC` in the keys."""
+    statements = list(statements)
+    bound = _exception_bindings(statements)
+    token = _EXC.set(bound) if bound.any else None
+    try:
+        found = _extract(statements, is_helper)
+        if any(
+            isinstance(n, ast.Try | ast.TryStar | ast.With | ast.AsyncWith)
+            for n in walk(statements)
+        ):
+            found = _fold(statements, found, bound)
+    finally:
+        if token is not None:
+            _EXC.reset(token)
+    found.sort(key=lambda c: pyast.span(c.node))
+    return found
+
+
+def _extract(statements: list[ast.AST], is_helper: IsHelper) -> list[Check]:
     found: list[Check] = []
     aliases: dict[str, str] = {}
     calls: list[ast.Call] = []
-    for node in _walk(statements):
+    for node in walk(statements):
         if isinstance(node, ast.Assert):
             found.extend(expr_checks(node.test, node))
         elif isinstance(node, ast.Call):
@@ -373,12 +417,295 @@ def checks_in(statements: Iterable[ast.AST], is_helper: IsHelper) -> list[Check]
         check = _call_check(call, is_helper, aliases)
         if check is not None:
             found.append(check)
-    found.sort(key=lambda c: pyast.span(c.node))
     return found
+
+
+# --------------------------------------------------------------------------- expectations
+
+
+@dataclass(frozen=True, slots=True)
+class _Bound:
+    """Names a test binds to an exception or to recorded warnings: `except E as exc` (the
+    exception itself), `with pytest.raises(E) as info` / `assertRaises(E) as cm` (holders:
+    `.value` / `.exception` is the exception), `catch_warnings(record=True) as caught`."""
+
+    direct: frozenset[str] = frozenset()
+    holders: frozenset[str] = frozenset()
+    records: frozenset[str] = frozenset()
+
+    @property
+    def any(self) -> bool:
+        return bool(self.direct or self.holders or self.records)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return self.direct | self.holders | self.records
+
+
+_EXC: ContextVar[_Bound | None] = ContextVar("exception_names", default=None)
+_HOLDER_ATTRIBUTES = frozenset({"value", "exception"})
+_MESSAGE_ATTRIBUTES = frozenset({"args", "message", "msg"})
+
+
+def _exception_bindings(statements: list[ast.AST]) -> _Bound:
+    direct: set[str] = set()
+    holders: set[str] = set()
+    records: set[str] = set()
+    for node in walk(statements):
+        if isinstance(node, ast.ExceptHandler) and node.name:
+            direct.add(node.name)
+        elif isinstance(node, ast.Assign) and records and _mentions(node.value, frozenset(records)):
+            # `(warning,) = caught`, `first = caught[0]`: a recorded warning too
+            records.update(
+                n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+            )
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                target, expr = item.optional_vars, item.context_expr
+                if not isinstance(target, ast.Name) or not isinstance(expr, ast.Call):
+                    continue
+                name = dotted(expr.func) or ""
+                last = name.split(".")[-1]
+                if last == "catch_warnings" and any(
+                    k.arg == "record" and not _const_is(k.value, False) for k in expr.keywords
+                ):
+                    records.add(target.id)
+                elif (
+                    name in _RAISES_FUNCS
+                    or name in _WARNS_FUNCS
+                    or last in _RAISES_METHODS
+                    or last in _WARNS_METHODS
+                ):
+                    holders.add(target.id)
+    return _Bound(frozenset(direct), frozenset(holders), frozenset(records))
+
+
+def _exception_leaf(node: ast.AST) -> str | None:
+    bound = _EXC.get()
+    if bound is None:
+        return None
+    if isinstance(node, ast.Name) and node.id in bound.direct:
+        return "EXC"
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr in _HOLDER_ATTRIBUTES
+        and isinstance(node.value, ast.Name)
+        and node.value.id in bound.holders
+    ):
+        return "EXC"
+    return None
+
+
+def _mentions(node: ast.AST, names: frozenset[str]) -> str | None:
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and inner.id in names:
+            return inner.id
+    return None
+
+
+def _about_message(node: ast.AST, name: str) -> bool:
+    """Does this check look at the text of the exception or warning bound to `name`
+    (`str(exc)`, `exc.args`, `info.value.message`, `caught[0].message`)?"""
+    names = frozenset({name})
+    for inner in ast.walk(node):
+        if (
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and inner.func.id in ("str", "repr")
+            and inner.args
+            and _mentions(inner.args[0], names)
+        ):
+            return True
+        if (
+            isinstance(inner, ast.Attribute)
+            and inner.attr in _MESSAGE_ATTRIBUTES
+            and _mentions(inner.value, names)
+        ):
+            return True
+    return False
+
+
+def _expectation(
+    family: str, names: frozenset[str], node: ast.AST, has_match: bool, how: str
+) -> Check:
+    return Check(
+        op=family,
+        family=family,
+        key=f"{family}|{'|'.join(sorted(names))}|{how}|{has_match}",
+        rank=RANK_EXACT,
+        node=node,
+        tokens=frozenset(names),
+        consts=frozenset(),
+        exceptions=names,
+        has_match=has_match,
+        subject=", ".join(sorted(names)),
+    )
+
+
+def _fold(statements: list[ast.AST], found: list[Check], bound: _Bound) -> list[Check]:
+    """One check per expectation, as `pytest.raises(E, match=...)` states it:
+    - a `try` whose body ends in a failure (or whose `else` fails), or whose handler
+      asserts on the caught exception, expects that exception; the failure call and the
+      handler's checks of the message become that expectation (`has_match`);
+    - checks of the message of `info.value` / `cm.exception` after a raises block, and
+      `info.match(...)`, become its `has_match`;
+    - checks on `catch_warnings(record=True)` records become one expected warning (its
+      category from `issubclass(w.category, C)`, its message checks its `has_match`)."""
+    by_node = {id(c.node): c for c in found}
+    dropped: set[int] = set()
+    replaced: dict[int, Check] = {}
+    added: list[Check] = []
+    owners: dict[str, Check] = {}
+    for node in walk(statements):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                check = by_node.get(id(item.context_expr))
+                if check is None or check.family not in EXPECTATIONS:
+                    continue
+                # What the block runs is part of what is expected: two `assertRaises(E)`
+                # blocks around different calls are different checks.
+                block = ",".join(canon(stmt) for stmt in node.body)
+                check = dataclasses.replace(check, key=f"{check.key}|{block}")
+                replaced[id(by_node[id(item.context_expr)])] = check
+                if isinstance(item.optional_vars, ast.Name):
+                    owners[item.optional_vars.id] = check
+        elif isinstance(node, ast.Try | ast.TryStar):
+            expected = _try_expectation(node, found, dropped)
+            if expected is not None:
+                added.append(expected)
+    matched = {
+        node.func.value.id
+        for node in walk(statements)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "match"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in owners
+    }
+    for check in found:
+        name = _mentions(check.node, bound.holders) if id(check) not in dropped else None
+        if name in owners and _about_message(check.node, name):
+            matched.add(name)
+            dropped.add(id(check))
+    for name in matched:
+        owner = owners[name]
+        replaced[id(owner)] = dataclasses.replace(replaced.get(id(owner), owner), has_match=True)
+    if bound.records:
+        expected = _warnings_expectation(bound.records, found, dropped)
+        if expected is not None:
+            added.append(expected)
+    kept = [replaced.get(id(c), c) for c in found if id(c) not in dropped]
+    return kept + added
+
+
+def _try_expectation(
+    node: ast.Try | ast.TryStar, found: list[Check], dropped: set[int]
+) -> Check | None:
+    handlers = [
+        h
+        for h in node.handlers
+        if h.type is not None
+        and not exception_names(h.type) & {"AssertionError"}
+        and not any(isinstance(n, ast.Raise) for n in ast.walk(h))
+    ]
+    if not handlers:
+        return None
+    tail = node.body[-1]
+    fails = [
+        c
+        for c in found
+        if c.op == "fail"
+        and (
+            c.node is tail or _inside(c.node, tail) or any(_inside(c.node, s) for s in node.orelse)
+        )
+    ]
+    names: set[str] = set()
+    has_match = False
+    for handler in handlers:
+        about = [c for c in found if handler.name and _within(c.node, handler)]
+        messages = [c for c in about if _about_message(c.node, handler.name or "")]
+        if fails or about:
+            names.update(exception_names(handler.type))
+        has_match = has_match or bool(messages)
+        dropped.update(id(c) for c in messages)
+    if not names:
+        return None
+    dropped.update(id(c) for c in fails)
+    return _expectation("raises", frozenset(names), node, has_match, "try")
+
+
+def _warnings_expectation(
+    records: frozenset[str], found: list[Check], dropped: set[int]
+) -> Check | None:
+    """Every check of the recorded warnings (and of names taken from them) as one."""
+    about = [c for c in found if id(c) not in dropped and _mentions(c.node, records)]
+    if not about:
+        return None
+    categories: set[str] = set()
+    for check in about:
+        for inner in ast.walk(check.node):
+            if isinstance(inner, ast.Call) and dotted(inner.func) == "issubclass":
+                if len(inner.args) == 2:
+                    categories.update(exception_names(inner.args[1]))
+            elif isinstance(inner, ast.Compare) and _is_category(inner.left):
+                categories.update(n for c in inner.comparators for n in exception_names(c))
+            elif (
+                isinstance(inner, ast.Call)
+                and len(inner.args) == 2
+                and (dotted(inner.func) or "").split(".")[-1] in ("assertEqual", "assertIs")
+                and _is_category(inner.args[0])
+            ):
+                categories.update(exception_names(inner.args[1]))
+    has_match = any(_about_message(c.node, r) for c in about for r in records)
+    dropped.update(id(c) for c in about)
+    node = min((c.node for c in about), key=pyast.span)
+    return _expectation("warns", frozenset(categories or {"Warning"}), node, has_match, "record")
+
+
+def _is_category(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "category"
+
+
+def _inside(node: ast.AST, container: ast.AST) -> bool:
+    return any(inner is node for inner in ast.walk(container))
+
+
+def _within(node: ast.AST, handler: ast.ExceptHandler) -> bool:
+    return any(_inside(node, stmt) for stmt in handler.body)
 
 
 def no_helpers(name: str) -> bool:
     return False
+
+
+def substituted_checks(
+    statements: Iterable[ast.AST], is_helper: IsHelper, values: Mapping[str, str]
+) -> list[Check]:
+    """`checks_in` with each name in `values` read as the canonical text it maps to (a
+    parametrize case, a loop item, the expression a local holds)."""
+    token = _SUBSTITUTE.set(values)
+    try:
+        return checks_in(statements, is_helper)
+    finally:
+        _SUBSTITUTE.reset(token)
+
+
+def rekey(check: Check, values: Mapping[str, str]) -> str:
+    """The check's key with each name in `values` read as its canonical text."""
+    if not check.operand_nodes or not values:
+        return check.key
+    texts = [substituted_canon(o, values) for o in check.operand_nodes]
+    if check.symmetric:
+        texts.sort()
+    return f"{check.op}|{'|'.join(texts)}|{check.extra}"
+
+
+def substituted_canon(node: ast.AST, values: Mapping[str, str]) -> str:
+    token = _SUBSTITUTE.set(values)
+    try:
+        return canon(node)
+    finally:
+        _SUBSTITUTE.reset(token)
 
 
 def alpha_keys(function: pyast.FunctionNode, is_helper: IsHelper) -> list[str]:
@@ -402,7 +729,7 @@ def _local_names(function: pyast.FunctionNode) -> dict[str, str]:
     arguments = function.args
     for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
         bind(arg.arg, arg)
-    for node in _walk(function.body):
+    for node in walk(function.body):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bind(node.id, node)
         elif isinstance(node, ast.ExceptHandler) and node.name:
@@ -411,7 +738,7 @@ def _local_names(function: pyast.FunctionNode) -> dict[str, str]:
     return {name: f"_local{i}" for i, name in enumerate(ordered)}
 
 
-def _walk(statements: Iterable[ast.AST]) -> Iterator[ast.AST]:
+def walk(statements: Iterable[ast.AST]) -> Iterator[ast.AST]:
     """Parents before children, not descending into nested functions, classes or lambdas."""
     for statement in statements:
         yield statement
@@ -467,6 +794,12 @@ def _negated(operand: ast.expr, node: ast.AST) -> Check:
 
 
 def _const_is(node: ast.expr, value: object) -> bool:
+    """`node` is the constant `value`, or a name that a parametrize case or loop item being
+    substituted binds to it (so `assert f(arg) == expected` with `expected` = `False` is
+    read as `assertFalse(f(arg))`, as `assertEqual(f(x), False)` is)."""
+    if isinstance(node, ast.Name):
+        values = _SUBSTITUTE.get()
+        return values is not None and values.get(node.id) == f"C({value!r})"
     return isinstance(node, ast.Constant) and node.value is value
 
 
@@ -557,16 +890,20 @@ def exception_names(node: ast.expr | None) -> frozenset[str]:
     return frozenset() if name is None else frozenset({name})
 
 
-def _raises(call: ast.Call, node: ast.AST, *, regex_method: bool) -> Check:
-    exc_node = _arg(call, 0, "expected_exception", "exception")
+def _raises(call: ast.Call, node: ast.AST, *, regex_method: bool, family: str = "raises") -> Check:
+    exc_node = _arg(call, 0, "expected_exception", "exception", "expected_warning")
     match_node = _arg(call, 1, "expected_regex") if regex_method else _arg(call, 99, "match")
     names = exception_names(exc_node)
+    if family == "warns" and not call.args and exc_node is None:
+        names = _DEPRECATIONS  # pytest.deprecated_call()
     rest = [a for a in call.args[2 if regex_method else 1 :] if not isinstance(a, ast.Starred)]
     tokens, consts = _tokens(rest)
+    # The call-form `assertRaises(E, f, *args)` names what it runs: part of the check.
+    called = ",".join(canon(a) for a in [*call.args[2 if regex_method else 1 :], *call.keywords])
     return Check(
-        op="raises",
-        family="raises",
-        key=f"raises|{'|'.join(sorted(names))}|{canon(match_node)}|{canon(exc_node)}",
+        op=family,
+        family=family,
+        key=(f"{family}|{'|'.join(sorted(names))}|{canon(match_node)}|{canon(exc_node)}|{called}"),
         rank=RANK_EXACT,
         node=node,
         tokens=tokens | frozenset(names),
@@ -602,7 +939,10 @@ def _call_check(call: ast.Call, is_helper: IsHelper, aliases: Mapping[str, str])
         name = f"self.{last}"
     if name in _RAISES_FUNCS or last in _RAISES_METHODS:
         return _raises(call, node, regex_method=last.startswith("assertRaisesRegex"))
-    if name in _CTX_FUNCS or last in _CTX_METHODS:
+    if name in _WARNS_FUNCS or name in _DEPRECATED_FUNCS or last in _WARNS_METHODS:
+        regex = last == "assertWarnsRegex"
+        return _raises(call, node, regex_method=regex, family="warns")
+    if last in _CTX_METHODS:
         return _make("ctx:" + last, list(call.args), node, family="ctx", extra=canon(call))
     return _plain_call_check(call, name, last, node, is_helper)
 
@@ -663,111 +1003,6 @@ def _on_self(func: ast.AST) -> bool:
     )
 
 
-# --------------------------------------------------------------------------- skips
-
-
-SKIP_DECORATORS = frozenset({"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure"})
-_SKIP_CALLS = frozenset({"pytest.skip", "pytest.xfail", "self.skipTest", "skipTest"})
-_SKIP_RAISES = frozenset({"SkipTest", "unittest.SkipTest", "pytest.skip.Exception"})
-_CONDITIONAL = frozenset({"skipif", "skipIf", "skipUnless"})
-# A skip conditioned on the platform or interpreter is a portability statement, not a
-# weakening: these spellings in the condition exempt it.
-_ENVIRONMENT = re.compile(
-    r"\bsys\.|\bos\.name\b|\bplatform\.|\bhasattr\(|find_spec|shutil\.which|\bsupport\."
-    r"|\b(?:HAVE|HAS|have|has|IS|is|requires?)_\w+"
-)
-_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
-_ISSUE_REF = re.compile(
-    r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://\S*/(?:issues|pull|merge_requests)/", re.IGNORECASE
-)
-
-
-def has_issue_reference(text: str) -> bool:
-    return _ISSUE_REF.search(text) is not None
-
-
-def skip_markers(expr: ast.expr) -> list[ast.expr]:
-    """Skip / xfail markers inside a decorator or `pytestmark` value (pytest.mark.skip(...),
-    unittest.skipIf(...), a bare @unittest.expectedFailure, pytest.param(marks=...))."""
-    found: list[ast.expr] = []
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.Call) and _is_skip_marker(node.func):
-            found.append(node)
-            for argument in [*node.args, *(k.value for k in node.keywords)]:
-                visit(argument)
-            return
-        if isinstance(node, ast.Attribute | ast.Name) and _is_skip_marker(node):
-            found.append(node)
-            return
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(expr)
-    return [m for m in found if not _environment_only(m)]
-
-
-def _is_skip_marker(node: ast.expr) -> bool:
-    name = dotted(node)
-    if name is None:
-        return False
-    parts = name.split(".")
-    if parts[-1] not in SKIP_DECORATORS:
-        return False
-    return len(parts) == 1 or "mark" in parts or parts[0] == "unittest"
-
-
-def _environment_only(marker: ast.expr) -> bool:
-    if not isinstance(marker, ast.Call):
-        return False
-    if (dotted(marker.func) or "").split(".")[-1] not in _CONDITIONAL or not marker.args:
-        return False
-    return _is_environment(marker.args[0])
-
-
-def _is_environment(condition: ast.expr) -> bool:
-    """A condition on the platform, the interpreter or an optional feature (not on CI or on
-    a constant): a skip under it states portability, it does not hide a failure."""
-    return _ENVIRONMENT.search(ast.unparse(condition)) is not None
-
-
-def body_skips(statements: Iterable[ast.AST]) -> list[ast.AST]:
-    """`pytest.skip(...)`, `pytest.xfail(...)`, `self.skipTest(...)`, `raise SkipTest(...)`."""
-    found: list[ast.AST] = []
-    exempt: set[int] = set()
-    for node in _walk(statements):
-        if id(node) in exempt:
-            continue
-        if _guards_environment(node):
-            exempt.update(id(inner) for inner in _walk([node]))
-        elif isinstance(node, ast.Call) and (dotted(node.func) or "") in _SKIP_CALLS:
-            found.append(node)
-        elif isinstance(node, ast.Raise) and node.exc is not None:
-            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-            if (dotted(target) or "") in _SKIP_RAISES:
-                found.append(node)
-    return found
-
-
-def _guards_environment(node: ast.AST) -> bool:
-    """An `if` on the environment, or an `except ImportError`: skips under it are portability."""
-    if isinstance(node, ast.If | ast.IfExp):
-        return _is_environment(node.test)
-    if isinstance(node, ast.ExceptHandler) and node.type is not None:
-        return bool({n.split(".")[-1] for n in exception_names(node.type)} & _IMPORT_ERRORS)
-    return False
-
-
-def skip_kind(marker: ast.AST) -> str:
-    target: ast.AST = marker
-    if isinstance(marker, ast.Raise) and marker.exc is not None:
-        target = marker.exc
-    if isinstance(target, ast.Call):
-        target = target.func
-    last = (dotted(target) or "skip").split(".")[-1]
-    return "xfail" if last in ("xfail", "expectedFailure") else "skip"
-
-
 # --------------------------------------------------------------------------- swallowing
 
 
@@ -781,7 +1016,7 @@ def swallowed_checks(
     AssertionError or a broad class (or is bare) without re-raising or failing, and inside
     `with suppress(AssertionError | Exception)`."""
     found: list[tuple[ast.AST, str, Check]] = []
-    for node in _walk(statements):
+    for node in walk(statements):
         if isinstance(node, ast.Try | ast.TryStar):
             caught = [h for h in node.handlers if _swallows(h)]
             if caught:
@@ -799,7 +1034,7 @@ def _swallows(handler: ast.ExceptHandler) -> bool:
     names = exception_names(handler.type) if handler.type is not None else frozenset()
     if handler.type is not None and not {n.split(".")[-1] for n in names} & _SWALLOWING:
         return False
-    for node in _walk(handler.body):
+    for node in walk(handler.body):
         if isinstance(node, ast.Raise):
             return False
         if isinstance(node, ast.Call) and (dotted(node.func) or "") in _FAIL_FUNCS:
@@ -818,266 +1053,3 @@ def _suppressed(expr: ast.expr) -> str | None:
         return None
     names = {n.split(".")[-1] for a in expr.args for n in exception_names(a)}
     return f"with {short(expr)}" if names & _SWALLOWING else None
-
-
-# --------------------------------------------------------------------------- patching
-
-
-@dataclass(frozen=True, slots=True)
-class Patch:
-    node: ast.AST
-    module: str
-    name: str
-
-    @property
-    def target(self) -> str:
-        return f"{self.module}.{self.name}" if self.module else self.name
-
-
-_PATCH_FUNCS = frozenset({"patch", "mock.patch", "unittest.mock.patch", "mocker.patch"})
-_PATCH_OBJECT = frozenset({f"{p}.object" for p in _PATCH_FUNCS})
-_SETATTR = frozenset({"monkeypatch.setattr"})
-
-
-def patches(function: pyast.FunctionNode) -> list[Patch]:
-    """mock.patch / patch.object / mocker.patch / monkeypatch.setattr targets in a function
-    (decorators, with-items and calls), with a literal target."""
-    nodes = [n for d in function.decorator_list for n in ast.walk(d)]
-    nodes.extend(_walk(function.body))
-    found = [_patch_of(n) for n in nodes if isinstance(n, ast.Call)]
-    return [p for p in found if p is not None]
-
-
-def _patch_of(call: ast.Call) -> Patch | None:
-    name = dotted(call.func) or ""
-    first = call.args[0] if call.args else None
-    second = call.args[1] if len(call.args) > 1 else None
-    if name in _PATCH_FUNCS or (name in _SETATTR and len(call.args) == 2):
-        if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            module, _, attr = first.value.rpartition(".")
-            return Patch(call, module, attr) if attr else None
-        return None
-    is_object = name in _PATCH_OBJECT or (name in _SETATTR and len(call.args) >= 3)
-    if is_object and isinstance(second, ast.Constant) and isinstance(second.value, str):
-        return Patch(call, dotted(first) or "", second.value)
-    return None
-
-
-def called_names(function: pyast.FunctionNode) -> frozenset[str]:
-    """Names this function's body calls directly (`f(...)`, `obj.f(...)`)."""
-    names: set[str] = set()
-    for node in _walk(function.body):
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name):
-                names.add(node.func.id)
-            elif isinstance(node.func, ast.Attribute):
-                names.add(node.func.attr)
-    return frozenset(names)
-
-
-# --------------------------------------------------------------------------- comparing
-
-
-RULE_WEAKENED = "assertion-weakened"
-RULE_TOLERANCE = "tolerance-widened"
-RULE_EXCEPTION = "expected-exception-widened"
-
-_KIND: dict[str, str] = {
-    "eq": "an equality check",
-    "is": "an identity check",
-    "is_none": "an `is None` check",
-    "approx": "an approximate equality",
-    "almost": "an almost-equal check",
-    "isclose": "an isclose check",
-    "count_eq": "an order-blind equality",
-    "regex": "a regex match",
-    "cmp": "an ordering comparison",
-    "in": "a membership check",
-    "isinstance": "a type check",
-    "truthy": "a truthiness check",
-    "falsy": "a falsiness check",
-    "not_none": "an `is not None` check",
-    "ne": "an inequality check",
-    "not_in": "a non-membership check",
-    "is_not": "an `is not` check",
-    "const": "a constant assertion that checks nothing",
-    "mock": "a mock call assertion",
-}
-
-
-# `x == True` / `x is None` (canonicalised to truthy / falsy / is_none) pin x to one value:
-# membership in a literal that holds it and more is weaker, whatever the ranks say.
-_POINT_OPS = {"truthy": "True", "falsy": "False", "is_none": "None"}
-
-
-def affinity(old: Check, new: Check) -> int:
-    """How plausibly `new` is the replacement of `old` (0: unrelated). Checks of one family
-    that mention the same names (or, weaker, the same literals) are candidates."""
-    if old.family != new.family:
-        return 0
-    if old.family == "raises":
-        return 1 + 2 * len((old.exceptions or frozenset()) & (new.exceptions or frozenset()))
-    shared = 3 * len(old.tokens & new.tokens) + len(old.consts & new.consts)
-    if shared == 0:
-        return 0
-    return shared + (1 if old.op == new.op else 0)
-
-
-def weakening(old: Check, new: Check) -> tuple[str, str] | None:
-    """(rule, what got weaker) when `new`, the replacement of `old`, checks less."""
-    if old.family == "raises" and new.family == "raises":
-        return _raises_weakening(old, new)
-    if old.op == new.op and old.operands == new.operands and old.tolerance and new.tolerance:
-        grown = widened(old.tolerance, new.tolerance)
-        return (RULE_TOLERANCE, "tolerance raised: " + ", ".join(grown)) if grown else None
-    if old.op == new.op == "in" and old.subject == new.subject and old.members and new.members:
-        extra = [m for m in new.members if m not in old.members]
-        if extra and set(old.members) <= set(new.members):
-            return RULE_WEAKENED, "membership widened to also accept " + ", ".join(extra)
-    if new.reflexive and not old.reflexive:
-        return RULE_WEAKENED, "the value is now compared with itself, which always holds"
-    point = _POINT_OPS.get(old.op)
-    widened_point = (
-        new.op == "in" and new.members and len(set(new.members)) > 1 and point in new.members
-    )
-    if point is not None and widened_point and old.subject == new.subject:
-        others = ", ".join(m for m in new.members or () if m != point)
-        return (
-            RULE_WEAKENED,
-            f"{_KIND[old.op]} became a membership check that also accepts {others}",
-        )
-    if old.rank is None or new.rank is None or new.rank >= old.rank:
-        return None
-    what = f"{_KIND.get(old.op, old.op)} became {_KIND.get(new.op, new.op)}"
-    if new.op == "in" and new.members:
-        extra = [m for m in new.members if m not in old.consts]
-        if extra:
-            what += " that also accepts " + ", ".join(extra)
-    return RULE_WEAKENED, what
-
-
-def _raises_weakening(old: Check, new: Check) -> tuple[str, str] | None:
-    before, after = old.exceptions or frozenset(), new.exceptions or frozenset()
-    if _exceptions_widened(before, after):
-        return (
-            RULE_EXCEPTION,
-            f"expected exception widened from {_names(before)} to {_names(after)}",
-        )
-    if old.has_match and not new.has_match:
-        return RULE_WEAKENED, "the expected exception message is no longer checked"
-    return None
-
-
-def _names(names: frozenset[str]) -> str:
-    return ", ".join(sorted(names)) if len(names) == 1 else "(" + ", ".join(sorted(names)) + ")"
-
-
-def _exceptions_widened(before: frozenset[str], after: frozenset[str]) -> bool:
-    if not before or not after:
-        return False
-    if after > before:
-        return True
-    for name in after - before:
-        if name.split(".")[-1] in _BROAD_EXCEPTIONS:
-            return True
-        wider = getattr(builtins, name, None)
-        for old_name in before:
-            narrower = getattr(builtins, old_name, None)
-            if (
-                isinstance(wider, type)
-                and isinstance(narrower, type)
-                and issubclass(narrower, wider)
-                and narrower is not wider
-            ):
-                return True
-    return False
-
-
-# --------------------------------------------------------------------------- parametrize
-
-
-def parametrized_cases(function: pyast.FunctionNode) -> dict[str, tuple[ast.expr, list[str]]]:
-    """`@pytest.mark.parametrize(names, [cases])` decorators with a literal case list, by
-    their canonical argument names: (decorator, canonical cases)."""
-    found: dict[str, tuple[ast.expr, list[str]]] = {}
-    for decorator in function.decorator_list:
-        if not isinstance(decorator, ast.Call) or len(decorator.args) < 2:
-            continue
-        if (dotted(decorator.func) or "").split(".")[-1] != "parametrize":
-            continue
-        names, values = decorator.args[0], decorator.args[1]
-        if isinstance(values, ast.List | ast.Tuple):
-            found[canon(names)] = (decorator, [canon(v) for v in values.elts])
-    return found
-
-
-def result_is_asserted(function: pyast.FunctionNode, name: str, is_helper: IsHelper) -> bool:
-    """Does a direct call of `name` in this function feed an assertion: the call sits inside
-    one, or its result reaches one through local assignments?"""
-    checks = checks_in(function.body, is_helper)
-    inside = {id(node) for check in checks for node in ast.walk(check.node)}
-    calls = [
-        node
-        for node in _walk(function.body)
-        if isinstance(node, ast.Call)
-        and (
-            (isinstance(node.func, ast.Name) and node.func.id == name)
-            or (isinstance(node.func, ast.Attribute) and node.func.attr == name)
-        )
-    ]
-    # A call in the body of `with pytest.raises(...)` is what that check asserts about.
-    for node in _walk(function.body):
-        if isinstance(node, ast.With | ast.AsyncWith) and any(
-            id(item.context_expr) in inside and _check_is_block(item.context_expr, checks)
-            for item in node.items
-        ):
-            inside.update(id(inner) for inner in _walk(node.body))
-    if any(id(call) in inside for call in calls):
-        return True
-    bindings = _bindings(function)
-    sources = {id(call) for call in calls}
-    tainted: set[str] = set()
-    changed = True
-    while changed:  # grows monotonically over finitely many names
-        changed = False
-        for value, targets in bindings:
-            if not _mentions(value, sources, tainted):
-                continue
-            for target in targets:
-                for leaf in ast.walk(target):
-                    if isinstance(leaf, ast.Name) and leaf.id not in tainted:
-                        tainted.add(leaf.id)
-                        changed = True
-    names = {canon(ast.Name(id=n)) for n in tainted}
-    return any(check.tokens & names for check in checks)
-
-
-def _check_is_block(expr: ast.expr, checks: list[Check]) -> bool:
-    """Is this with-item one of the checks that assert about their block (raises, warns)?"""
-    return any(check.node is expr and check.family in ("raises", "ctx") for check in checks)
-
-
-def _bindings(function: pyast.FunctionNode) -> list[tuple[ast.expr, list[ast.expr]]]:
-    """(value, targets) of every local binding: assignments, `with ... as`, `for ... in`."""
-    found: list[tuple[ast.expr, list[ast.expr]]] = []
-    for node in _walk(function.body):
-        if isinstance(node, ast.Assign):
-            found.append((node.value, list(node.targets)))
-        elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
-            found.append((node.value, [node.target]))
-        elif isinstance(node, ast.For | ast.AsyncFor):
-            found.append((node.iter, [node.target]))
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            found.extend(
-                (item.context_expr, [item.optional_vars])
-                for item in node.items
-                if item.optional_vars is not None
-            )
-    return found
-
-
-def _mentions(value: ast.expr, sources: set[int], tainted: set[str]) -> bool:
-    return any(
-        id(node) in sources or (isinstance(node, ast.Name) and node.id in tainted)
-        for node in ast.walk(value)
-    )

@@ -1,0 +1,839 @@
+"""The additive boundary-typing rules: what a change adds that switches the type checker off
+or validates raw primitives in core code. Minor, taste-level findings by design.
+
+    type-ignore-added             a `# type: ignore` (or pyright / mypy / pyre form) added on a
+                                  line of library code, for a type error: not in a test file,
+                                  not one whose codes are all a lint's (untyped call, missing
+                                  stubs, unused ignore, private use, ...), not a bare ignore
+                                  narrowed to codes, not on a deliberately wrong call inside a
+                                  raises block
+    cast-to-any-added             `cast(Any, ...)` added
+    any-annotation-added          a parameter, return or variable that had a precise annotation
+                                  now says `Any` (Any on code that had no annotation, or kept
+                                  through a typing sweep `Dict[str, Any]` -> `dict[str, Any]`,
+                                  or moved verbatim, is not reported)
+    primitive-validated-in-core   a raw primitive checked (isinstance str, len > 0, .strip())
+                                  in a private function that no public function of its file
+                                  calls, outside a boundary module or parse_/validate_ function
+
+Each compares by identity, across every changed file (a line moved to another file adds
+nothing): an ignore by its statement's text, an annotation by the function and parameter it
+belongs to, a cast or a check by how many the changed files hold before and after.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+from collections import Counter
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from contend.critics.static import pyast
+from contend.critics.static.base import Confidence, FileChange, Finding, Topic, is_test_path
+from contend.critics.static.catalogue import PYTHON, RuleInfo, waiver_way
+from contend.protocol.model import Severity
+
+_TOPIC = Topic.BOUNDARY_TYPING
+_WAIVE = waiver_way(_TOPIC)
+
+TYPE_IGNORE = RuleInfo(
+    "type-ignore-added",
+    _TOPIC,
+    Severity.MINOR,
+    Confidence.MEDIUM,
+    PYTHON,
+    "the change silences a type error instead of fixing the type, so the checker stops "
+    "guarding that line",
+    (
+        "fix the type (annotate, narrow with isinstance, or correct the call)",
+        "or keep the ignore with the narrowest error code and a comment saying why",
+        _WAIVE,
+    ),
+)
+CAST_ANY = RuleInfo(
+    "cast-to-any-added",
+    _TOPIC,
+    Severity.MINOR,
+    Confidence.MEDIUM,
+    PYTHON,
+    "`cast(Any, ...)` turns type checking off for everything the value touches",
+    ("cast to the precise type, or parse the value into one", _WAIVE),
+)
+ANY_ANNOTATION = RuleInfo(
+    "any-annotation-added",
+    _TOPIC,
+    Severity.MINOR,
+    Confidence.MEDIUM,
+    PYTHON,
+    "a precise annotation became `Any`, so callers may now pass (or receive) anything "
+    "without the type checker noticing",
+    ("restore the precise annotation, or a union or protocol of what is accepted", _WAIVE),
+)
+PRIMITIVE_IN_CORE = RuleInfo(
+    "primitive-validated-in-core",
+    _TOPIC,
+    Severity.MINOR,
+    Confidence.LOW,
+    PYTHON,
+    "raw strings or numbers are validated deep inside the code instead of being parsed "
+    "into a domain type where they enter; a matter of design, worth a look",
+    (
+        "parse the value into a domain type at the boundary and take that type here",
+        "or, if this function is where the value enters, name it parse_/validate_",
+        _WAIVE,
+    ),
+)
+RULES: tuple[RuleInfo, ...] = (TYPE_IGNORE, CAST_ANY, ANY_ANNOTATION, PRIMITIVE_IN_CORE)
+
+_IGNORE_COMMENT = re.compile(
+    r"(?:type|pyright):\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?"
+    r"|mypy:\s*ignore-errors|pyre-(?:ignore|fixme)\b(?:\[(?P<pyre>[^\]]*)\])?"
+)
+# Error codes that report a lint, a missing stub or an unused ignore rather than a type
+# error: silencing one does not erode a type boundary.
+_LINT_CODES = frozenset(
+    {
+        # mypy
+        "no-untyped-def",
+        "no-untyped-call",
+        "untyped-decorator",
+        "import-untyped",
+        "import-not-found",
+        "import",
+        "no-redef",
+        "unused-ignore",
+        "ignore-without-code",
+        "unused-awaitable",
+        "redundant-cast",
+        "redundant-expr",
+        "redundant-self",
+        "truthy-bool",
+        "truthy-iterable",
+        "explicit-override",
+        "deprecated",
+        "unreachable",
+        "no-any-return",
+        "no-any-unimported",
+        "no-any-explicit",
+        "annotation-unchecked",
+        "empty-body",
+        # pyright
+        "reportPrivateUsage",
+        "reportPrivateImportUsage",
+        "reportMissingTypeStubs",
+        "reportMissingImports",
+        "reportMissingModuleSource",
+        "reportUnusedImport",
+        "reportUnusedVariable",
+        "reportUnusedClass",
+        "reportUnusedFunction",
+        "reportUnusedExpression",
+        "reportUnusedCallResult",
+        "reportUnknownMemberType",
+        "reportUnknownVariableType",
+        "reportUnknownArgumentType",
+        "reportUnknownParameterType",
+        "reportUnknownLambdaType",
+        "reportMissingParameterType",
+        "reportMissingTypeArgument",
+        "reportUntypedFunctionDecorator",
+        "reportUntypedClassDecorator",
+        "reportUntypedBaseClass",
+        "reportUntypedNamedTuple",
+        "reportUnnecessaryTypeIgnoreComment",
+        "reportUnnecessaryIsInstance",
+        "reportUnnecessaryCast",
+        "reportUnnecessaryComparison",
+        "reportUnnecessaryContains",
+        "reportImplicitOverride",
+        "reportImplicitStringConcatenation",
+        "reportDeprecated",
+        "reportShadowedImports",
+        "reportImportCycles",
+        "reportConstantRedefinition",
+        "reportUninitializedInstanceVariable",
+        "reportPropertyTypeMismatch",
+        "reportMissingSuperCall",
+    }
+)
+_FLAKE_CODE = re.compile(r"^[A-Z]{1,4}\d{2,4}$")  # E501, F401, B008, SIM102: a linter's
+_RAISES_BLOCKS = frozenset(
+    {"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertWarns"}
+)
+_PRIMITIVES = frozenset({"str", "int", "float", "bool", "bytes"})
+_STRING_PREDICATES = frozenset(
+    {"strip", "isdigit", "isnumeric", "isdecimal", "isalnum", "isalpha", "isspace"}
+)
+_BOUNDARY_PARTS = frozenset(
+    {"cli", "api", "handlers", "views", "routes", "schemas", "boundary", "__main__"}
+)
+_BOUNDARY_FUNCTION = re.compile(r"^_*(parse|validate|from|check|ensure|coerce|clean)(_|$)")
+_CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "__set__"})
+_VALIDATOR_DECORATORS = frozenset(
+    {"validator", "field_validator", "model_validator", "root_validator", "setter"}
+)
+_LAYOUT = frozenset({"ctx", "type_comment", "kind"})
+
+
+@dataclass(slots=True)
+class Changed:
+    """Every changed Python file, parsed once, for rules that compare across files."""
+
+    trees: list[tuple[FileChange, ast.Module | None, ast.Module | None]]
+    _counts: dict[tuple[str, bool], Counter[str]] = field(default_factory=dict)
+    _old_sites: dict[tuple[str, str], ast.expr | None] | None = None
+    _absorbers: frozenset[str] | None = None
+    _typevars: frozenset[str] | None = None
+
+    def counts(self, what: str, *, new: bool) -> Counter[str]:
+        """How many casts (`what` = "cast") there are on one side of all changed files."""
+        key = (what, new)
+        if key not in self._counts:
+            found: Counter[str] = Counter()
+            for change, old, now in self.trees:
+                tree = now if new else old
+                text = change.new_text if new else change.old_text
+                if tree is not None and text is not None and "cast" in text:
+                    found.update(k for k, _ in _casts(ast.walk(tree)))
+            self._counts[key] = found
+        return self._counts[key]
+
+    @property
+    def old_sites(self) -> dict[tuple[str, str], ast.expr | None]:
+        """Every annotation slot of the old sides: (function or scope, parameter) -> its
+        annotation, None where it had none."""
+        if self._old_sites is None:
+            found: dict[tuple[str, str], ast.expr | None] = {}
+            for _, old, _new in self.trees:
+                if old is not None:
+                    found.update(annotation_sites(old))
+            self._old_sites = found
+        return self._old_sites
+
+    def ignore_counts(self, *, new: bool) -> Counter[str]:
+        """How many ignore comments of each exact text the changed files hold, per side."""
+        key = ("ignore", new)
+        if key not in self._counts:
+            found: Counter[str] = Counter()
+            for change, old, now in self.trees:
+                tree, text = (now, change.new_text) if new else (old, change.old_text)
+                if tree is not None and text is not None:
+                    found.update(comment for _, _, _, comment in ignore_comments(text, tree))
+            self._counts[key] = found
+        return self._counts[key]
+
+    @property
+    def free_typevars(self) -> frozenset[str]:
+        """Names the old sides bind to an unbounded, unconstrained `TypeVar("T")`."""
+        if self._typevars is None:
+            found: set[str] = set()
+            for _, old, _new in self.trees:
+                for stmt in old.body if old is not None else ():
+                    if (
+                        isinstance(stmt, ast.Assign)
+                        and isinstance(stmt.value, ast.Call)
+                        and _callee(stmt.value) == "TypeVar"
+                        and len(stmt.value.args) <= 1
+                        and not any(k.arg == "bound" for k in stmt.value.keywords)
+                    ):
+                        found.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+            self._typevars = frozenset(found)
+        return self._typevars
+
+    @property
+    def absorbers(self) -> frozenset[str]:
+        """Functions of the new sides that take `**kwargs` and read it key by key: passing
+        `**kwargs` on to one of them loses unknown keywords just the same."""
+        if self._absorbers is None:
+            found: set[str] = set()
+            for _, _old, new in self.trees:
+                if new is None:
+                    continue
+                for fn in pyast.functions(new).values():
+                    kwarg = fn.node.args.kwarg
+                    if kwarg is not None and _read_key_by_key(fn.node, kwarg.arg, frozenset()):
+                        found.add(fn.node.name)
+            self._absorbers = frozenset(found)
+        return self._absorbers
+
+    def old_ignores(self) -> dict[str, list[frozenset[str] | None]]:
+        """Ignore comments of the old sides by the text of their line without the comment:
+        their codes (None for a bare ignore)."""
+        found: dict[str, list[frozenset[str] | None]] = {}
+        for change, old, _new in self.trees:
+            if old is None or change.old_text is None:
+                continue
+            for line_text, codes, _, _ in ignore_comments(change.old_text, old):
+                found.setdefault(line_text, []).append(codes)
+        return found
+
+
+# --- type: ignore --------------------------------------------------------------------------
+
+
+def ignore_comments(
+    text: str, tree: ast.Module, only: frozenset[int] | None = None
+) -> list[tuple[str, frozenset[str] | None, int, str]]:
+    """(the line's code without the comment, the codes silenced or None for all, line, the
+    comment) of every type-checker silencing comment (on `only` these lines). A regex finds
+    the lines; the AST tells a real comment from the same text inside a string."""
+    lines = text.split("\n")  # numbered as the AST and git number them, not splitlines()
+    candidates = [
+        (number, match)
+        for number, line in enumerate(lines, 1)
+        if (only is None or number in only) and (match := _IGNORE_COMMENT.search(line)) is not None
+    ]
+    if not candidates:
+        return []
+    strings = [
+        node
+        for node in overlapping(tree, frozenset(n for n, _ in candidates))
+        if isinstance(node, ast.JoinedStr)
+        or (isinstance(node, ast.Constant) and isinstance(node.value, str | bytes))
+    ]
+    found: list[tuple[str, frozenset[str] | None, int, str]] = []
+    for number, match in candidates:
+        line = lines[number - 1]
+        hash_at = line.rfind("#", 0, match.start())
+        if hash_at < 0:
+            continue
+        where = (number, len(line[:hash_at].encode()))  # AST columns count UTF-8 bytes
+        if any(_inside(node, where) for node in strings):
+            continue
+        listed = match.group("codes") or match.group("pyre")
+        codes = None if not listed else frozenset(c.strip() for c in listed.split(",") if c)
+        comment = " ".join(line[match.start() :].split())
+        found.append((" ".join(line[:hash_at].split()), codes, number, comment))
+    return found
+
+
+def _is_lint(codes: frozenset[str] | None) -> bool:
+    return bool(codes) and all(c in _LINT_CODES or _FLAKE_CODE.match(c) for c in codes or ())
+
+
+def type_ignores(change: FileChange, new_tree: ast.Module, context: Changed) -> Iterator[Finding]:
+    assert change.new_text is not None
+    if is_test_path(change.path):
+        return  # a test reaches into internals or calls wrongly on purpose: not a boundary
+    added = [
+        (line_text, codes, line, comment)
+        for line_text, codes, line, comment in ignore_comments(
+            change.new_text, new_tree, change.added_lines
+        )
+        if not _is_lint(codes)
+    ]
+    if not added:
+        return
+    before = context.old_ignores()
+    blocks = _raises_blocks(new_tree)
+    budget = context.ignore_counts(new=True) - context.ignore_counts(new=False)
+    for line_text, codes, line, comment in added:
+        if any(start <= line <= end for start, end in blocks):
+            continue  # a deliberately wrong call whose TypeError the test expects
+        olds = before.get(line_text, [])
+        wider = [i for i, o in enumerate(olds) if o is None or (codes is not None and codes <= o)]
+        if wider:
+            del olds[wider[0]]
+            continue  # the line had an ignore at least this wide: kept or narrowed
+        if budget[comment] <= 0:
+            continue  # as many such comments as before: moved with an edited line
+        budget[comment] -= 1
+        yield TYPE_IGNORE.finding(
+            path=change.path,
+            lines=(line, line),
+            claim=(
+                f"the change silences the type checker with `# {comment}` instead of fixing "
+                "the type"
+            ),
+            evidence=change.new_lines(line, line),
+            symbol=pyast.symbol_at(new_tree, line),
+        )
+
+
+def _raises_blocks(tree: ast.Module) -> list[tuple[int, int]]:
+    found: list[tuple[int, int]] = []
+    for node in _statements(tree):
+        if isinstance(node, ast.With | ast.AsyncWith) and any(
+            isinstance(item.context_expr, ast.Call) and _callee(item.context_expr) in _RAISES_BLOCKS
+            for item in node.items
+        ):
+            found.append(pyast.span(node))
+    return found
+
+
+def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement under `tree`; expressions are not visited (a with is a statement)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt | ast.excepthandler | ast.match_case):
+                        stack.append(item)
+                        if isinstance(item, ast.stmt):
+                            yield item
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _inside(node: ast.AST, where: tuple[int, int]) -> bool:
+    start = (int(getattr(node, "lineno", 0)), int(getattr(node, "col_offset", 0)))
+    end_line = getattr(node, "end_lineno", None) or start[0]
+    end = (int(end_line), int(getattr(node, "end_col_offset", None) or 0))
+    return start <= where < end
+
+
+def hits(sorted_lines: Sequence[int], start: int, end: int) -> bool:
+    index = bisect.bisect_left(sorted_lines, start)
+    return index < len(sorted_lines) and sorted_lines[index] <= end
+
+
+def overlapping(tree: ast.AST, lines: frozenset[int]) -> Iterator[ast.AST]:
+    """Nodes whose span overlaps one of `lines`, visiting only such subtrees: a small change
+    in a large file costs little."""
+    ordered = sorted(lines)
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        start = getattr(node, "lineno", None)
+        if start is not None:
+            if not hits(ordered, start, getattr(node, "end_lineno", None) or start):
+                continue
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+# --- cast(Any, ...) ------------------------------------------------------------------------
+
+
+def _is_any(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == "Any"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "Any"
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return re.search(r"\bAny\b", node.value) is not None
+    return False
+
+
+def _mentions_any(annotation: ast.AST) -> bool:
+    return any(_is_any(n) for n in ast.walk(annotation))
+
+
+def _casts(nodes: Iterable[ast.AST]) -> list[tuple[str, int]]:
+    return [
+        ("cast(Any, ...)", node.lineno)
+        for node in nodes
+        if isinstance(node, ast.Call)
+        and _callee(node) == "cast"
+        and node.args
+        and _is_any(node.args[0])
+    ]
+
+
+def casts_to_any(change: FileChange, new_tree: ast.Module, context: Changed) -> Iterator[Finding]:
+    added = change.added_lines
+    found = _casts(n for n in overlapping(new_tree, added) if getattr(n, "lineno", 0) in added)
+    if not found:
+        return
+    budget = context.counts("cast", new=True)["cast(Any, ...)"]
+    budget -= context.counts("cast", new=False)["cast(Any, ...)"]
+    for _, line in sorted(set(found), key=lambda hit: hit[1])[: max(budget, 0)]:
+        yield CAST_ANY.finding(
+            path=change.path,
+            lines=(line, line),
+            claim="the change casts a value to `Any`, switching off type checking for it",
+            evidence=change.new_lines(line, line),
+            symbol=pyast.symbol_at(new_tree, line),
+        )
+
+
+# --- Any annotations -----------------------------------------------------------------------
+
+
+def annotation_sites(tree: ast.Module) -> dict[tuple[str, str], ast.expr | None]:
+    """Every place an annotation can stand, by (owner, slot): a function's parameters and
+    return, a variable annotated in a function, a class or the module."""
+    found: dict[tuple[str, str], ast.expr | None] = {}
+    for qualname, fn in pyast.functions(tree).items():
+        args = fn.node.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+            found[(qualname, arg.arg)] = arg.annotation
+        if args.vararg is not None:
+            found[(qualname, "*" + args.vararg.arg)] = args.vararg.annotation
+        if args.kwarg is not None:
+            found[(qualname, "**" + args.kwarg.arg)] = args.kwarg.annotation
+        found[(qualname, "return")] = fn.node.returns
+        for node in pyast.walk_within(fn.node):
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                found[(qualname, node.target.id)] = node.annotation
+    stack: list[tuple[list[ast.stmt], str]] = [(tree.body, "<module>")]
+    while stack:
+        body, owner = stack.pop()
+        for stmt in body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                found[(owner, stmt.target.id)] = stmt.annotation
+            elif isinstance(stmt, ast.ClassDef):
+                prefix = "" if owner == "<module>" else owner + "."
+                stack.append((stmt.body, prefix + stmt.name))
+    return found
+
+
+def any_annotations(
+    change: FileChange, new_tree: ast.Module, context: Changed
+) -> Iterator[Finding]:
+    added = change.added_lines
+    lines = (change.new_text or "").split("\n")
+    if not any("Any" in lines[n - 1] for n in added if n <= len(lines)):
+        return  # no added line mentions Any: nothing to compare (the cheap way out)
+    candidates = [
+        (site, annotation)
+        for site, annotation in annotation_sites(new_tree).items()
+        if annotation is not None
+        and any(line in added for line in range(*_lines(annotation)))
+        and _mentions_any(annotation)
+    ]
+    if not candidates:
+        return
+    before = context.old_sites
+    funcs = pyast.functions(new_tree)
+    for (owner, slot), annotation in sorted(candidates, key=lambda c: c[1].lineno):
+        old = before.get((owner, slot))
+        line = annotation.lineno
+        symbol = None if owner == "<module>" else pyast.symbol_of(owner)
+        if (owner, slot) not in before and slot.startswith("**") and owner in funcs:
+            absorbed = _absorbed(owner, slot, funcs[owner].node, before, context.absorbers)
+            if absorbed:
+                named = ", ".join(f"`{p}`" for p in absorbed)
+                yield ANY_ANNOTATION.finding(
+                    path=change.path,
+                    lines=(line, line),
+                    claim=(
+                        f"`{pyast.symbol_of(owner)}`: the named parameter(s) {named} became "
+                        f"`{slot}: {pyast.unparse(annotation)}`, read key by key: a misspelled "
+                        "or unknown keyword is now accepted silently instead of a TypeError"
+                    ),
+                    evidence=change.new_lines(line, line),
+                    symbol=symbol,
+                )
+            continue
+        # New code, code that had no annotation, or an annotation that already said Any
+        # (a typing sweep: Dict[str, Any] -> dict[str, Any]) or only free type variables
+        # (`Union[_T, Iterable[_T]]` accepts anything already) widens nothing.
+        if old is None or _mentions_any(old) or _only_free(old, context.free_typevars):
+            continue
+        what = "the return type" if slot == "return" else f"`{slot}`"
+        yield ANY_ANNOTATION.finding(
+            path=change.path,
+            lines=(line, line),
+            claim=(
+                f"`{pyast.symbol_of(owner)}`: {what} was `{pyast.unparse(old)}` and is now "
+                f"`{pyast.unparse(annotation)}`, which accepts anything unchecked"
+            ),
+            evidence=change.new_lines(line, line),
+            symbol=symbol,
+        )
+
+
+def _only_free(annotation: ast.expr, typevars: frozenset[str]) -> bool:
+    """The annotation accepts anything already: a free type variable, or a union with one
+    as a member (`Union[_T, Iterable[_T]]`, `_T | None`). `Iterable[_T]` does not: it
+    still demands an iterable."""
+    stack = [annotation]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name | ast.Attribute):
+            if dotted_name(node).split(".")[-1] in typevars:
+                return True
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            stack.extend([node.left, node.right])
+        elif isinstance(node, ast.Subscript) and dotted_name(node.value).split(".")[-1] in (
+            "Union",
+            "Optional",
+        ):
+            inner = node.slice
+            stack.extend(inner.elts if isinstance(inner, ast.Tuple) else [inner])
+    return False
+
+
+def dotted_name(node: ast.AST) -> str:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _absorbed(
+    owner: str,
+    slot: str,
+    fn: pyast.FunctionNode,
+    before: Mapping[tuple[str, str], ast.expr | None],
+    absorbers: frozenset[str],
+) -> list[str]:
+    """Named parameters the old version of `owner` had that its new `**kwargs` took over:
+    gone from the signature, with `kwargs` read key by key (`kwargs["cls"]`, `.get`,
+    `.pop`, `in`) rather than passed on whole (`f(**kwargs)`), where an unknown keyword
+    would still fail."""
+    had = [p for (o, p), _ in before.items() if o == owner and p != "return"]
+    if not had:
+        return []
+    args = fn.args
+    now = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    gone = [p for p in had if not p.startswith("*") and p not in now]
+    name = slot.removeprefix("**")
+    return gone if gone and _read_key_by_key(fn, name, absorbers) else []
+
+
+def _read_key_by_key(fn: pyast.FunctionNode, name: str, absorbers: frozenset[str]) -> bool:
+    """`name` is only read key by key, or passed on whole to a function that is (one of
+    `absorbers`)."""
+    allowed: set[int] = set()
+    uses: list[ast.Name] = []
+    for node in pyast.walk_within(fn):
+        if isinstance(node, ast.Name) and node.id == name:
+            uses.append(node)
+        elif isinstance(node, ast.Call) and _callee(node) in absorbers:
+            allowed.update(id(k.value) for k in node.keywords if k.arg is None)
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)) or (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.attr in ("get", "pop", "setdefault")
+        ):
+            allowed.add(id(node.value))
+        elif (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.In | ast.NotIn)
+        ):
+            allowed.update(id(c) for c in node.comparators)
+    return bool(uses) and all(id(use) in allowed for use in uses)
+
+
+def _lines(node: ast.AST) -> tuple[int, int]:
+    start, end = pyast.span(node)
+    return start, end + 1
+
+
+# --- primitive validation deep in core code ------------------------------------------------
+
+
+def is_boundary_path(path: str) -> bool:
+    pure = PurePosixPath(path.replace("\\", "/"))
+    parts = {*pure.parts[:-1], pure.stem}
+    return is_test_path(path) or bool(parts & _BOUNDARY_PARTS)
+
+
+def _is_boundary_function(fn: pyast.FunctionNode) -> bool:
+    if fn.name in _CONSTRUCTORS or _BOUNDARY_FUNCTION.match(fn.name):
+        return True
+    for deco in fn.decorator_list:
+        target = deco.func if isinstance(deco, ast.Call) else deco
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in _VALIDATOR_DECORATORS:
+            return True
+    return False
+
+
+def _is_public(qualname: str) -> bool:
+    """A function of the module's interface: no part of its name private or local."""
+    return "<locals>" not in qualname and not any(p.startswith("_") for p in qualname.split("."))
+
+
+class _EntryPoints:
+    """Which functions of a module take their input from outside: public functions and
+    methods, and the private helpers one of them calls directly (`_check(x)`,
+    `self._check(x)`): validation there is validation at the boundary. Worked out per
+    asked name, on demand."""
+
+    def __init__(self, funcs: Mapping[str, pyast.Function]) -> None:
+        self._funcs = funcs
+        self._called: set[str] | None = None
+
+    def __contains__(self, qualname: object) -> bool:
+        if not isinstance(qualname, str):
+            return False
+        if _is_public(qualname):
+            return True
+        if self._called is None:
+            self._called = set()
+            for public in (q for q in self._funcs if _is_public(q)):
+                owner = public.rsplit(".", 1)[0] + "." if "." in public else ""
+                for node in pyast.walk_within(self._funcs[public].node):
+                    if not isinstance(node, ast.Call):
+                        continue
+                    if isinstance(node.func, ast.Name):
+                        self._called.add(node.func.id)
+                    elif isinstance(node.func, ast.Attribute) and isinstance(
+                        node.func.value, ast.Name
+                    ):
+                        self._called.add(owner + node.func.attr)
+        return qualname in self._called
+
+
+def _is_primitive_type(node: ast.expr) -> bool:
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(_is_primitive_type(e) for e in node.elts)
+    return isinstance(node, ast.Name) and node.id in _PRIMITIVES
+
+
+def _is_call_to(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
+def _checked_param(node: ast.AST, params: frozenset[str]) -> str | None:
+    """The parameter a raw-primitive check inspects, or None if `node` is no such check."""
+
+    def param(expr: ast.AST) -> str | None:
+        return expr.id if isinstance(expr, ast.Name) and expr.id in params else None
+
+    if isinstance(node, ast.Call):
+        if _is_call_to(node, "isinstance") and len(node.args) == 2:
+            return param(node.args[0]) if _is_primitive_type(node.args[1]) else None
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _STRING_PREDICATES:
+            return param(node.func.value)
+        return None
+    if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+        left, right = node.left, node.comparators[0]
+        if _is_call_to(left, "type") and isinstance(left, ast.Call) and left.args:
+            return param(left.args[0]) if _is_primitive_type(right) else None
+        if _is_call_to(left, "len") and isinstance(left, ast.Call) and left.args:
+            # emptiness (`len(x) > 0`, `len(x) == 0`), the seed's `userId.length > 0`
+            is_empty = isinstance(right, ast.Constant) and right.value in (0, 1)
+            return param(left.args[0]) if is_empty else None
+        if isinstance(right, ast.Constant) and right.value == "":
+            return param(left)
+    return None
+
+
+def _primitive_check(node: ast.If | ast.Assert, params: frozenset[str]) -> list[ast.AST]:
+    """The raw-primitive checks on parameters that `node` validates with, empty if it is no
+    validation. An `if` counts when it raises, or when it combines two checks on one
+    parameter, or negates a check and returns early. A plain type dispatch (`if
+    isinstance(x, str): x = [x]`) does not, nor does rejecting a type (`if isinstance(x,
+    str): raise TypeError`): that is not validating a primitive, it is refusing one."""
+    negated = {
+        id(inner)
+        for sub in ast.walk(node.test)
+        if isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.Not)
+        for inner in ast.walk(sub.operand)
+    }
+    atoms = [sub for sub in ast.walk(node.test) if _checked_param(sub, params) is not None]
+    if not atoms or isinstance(node, ast.Assert):
+        return atoms
+    checked = [_checked_param(a, params) for a in atoms]
+    body = node.body
+    if any(isinstance(s, ast.Raise) for s in body):
+        return [a for a in atoms if not _is_type_test(a) or id(a) in negated or _is_unequal(a)]
+    if len(checked) > len(set(checked)):
+        return atoms
+    if any(id(a) in negated for a in atoms) and any(isinstance(s, ast.Return) for s in body):
+        return atoms
+    return []
+
+
+def _is_type_test(node: ast.AST) -> bool:
+    if isinstance(node, ast.Compare):
+        return _is_call_to(node.left, "type")
+    return _is_call_to(node, "isinstance")
+
+
+def _is_unequal(node: ast.AST) -> bool:
+    return isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.NotEq | ast.IsNot)
+
+
+def _params(fn: pyast.FunctionNode) -> frozenset[str]:
+    args = fn.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every += [a for a in (args.vararg, args.kwarg) if a is not None]
+    return frozenset(a.arg for a in every if a.arg not in ("self", "cls"))
+
+
+def _shape(node: ast.AST, params: frozenset[str]) -> str:
+    def leaf(inner: ast.AST) -> str | None:
+        return "N(_)" if isinstance(inner, ast.Name) and inner.id in params else None
+
+    return pyast.serialise(node, leaf, _LAYOUT)
+
+
+@dataclass(frozen=True, slots=True)
+class _PrimitiveCheck:
+    key: str
+    line: int
+    function: str
+    test: str
+
+
+def _primitive_candidates(
+    funcs: Mapping[str, pyast.Function],
+    skip: Container[str],
+    added: frozenset[int] | None = None,
+) -> list[_PrimitiveCheck]:
+    """One entry per checked atom, keyed by its shape, so merging or reordering checks that
+    existed before introduces nothing. With `added`, only checks on those lines."""
+    found: list[_PrimitiveCheck] = []
+    for qualname, fn in funcs.items():
+        if _is_boundary_function(fn.node):
+            continue
+        params = _params(fn.node)
+        for node in pyast.walk_within(fn.node):
+            if not isinstance(node, ast.If | ast.Assert):
+                continue
+            if added is not None and node.lineno not in added:
+                continue
+            atoms = _primitive_check(node, params)
+            if atoms and qualname not in skip:  # asked last: the costly question
+                test = pyast.unparse(node.test)
+                found.extend(
+                    _PrimitiveCheck(_shape(atom, params), node.lineno, qualname, test)
+                    for atom in atoms
+                )
+    return found
+
+
+def primitive_checks(
+    change: FileChange,
+    new_funcs: Mapping[str, pyast.Function],
+    old_funcs: Mapping[str, pyast.Function],
+) -> Iterator[Finding]:
+    if is_boundary_path(change.path):
+        return
+    touched = {q: f for q, f in new_funcs.items() if change.touches(f.start_line, f.end_line)}
+    entries = _EntryPoints(new_funcs)
+    candidates = _primitive_candidates(touched, entries, change.added_lines)
+    if not candidates:
+        return
+    by_line = {c.line: c for c in candidates}
+    new = Counter(c.key for c in _primitive_candidates(new_funcs, entries))
+    old = Counter(c.key for c in _primitive_candidates(old_funcs, _EntryPoints(old_funcs)))
+    budget = {key: new[key] - old[key] for key in new}
+    reported: set[int] = set()
+    for candidate in sorted(candidates, key=lambda c: c.line):
+        if budget.get(candidate.key, 0) <= 0 or candidate.line in reported:
+            continue
+        budget[candidate.key] -= 1
+        reported.add(candidate.line)
+        check = by_line[candidate.line]
+        line = candidate.line
+        yield PRIMITIVE_IN_CORE.finding(
+            path=change.path,
+            lines=(line, line),
+            claim=(
+                f"`{pyast.symbol_of(check.function)}` validates raw primitives "
+                f"(`{check.test}`) inside core code; parse them into a domain type at the "
+                "boundary so illegal values cannot reach here"
+            ),
+            evidence=change.new_lines(line, line),
+            symbol=pyast.symbol_of(check.function),
+        )

@@ -1,0 +1,133 @@
+"""Checks a change made moot: an old assertion that is gone because what it checked is gone,
+not because the test got weaker. The test-weakening critic asks before it reports one.
+
+- it used a function, class, module member or result field (a namedtuple's `errors`) the
+  change removed from the code under test — the API changed;
+- the new test now expects an exception from a call the old test made and checked the
+  results of (the behaviour became a rejection: the values no longer exist);
+- it was a failure (`assert False`, `pytest.fail`) and the new test raises instead;
+- it checked a part of a result the test unpacked (`data, errors = load()`) that the new
+  test takes whole (`data = load()`): the call returns one value now.
+
+Pure functions over the old and new test functions and `weakened_tests_coverage.Removed`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from contend.critics.static import pyast
+from contend.critics.static import weakened_tests_coverage as cov
+from contend.critics.static.weakened_tests_rules import (
+    EXPECTATIONS,
+    Check,
+    canon,
+    walk,
+)
+
+
+def gone_with_the_api(check: Check, removed: cov.Removed) -> bool:
+    """The assertion reads something the change removed from the code under test."""
+    if cov.mentions(check.node, removed.names | removed.fields):
+        return True
+    for node in ast.walk(check.node):
+        if isinstance(node, ast.Attribute):
+            owner = (pyast.unparse(node.value) if _short(node.value) else "").split(".")[-1]
+            if (owner, node.attr) in removed.members:
+                return True
+    return False
+
+
+def _short(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name | ast.Attribute) and not pyast.depth_exceeds(node, 8)
+
+
+def now_rejected(
+    old_fn: pyast.FunctionNode,
+    new_fn: pyast.FunctionNode,
+    old_checks: Iterable[Check],
+    new_checks: Iterable[Check],
+) -> int | None:
+    """The first old line from which the old test's value checks are moot: a call there is
+    now made inside a new `pytest.raises` / `assertRaises` block (the change turned the
+    behaviour into a rejection). None when there is no such call."""
+    before = {c.key for c in old_checks if c.family in EXPECTATIONS}
+    blocks = [c for c in new_checks if c.family in EXPECTATIONS and c.key not in before]
+    if not blocks:
+        return None
+    expected = {canon(n) for n in _expectation_calls(new_fn, blocks)}
+    lines = [
+        node.lineno
+        for node in walk(old_fn.body)
+        if isinstance(node, ast.Call) and canon(node) in expected
+    ]
+    return min(lines) if lines else None
+
+
+def _expectation_calls(fn: pyast.FunctionNode, blocks: list[Check]) -> Iterable[ast.Call]:
+    nodes = {id(c.node) for c in blocks}
+    for node in walk(fn.body):
+        if isinstance(node, ast.With | ast.AsyncWith) and any(
+            id(item.context_expr) in nodes for item in node.items
+        ):
+            for stmt in node.body:
+                yield from (n for n in ast.walk(stmt) if isinstance(n, ast.Call))
+        elif isinstance(node, ast.Call) and id(node) in nodes:
+            yield from (n for a in node.args[1:] for n in ast.walk(a) if isinstance(n, ast.Call))
+
+
+def dropped_results(old_fn: pyast.FunctionNode, new_fn: pyast.FunctionNode) -> frozenset[str]:
+    """Names the old test unpacked from a call of a function whose result the new test
+    takes whole (`data, errors = schema.dump(u)` -> `data = schema.dump(u)`): it returns
+    one value now, and what the old test checked of the other part no longer exists."""
+    old = _unpacked(old_fn)
+    if not old:
+        return frozenset()
+    arity: dict[str, int] = {}  # callee -> the most values a new binding takes from it
+    for node in walk(new_fn.body):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.value, ast.Call)
+        ):
+            target = node.targets[0]
+            taken = len(target.elts) if isinstance(target, ast.Tuple | ast.List) else 1
+            key = canon(node.value.func)
+            arity[key] = max(arity.get(key, 0), taken)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            arity.setdefault(canon(node.value.func), 0)  # the result not even kept
+    bound = {n.id for n in walk(new_fn.body) if isinstance(n, ast.Name)}
+    dropped: set[str] = set()
+    for call, (size, names) in old.items():
+        if call in arity and arity[call] < size:
+            dropped.update(names - bound)  # a name the new test still uses is still checked
+    return frozenset(dropped)
+
+
+def _unpacked(fn: pyast.FunctionNode) -> dict[str, tuple[int, set[str]]]:
+    """callee -> (how many values a tuple target took from it, the names bound)."""
+    found: dict[str, tuple[int, set[str]]] = {}
+    for node in walk(fn.body):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Tuple | ast.List)
+            and isinstance(node.value, ast.Call)
+        ):
+            elts = node.targets[0].elts
+            key = canon(node.value.func)
+            size, names = found.get(key, (0, set()))
+            names.update(e.id for e in elts if isinstance(e, ast.Name))
+            found[key] = (max(size, len(elts)), names)
+    return found
+
+
+def raises_added(old_fn: pyast.FunctionNode, new_fn: pyast.FunctionNode) -> int:
+    """How many more `raise` statements the new test has: each fails the test as an
+    `assert False` or `pytest.fail(...)` did."""
+
+    def count(fn: pyast.FunctionNode) -> int:
+        return sum(isinstance(n, ast.Raise) for n in walk(fn.body))
+
+    return max(count(new_fn) - count(old_fn), 0)
