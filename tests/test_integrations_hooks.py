@@ -220,12 +220,24 @@ def test_loop_guard_and_bad_input(tmp_path: Path) -> None:
 # --- the real claude CLI -------------------------------------------------------------
 
 RECORDER = """\
-import hashlib, json, subprocess, sys
+import hashlib, json, subprocess, sys, time
 from pathlib import Path
 payload = sys.stdin.read()
 transcript = Path(json.loads(payload)["transcript_path"])
 def sha():
     return hashlib.sha256(transcript.read_bytes()).hexdigest()
+def ended():
+    # Claude Code flushes the session's final assistant turn to the transcript on its own
+    # schedule, sometimes after starting the Stop hook: that write is the client's, not
+    # contend's. Take "before" once the turn that ended the session is on disk.
+    for line in reversed(transcript.read_text().splitlines()):
+        entry = json.loads(line)
+        if entry.get("type") == "assistant":
+            return entry.get("message", {}).get("stop_reason") == "end_turn"
+    return False
+deadline = time.monotonic() + 20
+while not ended() and time.monotonic() < deadline:
+    time.sleep(0.05)
 before = sha()
 done = subprocess.run(sys.argv[2:], input=payload, capture_output=True, text=True)
 Path(sys.argv[1]).write_text(json.dumps({
