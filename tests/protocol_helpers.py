@@ -8,7 +8,7 @@ from typing import Any
 
 from contend.protocol import events as ev
 from contend.protocol.events import EventKind
-from contend.protocol.model import Action, Attack, Location, Severity, Status
+from contend.protocol.model import Action, Actor, Attack, Location, Severity, Status
 from contend.protocol.state import Reducer, RunState, ThreadState
 
 
@@ -67,8 +67,9 @@ class RunBuilder:
         self.emit(ev.attack_raised(make_attack(attack_id, thread, severity, self)))
 
     def act(self, attack_id: str, *actions: Action, by: str = "x") -> None:
+        """Each action taken by the actor the independent table below gives it."""
         for action in actions:
-            self.emit(ev.transition(attack_id, action, by=by))
+            self.emit(ev.transition(attack_id, action, by=by, actor=ACTOR_OF[action]))
 
     def critic_round(
         self,
@@ -158,6 +159,26 @@ _ANYTIME = {  # the critic may withdraw and a human may decide at any point
     _A.WAIVE: _S.WAIVED,
 }
 _RESOLVES = {_A.ACCEPT, _A.WITHDRAW, _A.OVERRULE, _A.WAIVE}
+# Who takes each action (DESIGN §2, §10), written out independently of machine.RULES.
+_P, _C, _E, _H = Actor.PROPOSER, Actor.CRITIC, Actor.ENGINE, Actor.HUMAN
+ACTOR_OF: dict[Action, Actor] = {
+    _A.FIX: _P,
+    _A.CONCEDE: _P,
+    _A.DEFEND: _P,
+    _A.ACCEPT: _C,
+    _A.WITHDRAW: _C,
+    _A.RE_ATTACK: _C,
+    _A.MARK_UNRESOLVED: _E,
+    _A.DEADLOCK: _E,
+    _A.UPHOLD: _H,
+    _A.OVERRULE: _H,
+    _A.WAIVE: _H,
+}
+# Every (actor, action) pair the table allows: each action's own actor, and the engine's
+# withdrawal of a change the author withdrew (an empty diff).
+MAY: frozenset[tuple[Actor, Action]] = frozenset(
+    {(actor, action) for action, actor in ACTOR_OF.items()} | {(_E, _A.WITHDRAW)}
+)
 
 
 @dataclass(frozen=True)

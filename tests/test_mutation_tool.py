@@ -267,10 +267,74 @@ def test_a_test_that_fails_only_in_the_harness_kills_nothing(tmp_path: Path) -> 
         "    harness = 'contend-mutation-' in str(tmp_path)\n"
         "    assert not harness or '/run1/' in str(tmp_path)\n"
     )
-    done = run_tool(root, "--no-widen", "-j", "1")
+    done = run_tool(root, "-j", "1")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "fails unmutated too" in done.stdout
     results = json.loads((root / "out" / "results.json").read_text())
     statuses = {m["status"] for m in results["mutants"] if m["key"].split("::")[1] == "is_adult"}
     assert statuses == {"error"}
     assert results["files"]["src/tiny/calc.py"]["killed"] == 0
+
+
+PATCHED = '''\
+"""Functions the fast path patches in place, and one it must not."""
+
+
+def _limit():
+    return 18
+
+
+LIMIT = _limit()  # computed at import: patching _limit afterwards would change nothing
+
+
+def is_adult(age):
+    return age >= LIMIT
+
+
+def scale(x, factor=2):
+    return x * factor
+'''
+
+PATCHED_TESTS = """\
+from tiny.calc import LIMIT, _limit, is_adult, scale
+
+
+def test_limit():
+    assert _limit() == LIMIT == 18
+
+
+def test_is_adult():
+    assert is_adult(18)
+    assert not is_adult(17)
+
+
+def test_scale():
+    assert scale(3) == 6
+"""
+
+
+def test_the_fast_path_judges_every_mutant_as_the_slow_path_does(tmp_path: Path) -> None:
+    """The fast path swaps the mutated code (or default value) into the live function; a
+    function that ran at import keeps its result in a module constant, so its mutants
+    must take the slow path (re-import) — or a killable mutant would survive."""
+    outcomes = {}
+    for mode in ("fast", "slow"):
+        root = make_project(tmp_path / mode, equivalents="")
+        (root / "src" / "tiny" / "calc.py").write_text(PATCHED)
+        (root / "tests" / "test_calc.py").write_text(PATCHED_TESTS)
+        done = run_tool(root, *(["--slow-only"] if mode == "slow" else []))
+        assert done.returncode == 0, done.stdout + done.stderr
+        results = json.loads((root / "out" / "results.json").read_text())
+        outcomes[mode] = {m["key"]: m["status"] for m in results["mutants"]}
+        paths = next(line for line in done.stdout.splitlines() if "on the fast path" in line)
+        if mode == "fast":
+            assert "the function runs at import or collection" in paths, paths
+            assert not paths.startswith("0 mutants on the fast path"), paths
+        else:
+            assert paths.startswith("0 mutants on the fast path"), paths
+    assert outcomes["fast"] == outcomes["slow"]
+    status = {k.split("::", 1)[1]: v for k, v in outcomes["fast"].items()}
+    # _limit ran at import (LIMIT keeps its result), so its mutants take the slow path.
+    assert status["_limit::constant::18 => 19"] == "killed"
+    assert status["scale::default::2 => 3"] == "killed"  # fast path: __defaults__ patched
+    assert status["is_adult::compare::age >= LIMIT => age > LIMIT"] == "killed"

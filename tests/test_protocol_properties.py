@@ -24,7 +24,7 @@ from contend.protocol import events as ev
 from contend.protocol.events import EventKind
 from contend.protocol.model import RESOLVING_ACTIONS, Action, Attack, Location, Severity
 from contend.protocol.state import Reducer, RunState, fold
-from protocol_helpers import ModelAttack, model_step
+from protocol_helpers import ACTOR_OF, ModelAttack, model_step
 
 THREADS = ("t0", "t1", "t2")
 
@@ -103,12 +103,12 @@ class Driver:
             if expected is None:
                 snapshot = (attack.status, attack.resolved)
                 try:
-                    self.emit(ev.transition(attack.id, action, by="x"))
+                    self.emit(ev.transition(attack.id, action, by="x", actor=ACTOR_OF[action]))
                 except IllegalTransition:
                     assert (attack.status, attack.resolved) == snapshot
                     return
                 raise AssertionError("an illegal transition was accepted")
-            self.emit(ev.transition(attack.id, action, by="x"))
+            self.emit(ev.transition(attack.id, action, by="x", actor=ACTOR_OF[action]))
             assert (attack.status, attack.resolved) == (expected.status, expected.resolved)
             self.models[attack.id] = expected
             after = {a.id: a.resolved for a in state.attacks.values()}

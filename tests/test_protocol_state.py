@@ -412,6 +412,8 @@ def test_transitions_are_recorded_in_the_attack_history() -> None:
             "attack": "A1",
             "action": "defend",
             "by": "author",
+            # derived from `by` (a ledger written before transitions named their actor)
+            "actor": "proposer",
             "text": "it is fine",
             "evidence": "t.py",
         }

@@ -10,13 +10,24 @@ the tests that executed it (setup, call and teardown count), each test's duratio
 outcome of the session, the tests that failed once and passed when run again (flaky),
 and the modules the session imported, third-party and the project's own (the runner
 pre-imports them once, before forking one child per mutant).
+
+Every module of the project is imported first, and lines run while importing or
+collecting are kept apart ("import_lines"): a function that ran then may have left its
+result in a module constant or a cache, so the fast path (patch.py) does not patch it.
+
+Python subprocesses a test starts are measured too (coverage's .pth hook, a config in
+COVERAGE_PROCESS_START with the test's node id as the static context), so code the tests
+run through `python -m contend …` is attributed to them like in-process code.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -25,6 +36,18 @@ from typing import Any
 import coverage
 import profile_setup
 import pytest
+
+IMPORT_CONTEXT = "<import>"  # lines run while importing or collecting, not in a test
+# The running test's node id, for subprocesses (not CONTEND_*: contend refuses unknown ones).
+TEST_ENV = "MUTATION_COVMAP_TEST"
+SUBPROCESS_CONFIG = """\
+[run]
+source = {source}
+parallel = true
+data_file = {data}
+context = ${{{env}}}
+disable_warnings = no-data-collected, module-not-measured, module-not-imported, couldnt-parse
+"""
 
 
 class _PerTestContext:
@@ -38,24 +61,71 @@ class _PerTestContext:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: object) -> Generator[None]:
         self.cov.switch_context(item.nodeid)
+        os.environ[TEST_ENV] = item.nodeid
         started = time.perf_counter()
         try:
             return (yield)
         finally:
             self.durations[item.nodeid] = time.perf_counter() - started
-            self.cov.switch_context("")
+            os.environ[TEST_ENV] = IMPORT_CONTEXT
+            self.cov.switch_context(IMPORT_CONTEXT)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed:
             self.failed.append(report.nodeid)
 
 
+def _import_all(source: Path) -> list[str]:
+    """Imports every module under `source`; returns those that failed (an optional
+    extra not installed, say) — they are imported, if at all, by the tests."""
+    failed = []
+    for path in sorted(source.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        parts = list(path.relative_to(source).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if not parts or parts[-1] == "__main__":
+            continue
+        try:
+            importlib.import_module(".".join(parts))
+        except Exception:  # contend: allow silent-fallback -- listed in the map as not pre-imported
+            failed.append(".".join(parts))
+    return failed
+
+
+def _subprocess_lines(data_dir: Path, root: Path) -> dict[str, dict[str, set[str]]]:
+    """What the measured subprocesses ran: file → line → node ids of the tests."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for part in sorted(data_dir.glob(".coverage*")):
+        data = coverage.CoverageData(basename=str(part))
+        data.read()
+        data.set_query_contexts(None)
+        for measured in data.measured_files():
+            rel = Path(measured).resolve().relative_to(root.resolve()).as_posix()
+            lines = found.setdefault(rel, {})
+            for line, contexts in data.contexts_by_lineno(measured).items():
+                tests = {c for c in contexts if c and c != IMPORT_CONTEXT}
+                if tests:
+                    lines.setdefault(str(line), set()).update(tests)
+    return found
+
+
 def build_map(out: Path, root: Path, source: Path, tests: list[str], options: list[str]) -> int:
     profile_setup.load()
     cov = coverage.Coverage(data_file=None, source=[str(source)], config_file=False, messages=False)
     plugin = _PerTestContext(cov)
+    scratch = Path(tempfile.mkdtemp(prefix="contend-covmap-"))
+    config = scratch / "subprocess.coveragerc"
+    config.write_text(
+        SUBPROCESS_CONFIG.format(source=source, data=scratch / ".coverage", env=TEST_ENV)
+    )
+    os.environ["COVERAGE_PROCESS_START"] = str(config)
+    os.environ[TEST_ENV] = IMPORT_CONTEXT
     cov.start()
+    cov.switch_context(IMPORT_CONTEXT)
     try:
+        not_preimported = _import_all(source)
         code = pytest.main([*tests, *options], plugins=[plugin])
         flaky: list[str] = []
         if code == pytest.ExitCode.TESTS_FAILED and plugin.failed:
@@ -68,23 +138,39 @@ def build_map(out: Path, root: Path, source: Path, tests: list[str], options: li
             flaky = sorted(set(first) - set(plugin.failed))
     finally:
         cov.stop()
+        del os.environ["COVERAGE_PROCESS_START"]
     data = cov.get_data()
     data.set_query_contexts(None)
+    from_subprocesses = _subprocess_lines(scratch, root)
+    shutil.rmtree(scratch)
     files: dict[str, dict[str, list[str]]] = {}
+    import_lines: dict[str, list[int]] = {}
     for measured in data.measured_files():
         rel = Path(measured).resolve().relative_to(root.resolve()).as_posix()
         lines: dict[str, list[str]] = {}
+        at_import: list[int] = []
         for line, contexts in data.contexts_by_lineno(measured).items():
-            tests = sorted(c for c in contexts if c)
+            if "" in contexts or IMPORT_CONTEXT in contexts:
+                at_import.append(line)
+            tests = {c for c in contexts if c and c != IMPORT_CONTEXT}
+            tests |= from_subprocesses.get(rel, {}).get(str(line), set())
             if tests:
-                lines[str(line)] = tests
+                lines[str(line)] = sorted(tests)
         files[rel] = lines
+        import_lines[rel] = sorted(at_import)
+    for rel, sub_lines in from_subprocesses.items():
+        lines = files.setdefault(rel, {})
+        for line, tests in sub_lines.items():
+            if line not in lines:
+                lines[line] = sorted(tests)
     doc: dict[str, Any] = {
         "exit_code": int(code),
         "failed": plugin.failed,
         "flaky": flaky,
         "durations": plugin.durations,
         "files": files,
+        "import_lines": import_lines,
+        "not_preimported": not_preimported,
         # In first-import order: importing `_asyncio` before `asyncio`, say, leaves asyncio
         # half C, half Python ("Timeout should be used inside a task").
         "preload": _third_party(list(sys.modules), root),

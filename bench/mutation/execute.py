@@ -66,6 +66,9 @@ class Job:
     purge: frozenset[str] = frozenset()
     project: frozenset[str] = frozenset()
     stop_first: bool = True  # False: run every test and report every failure
+    # The fast path: what the child changes in the live interpreter (patch.Patch). None
+    # on the slow path, where the child imports the mutated module again instead.
+    patch: Any = None
 
     def budget(self, tests: Sequence[str]) -> float:
         return sum(self.durations.get(t, 0.0) for t in tests)
@@ -119,6 +122,8 @@ class Workspace:
     base: Path  # scratch directory owned by this run
     pytest_args: list[str] = field(default_factory=list)
     slots: list[_Slot] = field(default_factory=list)
+    # What a forked child runs: the slow path (_child) unless the host installed its own.
+    child: Callable[[Workspace, _Slot, Job, list[str]], int] | None = None
     cleaners: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     def discard(self, path: Path) -> None:
@@ -275,7 +280,7 @@ def _fork(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> None:
     if pid == 0:  # the child never returns into the parent's code
         code = 70
         try:
-            code = _child(ws, slot, job, tests)
+            code = (ws.child or _child)(ws, slot, job, tests)
         except BaseException:
             traceback.print_exc()
         finally:
@@ -310,7 +315,11 @@ def _judge(slot: _Slot, wait_status: int | None) -> Outcome:
     data: dict[str, Any] = json.loads(path.read_text())
     slot.ran += data["ran"]
     killer = data["first_failure"]
-    if data["missing"] and len(data["missing"]) == count:
+    # A mutant that breaks importing the module fails the collection of every selected
+    # file: killed (the smoke run showed the unmutated code collects). None collected with
+    # no collection error means the selection is wrong: the harness cannot judge it.
+    collect_error = killer is not None and killer.startswith("collecting ")
+    if data["missing"] and len(data["missing"]) == count and not collect_error:
         return Outcome(job.ident, ERROR, seconds, 0, detail="none of the selected tests collected")
     if code == 0:
         return Outcome(job.ident, SURVIVED, seconds, slot.ran)

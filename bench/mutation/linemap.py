@@ -16,7 +16,8 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,14 @@ def _merge(old: dict[str, Any], new: dict[str, Any], files: set[str]) -> dict[st
             **new["durations"],
         },
         "files": merged_files,
+        # Code run while importing or collecting any file, old or new, stays unpatchable.
+        "import_lines": {
+            path: sorted(
+                set(old["import_lines"].get(path, [])) | set(new["import_lines"].get(path, []))
+            )
+            for path in set(old["import_lines"]) | set(new["import_lines"])
+        },
+        "not_preimported": new.get("not_preimported", old["not_preimported"]),
         "preload": _union_in_order(old["preload"], new["preload"]),
         "project_modules": _union_in_order(old["project_modules"], new["project_modules"]),
     }
@@ -128,10 +137,22 @@ def _union_in_order(first: list[str], then: list[str]) -> list[str]:
     return [*first, *(n for n in then if n not in seen)]
 
 
-def load(root: Path, source_root: Path, tests: Path, cache: Path, fresh: bool) -> dict[str, Any]:
+def load(
+    root: Path,
+    source_root: Path,
+    tests: Path,
+    cache: Path,
+    fresh: bool,
+    only: Sequence[str] = (),
+) -> dict[str, Any]:
     """The line map for the current tree: cached, updated for changed test files, or
-    built from the whole suite."""
-    base, per_test = fingerprints(root, source_root, tests)
+    built from the whole suite — or, with `only` (globs relative to the root), from the
+    matching test files alone: a test left out can kill no mutant, so the score can only
+    come out lower, never higher. A later run without `only` adds the others."""
+    base, every_test = fingerprints(root, source_root, tests)
+    per_test = {f: h for f, h in every_test.items() if not only or any(fnmatch(f, g) for g in only)}
+    if not per_test:
+        raise CoverageError(f"no test file matches {', '.join(only)}")
     cache.parent.mkdir(parents=True, exist_ok=True)
     old: dict[str, Any] | None = None
     if cache.exists() and not fresh:
@@ -141,12 +162,22 @@ def load(root: Path, source_root: Path, tests: Path, cache: Path, fresh: bool) -
     started = time.monotonic()
     scratch = cache.with_suffix(".part.json")
     if old is None:
-        print("coverage map: running the whole suite under coverage …", flush=True)
-        data = _run_covmap(root, source_root, [tests.relative_to(root).as_posix()], scratch)
-        how = "whole suite"
+        if only:
+            print(
+                f"coverage map: running {len(per_test)} test file(s) ({', '.join(only)}) "
+                "under coverage …",
+                flush=True,
+            )
+            data = _run_covmap(root, source_root, sorted(per_test), scratch)
+            how = f"{len(per_test)} test files"
+        else:
+            print("coverage map: running the whole suite under coverage …", flush=True)
+            data = _run_covmap(root, source_root, [tests.relative_to(root).as_posix()], scratch)
+            how = "whole suite"
     else:
         changed = {f for f, h in per_test.items() if old["tests"].get(f) != h}
-        removed = set(old["tests"]) - set(per_test)
+        # Gone, or changed outside the selection (its old lines may be wrong): dropped.
+        removed = {f for f, h in old["tests"].items() if every_test.get(f) != h} - set(per_test)
         if not changed and not removed:
             print(f"coverage map: cached ({cache})", flush=True)
             return old
@@ -157,13 +188,14 @@ def load(root: Path, source_root: Path, tests: Path, cache: Path, fresh: bool) -
             new = _run_covmap(root, source_root, sorted(changed), scratch)
             data = _merge(old, new, changed | removed)
         else:
-            nothing = {**old, "files": {}, "durations": {}, "flaky": []}
+            nothing = {**old, "files": {}, "durations": {}, "flaky": [], "import_lines": {}}
             data = _merge(old, nothing, removed)
         how = f"{len(changed)} changed and {len(removed)} removed test file(s)"
     if scratch.exists():
         scratch.unlink()
     data["base"] = base
-    data["tests"] = per_test
+    kept = {} if old is None else {f: h for f, h in old["tests"].items() if f in every_test}
+    data["tests"] = {f: h for f, h in {**kept, **per_test}.items() if every_test.get(f) == h}
     cache.write_text(json.dumps(data, indent=0, sort_keys=True))
     seconds = time.monotonic() - started
     print(f"coverage map: {seconds:.0f} s ({how}), {len(data['durations'])} tests", flush=True)

@@ -10,10 +10,14 @@ the verdict-bearing parts of review/).
 Steps: (1) one pytest session under coverage.py maps every line to the tests that ran it
 (linemap.py; cached in bench/out/mutation/, only changed test files re-run when only tests
 changed); (2) each mutant (mutate.py) runs only against the tests that executed its lines,
-in a forked child on a private copy of the source tree, stopping at the first failure
-(execute.py) — first the test file that killed most earlier mutants of its file, the rest
-only if it survives that; (3) every survivor is run again against every test that
-executed any line of its file; (4) the score per file is printed — killed /
+in a forked child, stopping at the first failure (execute.py) — first the test file that
+killed most earlier mutants of its file, the rest only if it survives that. A mutant inside
+a function that did not run at import takes the fast path: the child is forked from one
+session that collected the selected test files once, and swaps the mutated code into the
+live function objects (patch.py, host.py); any other mutant the slow path: the child
+imports the mutated module again from a private copy of the source tree; (3) with
+--widen, every survivor is run again against every test that executed any line of its
+file; (4) the score per file is printed — killed /
 non-equivalent, with the equivalent mutants (bench/mutation/equivalent.toml, each with its
 reason) apart — then every surviving mutant and the run time. Results are also written to
 bench/out/mutation/results.json.
@@ -26,21 +30,27 @@ entry no longer matches any mutant; 2 on bad usage.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import re
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 import tomllib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import execute
+import host
 import linemap
+import patch as patch_mod
 import preload
+import profile_setup
 from mutate import OPERATORS, Mutant, mutants_of
 
 HERE = Path(__file__).resolve().parent
@@ -67,6 +77,9 @@ class Target:
             or mutant.scope == self.scope
             or mutant.scope.startswith(self.scope + ".")
         )
+
+
+NOT_RUN = "not_run"  # --fast-only skipped it, or the run was interrupted first
 
 
 class UsageError(Exception):
@@ -164,27 +177,7 @@ class Row:
     killer: str | None = None
     seconds: float = 0.0
     widened: bool = False
-
-
-def _jobs(
-    rows: Sequence[Row],
-    sources: dict[Path, str],
-    durations: dict[str, float],
-    purges: dict[Path, frozenset[str]],
-    project: frozenset[str],
-) -> list[execute.Job]:
-    return [
-        execute.Job(
-            ident=row.mutant.key,
-            path=Path(row.mutant.path),
-            text=row.mutant.apply(sources[Path(row.mutant.path)]),
-            tests=row.tests,
-            durations=durations,
-            purge=purges[Path(row.mutant.path)],
-            project=project,
-        )
-        for row in rows
-    ]
+    patch: patch_mod.Patch | None = None
 
 
 def _progress(total: int) -> Any:
@@ -216,6 +209,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--equivalents", type=Path, default=HERE / "equivalent.toml")
     parser.add_argument("--out", type=Path, help="results directory (bench/out/mutation)")
     parser.add_argument("--fresh-coverage", action="store_true", help="rebuild the map")
+    parser.add_argument(
+        "--test-files",
+        metavar="GLOBS",
+        help="build the line map from these test files only (comma-separated globs from the "
+        "root): faster, and a test left out kills nothing, so the score can only be lower",
+    )
     parser.add_argument("--operators", help=f"comma-separated subset of {','.join(OPERATORS)}")
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     parser.add_argument(
@@ -224,7 +223,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="run the listed equivalent mutants too (a killed one is reported as a problem)",
     )
     parser.add_argument(
-        "--no-widen", action="store_true", help="do not re-run survivors on the whole file's tests"
+        "--widen",
+        action="store_true",
+        help="re-run survivors against every test that ran any line of their file",
+    )
+    parser.add_argument(
+        "--since", metavar="REV", help="mutate only lines changed since REV (git diff REV)"
+    )
+    parser.add_argument(
+        "--fast-only",
+        action="store_true",
+        help="skip the slow-path mutants (module and class level): reported as not judged",
+    )
+    parser.add_argument(
+        "--slow-only",
+        action="store_true",
+        help="judge every mutant on the slow path (re-import per mutant), to check the fast one",
     )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
@@ -255,10 +269,20 @@ def _run(args: argparse.Namespace) -> int:
     for target in targets:
         if target.path not in sources:
             sources[target.path] = (root / target.path).read_text()
-        found = mutants_of(target.path.as_posix(), sources[target.path])
-        mutants.extend(m for m in found if target.wants(m) and m.operator in operators)
+        found = [
+            m
+            for m in mutants_of(target.path.as_posix(), sources[target.path])
+            if target.wants(m) and m.operator in operators
+        ]
+        if target.scope is not None and not found:
+            raise UsageError(f"no mutant in {target.path}::{target.scope} (no such scope?)")
+        mutants.extend(found)
     # The same file may be named twice (a directory and a scope in it): one mutant once.
     mutants = list({m.key: m for m in mutants}.values())
+    if args.since:
+        changed = {path: changed_lines(root, args.since, path) for path in sources}
+        mutants = [m for m in mutants if touches(m, sources[Path(m.path)], changed[Path(m.path)])]
+        print(f"--since {args.since}: {len(mutants)} mutants on changed lines", flush=True)
     if args.list:
         for m in mutants:
             mark = "  [equivalent]" if m.key in equivalents else ""
@@ -266,12 +290,19 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{len(mutants)} mutants")
         return 0
 
+    t0 = time.monotonic()
     try:
         covmap = linemap.load(
-            root, source_root, tests_dir, out / "covmap.json", args.fresh_coverage
+            root,
+            source_root,
+            tests_dir,
+            out / "covmap.json",
+            args.fresh_coverage,
+            args.test_files.split(",") if args.test_files else (),
         )
     except linemap.CoverageError as exc:
         raise UsageError(str(exc)) from None
+    covmap_s = time.monotonic() - t0
     durations: dict[str, float] = covmap["durations"]
     flaky = set(covmap["flaky"])
     if flaky:
@@ -284,7 +315,7 @@ def _run(args: argparse.Namespace) -> int:
         tests = linemap.order(linemap.select(m, lines) - flaky, durations)
         rows.append(Row(m, tests, equivalents.get(m.key)))
     # Pre-import what the suite imports, the project's own modules last and from the real
-    # tree; a child imports again only what the mutant can reach (preload.py).
+    # tree; a slow-path child imports again only what the mutant can reach (preload.py).
     sys.path.insert(0, str(source_root))
     project = frozenset(covmap["project_modules"])
     loaded, failed = preload.preload([*covmap["preload"], *covmap["project_modules"]])
@@ -298,75 +329,254 @@ def _run(args: argparse.Namespace) -> int:
         + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else ""),
         flush=True,
     )
+    for row in rows:
+        if not row.tests:
+            row.status = execute.NO_TESTS
+        elif row.equivalent is not None and not args.check_equivalents:
+            row.status = "equivalent"
+    runnable = [r for r in rows if not r.status]
+    args.interrupted = False
+    slow_reasons = _plan_patches(runnable, sources, root, source_root, covmap, args.slow_only)
+    fast = [r for r in runnable if r.patch is not None]
+    slow = [r for r in runnable if r.patch is None]
+    if args.fast_only:
+        for r in slow:
+            r.status = NOT_RUN
+    why = ", ".join(f"{n} {reason}" for reason, n in slow_reasons.most_common())
+    print(
+        f"{len(fast)} mutants on the fast path, {len(slow)} on the slow path"
+        + (f" ({why})" if why else "")
+        + (" — not run (--fast-only)" if args.fast_only and slow else ""),
+        flush=True,
+    )
+    if args.fast_only:
+        slow = []
+
+    by_key = {r.mutant.key: r for r in rows}
+    learner = Learner(durations)
+    report = _progress(len(runnable))
+
+    def record(job: execute.Job, outcome: execute.Outcome) -> None:
+        row = by_key[job.ident]
+        row.status, row.killer, row.seconds = outcome.status, outcome.killer, outcome.seconds
+        if outcome.status == execute.ERROR:
+            print(f"  error: {job.ident}: {outcome.detail}", flush=True)
+
+    def both(job: execute.Job, outcome: execute.Outcome) -> None:
+        record(job, outcome)
+        report(job, outcome)
+        if outcome.killer is not None and outcome.status in execute.KILLED_STATES:
+            learner.killed(job.path.as_posix(), outcome.killer)
+
+    ctx = _Context(sources, durations, purges, project)
+    times = {"coverage": covmap_s, "mutants": 0.0, "widened": 0.0, "killers": 0.0, "host": 0.0}
+
+    def phase(ws: execute.Workspace, rows_now: list[Row]) -> None:
+        """Mutants, survivors widened (--widen), killers re-checked: all in one harness."""
+        t0 = time.monotonic()
+        _smoke(ws, rows_now, ctx)
+        execute.run_jobs(ws, ctx.jobs(rows_now), both, learner.stages)
+        times["mutants"] += time.monotonic() - t0
+        if args.widen:
+            t0 = time.monotonic()
+            _widen(ws, rows_now, covmap, flaky, ctx, record, learner)
+            times["widened"] += time.monotonic() - t0
+        times["killers"] += _verify_killers(ws, rows_now, ctx)
 
     with tempfile.TemporaryDirectory(prefix="contend-mutation-") as scratch:
         ws = execute.Workspace(root, source_root, Path(scratch))
         ws.prepare(max(1, args.jobs))
-        _smoke(ws, rows, sources, durations, purges, project)
-        runnable = [r for r in rows if r.tests and (r.equivalent is None or args.check_equivalents)]
-        for row in rows:
-            if not row.tests:
-                row.status = execute.NO_TESTS
-            elif row.equivalent is not None and not args.check_equivalents:
-                row.status = "equivalent"
-        by_key = {r.mutant.key: r for r in rows}
-
-        def record(job: execute.Job, outcome: execute.Outcome) -> None:
-            row = by_key[job.ident]
-            row.status, row.killer, row.seconds = outcome.status, outcome.killer, outcome.seconds
-            if outcome.status == execute.ERROR:
-                print(f"  error: {job.ident}: {outcome.detail}", flush=True)
-
-        report = _progress(len(runnable))
-        learner = Learner(durations)
-
-        def both(job: execute.Job, outcome: execute.Outcome) -> None:
-            record(job, outcome)
-            report(job, outcome)
-            if outcome.killer is not None and outcome.status in execute.KILLED_STATES:
-                learner.killed(job.path.as_posix(), outcome.killer)
-
-        execute.run_jobs(
-            ws, _jobs(runnable, sources, durations, purges, project), both, learner.stages
-        )
-        phase1 = time.monotonic() - started
-
-        widened_s = 0.0
-        if not args.no_widen:
-            wider = []
-            for row in rows:
-                if row.status in (execute.SURVIVED, execute.NO_TESTS) and row.equivalent is None:
-                    in_file = linemap.file_tests(covmap["files"].get(row.mutant.path, {}))
-                    everything = linemap.order(in_file - flaky, durations)
-                    if set(everything) - set(row.tests):
-                        row.tests, row.widened = everything, True
-                        wider.append(row)
-            if wider:
-                print(
-                    f"re-running {len(wider)} survivor(s) against every test of their file",
-                    flush=True,
-                )
-                t0 = time.monotonic()
-                execute.run_jobs(
-                    ws, _jobs(wider, sources, durations, purges, project), record, learner.stages
-                )
-                widened_s = time.monotonic() - t0
-
-        killers_s = _verify_killers(ws, rows, sources, durations, purges, project)
+        profile_setup.load()
+        # The slow path forks from this process before any test module is imported; the
+        # fast path's host then collects the suite here, once, and forks from that.
+        try:
+            if slow:
+                phase(ws, slow)
+            if fast:
+                _fast_phase(ws, fast, args, covmap, root, sources, phase, times)
+        except KeyboardInterrupt:
+            # Stopped (SIGTERM, ^C): what was judged is reported, the rest as not judged.
+            for row in runnable:
+                if not row.status:
+                    row.status = NOT_RUN
+            print("\ninterrupted: the report below covers the mutants judged so far", flush=True)
+            args.interrupted = True
 
     total_s = time.monotonic() - started
-    times = {"mutants": phase1, "widened": widened_s, "killers": killers_s}
     return _print_report(rows, equivalents, targets, total_s, times, out, args)
 
 
-def _verify_killers(
+def _fast_phase(
     ws: execute.Workspace,
+    fast: list[Row],
+    args: argparse.Namespace,
+    covmap: dict[str, Any],
+    root: Path,
+    sources: dict[Path, str],
+    phase: Any,
+    times: dict[str, float],
+) -> None:
+    """Runs the fast-path mutants inside one host session that collected their tests."""
+    needed = {t for r in fast for t in r.tests}
+    if args.widen:
+        for r in fast:
+            needed |= linemap.file_tests(covmap["files"].get(r.mutant.path, {}))
+    test_files = sorted({t.split("::", 1)[0] for t in needed})
+    filenames = sorted({str(root / p) for p in sources})
+
+    def work(h: host.Host) -> None:
+        ws.child = functools.partial(host.fast_child, h)
+        phase(ws, fast)
+
+    t0, before = time.monotonic(), sum(times.values())
+    host.serve(ws, test_files, host.Host(work, filenames))
+    times["host"] = time.monotonic() - t0 - (sum(times.values()) - before)
+
+
+def _plan_patches(
     rows: Sequence[Row],
     sources: dict[Path, str],
-    durations: dict[str, float],
-    purges: dict[Path, frozenset[str]],
-    project: frozenset[str],
-) -> float:
+    root: Path,
+    source_root: Path,
+    covmap: dict[str, Any],
+    slow_only: bool,
+) -> Counter[str]:
+    """Decides the path of each mutant: a patch for the fast path, or the reason it takes
+    the slow one."""
+    reasons: Counter[str] = Counter()
+    filenames = {path: _module_file(root, source_root, path) for path in sources}
+    index = patch_mod.FunctionIndex(f for f in filenames.values() if f is not None)
+    for row in rows:
+        path = Path(row.mutant.path)
+        filename = filenames[path]
+        if slow_only:
+            reasons["--slow-only"] += 1
+            continue
+        if filename is None:
+            reasons["the module is not imported by the suite"] += 1
+            continue
+        import_lines = covmap.get("import_lines", {}).get(row.mutant.path)
+        if import_lines is None:
+            reasons["the line map has no import record of the file"] += 1
+            continue
+        plan = patch_mod.plan(row.mutant, sources[path], filename, import_lines)
+        if isinstance(plan, str):
+            reasons[plan] += 1
+        elif not index.has(plan.function):
+            reasons["no live function object"] += 1
+        else:
+            row.patch = plan
+    return reasons
+
+
+def _module_file(root: Path, source_root: Path, path: Path) -> str | None:
+    """The file name the imported module's code objects carry, or None if not imported."""
+    module = sys.modules.get(preload.module_name(source_root, root / path))
+    origin = getattr(module, "__file__", None)
+    return str(origin) if origin else None
+
+
+def changed_lines(root: Path, rev: str, path: Path) -> set[int] | None:
+    """Lines of `path` (as it is now) added or changed since `rev`; None: all of them (a
+    file git does not track yet)."""
+    untracked = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard", "--", path.as_posix()],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if untracked.returncode != 0:
+        raise UsageError(f"--since needs a git checkout: {untracked.stderr.strip()}")
+    if untracked.stdout.strip():
+        return None
+    diff = subprocess.run(
+        ["git", "diff", "--unified=0", "--no-color", "--no-ext-diff", rev, "--", path.as_posix()],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if diff.returncode != 0:
+        raise UsageError(f"--since {rev}: {diff.stderr.strip()}")
+    lines: set[int] = set()
+    for match in _HUNK.finditer(diff.stdout):
+        start = int(match.group(1))
+        count = int(match.group(2)) if match.group(2) is not None else 1
+        # A pure deletion (count 0) changes the code around where the lines were.
+        lines.update(range(start, start + count) if count else (start, start + 1))
+    return lines
+
+
+_HUNK = re.compile(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+
+def touches(mutant: Mutant, source: str, changed: set[int] | None) -> bool:
+    if changed is None:
+        return True
+    last = source.count("\n", 0, mutant.span[1]) + 1
+    return any(line in changed for line in range(mutant.line, last + 1))
+
+
+@dataclass(slots=True)
+class _Context:
+    sources: dict[Path, str]
+    durations: dict[str, float]
+    purges: dict[Path, frozenset[str]]
+    project: frozenset[str]
+
+    def jobs(self, rows: Sequence[Row]) -> list[execute.Job]:
+        return [
+            execute.Job(
+                ident=row.mutant.key,
+                path=Path(row.mutant.path),
+                text=row.mutant.apply(self.sources[Path(row.mutant.path)]),
+                tests=row.tests,
+                durations=self.durations,
+                purge=self.purges[Path(row.mutant.path)],
+                project=self.project,
+                patch=row.patch,
+            )
+            for row in rows
+        ]
+
+    def unmutated(self, ident: str, path: Path, tests: list[str]) -> execute.Job:
+        return execute.Job(
+            ident,
+            path,
+            self.sources[path],
+            linemap.order(tests, self.durations),
+            self.durations,
+            self.purges[path],
+            self.project,
+            stop_first=False,
+        )
+
+
+def _widen(
+    ws: execute.Workspace,
+    rows: Sequence[Row],
+    covmap: dict[str, Any],
+    flaky: set[str],
+    ctx: _Context,
+    record: Any,
+    learner: Learner,
+) -> None:
+    """Each survivor once more against every test that ran any line of its file."""
+    wider = []
+    for row in rows:
+        if row.status in (execute.SURVIVED, execute.NO_TESTS) and row.equivalent is None:
+            in_file = linemap.file_tests(covmap["files"].get(row.mutant.path, {}))
+            everything = linemap.order(in_file - flaky, ctx.durations)
+            if set(everything) - set(row.tests):
+                row.tests, row.widened = everything, True
+                wider.append(row)
+    if wider:
+        print(f"re-running {len(wider)} survivor(s) against every test of their file", flush=True)
+        execute.run_jobs(ws, ctx.jobs(wider), record, learner.stages)
+
+
+def _verify_killers(ws: execute.Workspace, rows: Sequence[Row], ctx: _Context) -> float:
     """Every test that killed a mutant must pass on the unmutated code in the same
     harness; one that does not (it fails here for another reason) killed nothing — its
     mutants become harness errors instead of kills."""
@@ -376,16 +586,7 @@ def _verify_killers(
         if row.status == execute.KILLED and row.killer and "::" in row.killer:
             by_file[Path(row.mutant.path)].add(row.killer)
     jobs = [
-        execute.Job(
-            f"unmutated {path}",
-            path,
-            sources[path],
-            linemap.order(tests, durations),
-            durations,
-            purges[path],
-            project,
-            stop_first=False,
-        )
+        ctx.unmutated(f"unmutated {path}", path, sorted(tests))
         for path, tests in sorted(by_file.items())
     ]
     bad: dict[Path, set[str]] = {}
@@ -407,23 +608,15 @@ def _verify_killers(
     return time.monotonic() - started
 
 
-def _smoke(
-    ws: execute.Workspace,
-    rows: Sequence[Row],
-    sources: dict[Path, str],
-    durations: dict[str, float],
-    purges: dict[Path, frozenset[str]],
-    project: frozenset[str],
-) -> None:
+def _smoke(ws: execute.Workspace, rows: Sequence[Row], ctx: _Context) -> None:
     """The unmutated code must pass in the harness, or no result means anything."""
-    sample = sorted({t for r in rows for t in r.tests[:3]}, key=lambda t: durations.get(t, 0.0))[
-        :30
-    ]
+    sample = sorted(
+        {t for r in rows for t in r.tests[:3]}, key=lambda t: ctx.durations.get(t, 0.0)
+    )[:30]
     if not sample:
         return
-    path = Path(rows[0].mutant.path)
-    tests = linemap.order(sample, durations)
-    job = execute.Job("unmutated", path, sources[path], tests, durations, purges[path], project)
+    job = ctx.unmutated("unmutated", Path(rows[0].mutant.path), sample)
+    job.stop_first = True
     outcomes = execute.run_jobs(ws, [job], lambda j, o: None)
     if outcomes[0].status != execute.SURVIVED:
         raise UsageError(
@@ -443,7 +636,10 @@ def _print_report(
 ) -> int:
     per_file: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     problems: list[str] = []
+    not_run = [r for r in rows if r.status == NOT_RUN]
     for row in rows:
+        if row.status == NOT_RUN:
+            continue  # neither killed nor survived: counted apart, below the table
         counts = per_file[row.mutant.path]
         counts["mutants"] += 1
         killed = row.status in execute.KILLED_STATES
@@ -457,7 +653,7 @@ def _print_report(
         ] += 1
         if row.status == execute.ERROR:
             problems.append(f"harness error: {row.mutant.key}")
-    if not args.operators:
+    if not args.operators and not args.since:
         generated = [r.mutant for r in rows]
         for key in stale_equivalents(equivalents, generated, targets):
             problems.append(f"equivalent list entry matches no mutant: {key}")
@@ -478,7 +674,17 @@ def _print_report(
     print("-" * len(header))
     print(_line("total", totals))
 
-    survivors = [r for r in rows if r.status not in execute.KILLED_STATES and r.equivalent is None]
+    if not_run:
+        why = "interrupted" if args.interrupted else "--fast-only"
+        print(f"\nnot judged ({why}): {len(not_run)} mutants, in no figure above")
+        problems.append(f"{len(not_run)} mutants not judged ({why}): a partial run")
+        if args.interrupted:
+            problems.append("killing tests not re-checked on the unmutated code (interrupted)")
+    survivors = [
+        r
+        for r in rows
+        if r.status not in execute.KILLED_STATES and r.equivalent is None and r.status != NOT_RUN
+    ]
     if survivors:
         print(f"\nsurviving mutants ({len(survivors)}):")
         for r in sorted(survivors, key=lambda r: (r.mutant.path, r.mutant.line)):
@@ -496,11 +702,12 @@ def _print_report(
     for p in problems:
         print(f"problem: {p}")
     print(
-        f"\nrun time {total_s:.0f} s (mutants {times['mutants']:.0f} s incl. coverage map, "
+        f"\nrun time {total_s:.0f} s (coverage map {times['coverage']:.0f} s, mutants "
+        f"{times['mutants']:.0f} s, collecting for the fast path {times['host']:.0f} s, "
         f"survivor re-run {times['widened']:.0f} s, killers re-checked "
         f"{times['killers']:.0f} s) on {args.jobs} worker(s)"
     )
-    print("command: .venv/bin/python bench/mutation/run.py " + " ".join(args.targets))
+    print("command: .venv/bin/python bench/mutation/run.py " + " ".join(sys.argv[1:]))
 
     out.mkdir(parents=True, exist_ok=True)
     results = {

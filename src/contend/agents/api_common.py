@@ -34,6 +34,7 @@ from contend.agents.prices import ModelPrice, Provider, builtin_price
 from contend.agents.repo_tools import TOOL_NAMES, RepoTools, ToolResult
 from contend.agents.schemas import validate
 from contend.errors import AgentError, AgentTimeout, Failure, ProtocolError, UserError
+from contend.protocol.event_types import HttpCallData, RawExchange, ToolCallData
 
 if TYPE_CHECKING:
     from contend.config import Price
@@ -148,8 +149,8 @@ class Exchange:
     backend: str
     model: str
     base_url: str
-    calls: list[dict[str, Any]] = field(default_factory=list)
-    tools: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[HttpCallData] = field(default_factory=list)
+    tools: list[ToolCallData] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
 
@@ -166,7 +167,7 @@ class Exchange:
         text = (
             response.decode("utf-8", errors="replace") if isinstance(response, bytes) else response
         )
-        entry: dict[str, Any] = {
+        entry: HttpCallData = {
             "request": copy.deepcopy(body),
             "status": status,
             "response": text[:RESPONSE_HEAD_CHARS],
@@ -180,7 +181,7 @@ class Exchange:
             entry["error"] = error
         self.calls.append(entry)
 
-    def as_dict(self, price: ModelPrice | None, usage: Usage) -> dict[str, Any]:
+    def as_dict(self, price: ModelPrice | None, usage: Usage) -> RawExchange:
         # Summary keys first: the ledger keeps only the head of a very large exchange.
         return {
             "backend": self.backend,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from contend.backends import Role as Role
+from contend.protocol.event_types import RawExchange
 
 if TYPE_CHECKING:
     from contend.config import Settings
@@ -78,7 +79,7 @@ class AgentReply:
     usage: Usage = field(default_factory=Usage)
     cost: float = 0.0
     wall_s: float = 0.0
-    exchange: dict[str, Any] = field(default_factory=dict)
+    exchange: RawExchange = field(default_factory=lambda: RawExchange())
     error: str | None = None  # set when the output was unusable (malformed, schema break)
     session: str | None = None  # session id the backend used, when it has one
 

@@ -68,6 +68,7 @@ from contend.agents.cli_agent import CliAgentConfig
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, Failure, ProtocolError
+from contend.protocol.event_types import RawExchange
 
 READ_ONLY_TOOLS = ("Read", "Grep", "Glob")
 # Offered to a critic or oracle only when the request asks for web access: they read the
@@ -154,7 +155,7 @@ class ClaudeCodeAgent(CliAgentConfig):
         return self._reply(request, argv, result)
 
     def _reply(self, request: AgentRequest, argv: list[str], result: ProcessResult) -> AgentReply:
-        exchange: dict[str, Any] = {
+        exchange: RawExchange = {
             "argv": argv,
             "system": request.system,
             "prompt": request.prompt,
@@ -229,7 +230,7 @@ class ClaudeCodeAgent(CliAgentConfig):
             status=status,
         )
 
-    def _cost(self, doc: dict[str, Any], usage: Usage, exchange: dict[str, Any]) -> float:
+    def _cost(self, doc: dict[str, Any], usage: Usage, exchange: RawExchange) -> float:
         """A price in config wins; else claude's own total_cost_usd; else the built-in list
         price of the model claude reports having used; else 0 marked unknown."""
         used = (

@@ -84,6 +84,7 @@ from contend.agents.gitpaths import repo_paths
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, Failure, ProtocolError, UserError
+from contend.protocol.event_types import RawExchange
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 _BASE_URL = re.compile(r'base_url\s*=\s*"([^"]+)"')
@@ -283,7 +284,7 @@ class CodexAgent(CliAgentConfig):
 
     def _reply(self, request: AgentRequest, argv: list[str], result: ProcessResult) -> AgentReply:
         events, bad_lines = _parse_events(result.stdout_text)
-        exchange: dict[str, Any] = {
+        exchange: RawExchange = {
             "argv": ["<prompt>" if arg == request.prompt else arg for arg in argv],
             "system": request.system,
             "prompt": request.prompt,
@@ -340,7 +341,7 @@ class CodexAgent(CliAgentConfig):
             reply.error = str(exc)
         return reply
 
-    def _cost(self, usage: Usage, exchange: dict[str, Any]) -> float:
+    def _cost(self, usage: Usage, exchange: RawExchange) -> float:
         """Config price (always wins), else the built-in list price, else 0 marked unknown."""
         price = lookup_price(self.model, self.settings.prices, "openai")
         exchange["cost_known"] = price is not None

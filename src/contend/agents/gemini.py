@@ -51,6 +51,7 @@ from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabi
 from contend.agents.process import ProcessResult, run_process
 from contend.agents.schemas import validate
 from contend.errors import AgentError, ProtocolError, UserError
+from contend.protocol.event_types import RawExchange
 
 if TYPE_CHECKING:
     from contend.config import Settings
@@ -144,7 +145,7 @@ class GeminiAgent:
         return self._reply(request, argv, result)
 
     def _reply(self, request: AgentRequest, argv: list[str], result: ProcessResult) -> AgentReply:
-        exchange: dict[str, Any] = {
+        exchange: RawExchange = {
             "argv": argv,
             "stdin": full_prompt(request),
             "stdout": result.stdout_text,
@@ -196,7 +197,7 @@ class GeminiAgent:
             reply.error = str(exc)
         return reply
 
-    def _cost(self, usage: Usage, exchange: dict[str, Any]) -> float:
+    def _cost(self, usage: Usage, exchange: RawExchange) -> float:
         """Config price (always wins), else the built-in list price, else 0 marked unknown."""
         price = lookup_price(self.model, self.settings.prices, None)
         exchange["cost_known"] = price is not None

@@ -33,6 +33,7 @@ from contend.agents.api_common import RETRYABLE_STATUS
 from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Role, Usage
 from contend.agents.schemas import validate
 from contend.errors import AgentError, AgentTimeout, ProtocolError, UserError
+from contend.protocol.event_types import RawExchange
 
 QUIET: dict[str, dict[str, Any]] = {
     "critic": {"topic": "", "no_defect_found": True, "objections": [], "judgements": []},
@@ -86,7 +87,7 @@ class ScriptedAgent:
                 for path, text in turn.get("edits", {}).items()
             }
             _apply_edits(request.worktree, edits)
-        exchange: dict[str, Any] = {"request": {"system": request.system, "prompt": request.prompt}}
+        exchange: RawExchange = {"request": {"system": request.system, "prompt": request.prompt}}
         if "raw" in turn:
             raw_text = str(turn["raw"])
         else:

@@ -54,6 +54,7 @@ _COMMANDS: list[tuple[str, str]] = [
     ("status_cmd", "status"),
     ("verify_cmd", "verify"),
     ("experiment_cmd", "experiment"),
+    ("run_cmd", "run"),
     ("serve_cmd", "serve"),
     ("gate_cmd", "gate"),
     ("stats_cmd", "stats"),

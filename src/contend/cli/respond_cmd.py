@@ -9,7 +9,7 @@ import click
 
 from contend.config import load_settings
 from contend.gitio.git import repo_root
-from contend.protocol.model import Action
+from contend.protocol.model import Action, Actor
 from contend.report.escape import visible
 
 if TYPE_CHECKING:
@@ -118,7 +118,9 @@ def decide_cmd(
 
         return decide_claim_cmd(claims_run, attack_id, decision, note)
     settings = load_settings(repo_root(path))
-    done = answer(path, settings, attack_id, Action(decision), text=note, by="human")
+    done = answer(
+        path, settings, attack_id, Action(decision), text=note, by="human", actor=Actor.HUMAN
+    )
     click.echo(_said(done))
     return done.outcome.exit_code if decision == "uphold" else 0
 

@@ -20,7 +20,7 @@ Claim runs (`contend verify`) are indexed with their own verdict, as kind `claim
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,7 +217,7 @@ def summarise(
     return RunRow(
         run_id=run_id,
         started=started,
-        key=str(state.artifact.get("key", "")),
+        key=state.artifact.get("key", ""),
         sessions=state.sessions,
         verdict=None if now.verdict is None else str(now.verdict),
         exit_code=now.exit_code,
@@ -241,7 +241,7 @@ def summarise(
     )
 
 
-def _is_human(step: dict[str, object]) -> bool:
+def _is_human(step: Mapping[str, object]) -> bool:
     return step.get("action") in ("uphold", "overrule", "waive")
 
 

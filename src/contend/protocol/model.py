@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from contend.protocol.event_types import HistoryEntry, LocationData
+
 
 class Severity(StrEnum):
     CRITICAL = "critical"
@@ -58,6 +60,17 @@ class Action(StrEnum):
     WAIVE = "waive"
 
 
+class Actor(StrEnum):
+    """Who takes an action on an attack. Which actor may take which action from which
+    status is one table, protocol/machine.py RULES; the fold and every append check it."""
+
+    PROPOSER = "proposer"  # the author side: an agent, or the author between reviews
+    CRITIC = "critic"  # the critic that raised the attack (a model or a static critic)
+    ENGINE = "engine"  # contend itself, closing a thread or a withdrawn change
+    HUMAN = "human"  # a person's decision (`contend decide`)
+    ORACLE = "oracle"  # reports on a deadlock; it has no decision authority: no action
+
+
 PROPOSER_ACTIONS = frozenset({Action.FIX, Action.CONCEDE, Action.DEFEND})
 CRITIC_ACTIONS = frozenset({Action.ACCEPT, Action.WITHDRAW, Action.RE_ATTACK})
 ENGINE_ACTIONS = frozenset({Action.MARK_UNRESOLVED, Action.DEADLOCK})
@@ -73,8 +86,8 @@ class Location:
     end_line: int
     symbol: str | None = None  # the enclosing function or class, when the critic knows it
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> LocationData:
+        out: LocationData = {
             "path": self.path,
             "start_line": self.start_line,
             "end_line": self.end_line,
@@ -125,7 +138,7 @@ class Attack:
     resolved: bool = False
     re_attacked: bool = False
     defended_count: int = 0
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
     fingerprint: str | None = None
     ways_out: tuple[str, ...] = ()  # the evidence-bound ways to resolve it, for the report
     confidence: str | None = None  # the rule's confidence (high/medium/low); None: not stated

@@ -3,19 +3,35 @@
 `Reducer.apply` is the only place state changes. The engine applies each event to its
 live state as it appends it to the ledger, and `fold` applies the same events from the
 file, so replay gives the state the run had by construction (and a property test checks it).
+
+The fold is where a ledger's JSON is read, once: the records it keeps (gates, skips,
+failures, the spec, the end of a run, every transition on its attack) are checked against
+their TypedDicts (protocol/event_types.py), so whoever reads the state reads them typed.
+Records the reports only show (topic rejections, deadlock reports, merges) are kept as
+given. Hot kinds (rounds, calls, attacks, transitions) are parsed field by field.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from contend.errors import ProtocolError
 from contend.gcpause import gc_paused
-from contend.protocol.events import EventKind, attack_from_raised
-from contend.protocol.machine import apply_action
+from contend.protocol.event_types import (
+    AgentFailedData,
+    ArtifactData,
+    FileSkippedData,
+    GateRanData,
+    HistoryEntry,
+    RunFinishedData,
+    SpecLoadedData,
+)
+from contend.protocol.events import Event, EventKind, TransitionExtras, attack_from_raised
+from contend.protocol.machine import actor_of, apply_action, next_status
 from contend.protocol.model import Action, Attack, Location, RoundCounter
+from contend.protocol.shapes import shape_of
 
 
 @dataclass(slots=True)
@@ -43,7 +59,7 @@ class ThreadState:
     ended: str | None = None
     malformed_streak: int = 0
     failures: int = 0
-    failure_log: list[dict[str, Any]] = field(default_factory=list)  # agent_failed data
+    failure_log: list[AgentFailedData] = field(default_factory=list)
     usable_outputs: int = 0
     calls: int = 0
     tokens_in: int = 0
@@ -54,6 +70,15 @@ class ThreadState:
     violations: list[str] = field(default_factory=list)
     same_family_as_proposer: bool = False
     proposer_rounds: list[int] = field(default_factory=list)
+    # Closed rounds when this session's thread_started was folded: a thread resumed by a
+    # later review session counts its rounds in this session from there.
+    session_base: int = 0
+    # How the critic's latest turn failed (agent_failed `failure`); None after usable output.
+    critic_failure: str | None = None
+
+    @property
+    def session_rounds(self) -> int:
+        return len(self.closed_rounds) - self.session_base
 
     @property
     def failed(self) -> bool:
@@ -63,19 +88,21 @@ class ThreadState:
 @dataclass(slots=True)
 class RunState:
     run_id: str = ""
-    artifact: dict[str, Any] = field(default_factory=dict)
-    spec: dict[str, Any] = field(default_factory=dict)
+    artifact: ArtifactData = field(default_factory=ArtifactData)
+    spec: SpecLoadedData | None = None
     attacks: dict[str, Attack] = field(default_factory=dict)
     threads: dict[str, ThreadState] = field(default_factory=dict)
-    gates: list[dict[str, Any]] = field(default_factory=list)
-    skipped: list[dict[str, Any]] = field(default_factory=list)
+    gates: list[GateRanData] = field(default_factory=list)
+    skipped: list[FileSkippedData] = field(default_factory=list)
+    # Every topic declared, in order: what a later critic is told is taken.
+    declared_topics: list[str] = field(default_factory=list)
     topic_rejections: list[dict[str, Any]] = field(default_factory=list)
     deadlock_reports: list[dict[str, Any]] = field(default_factory=list)
     merges: list[dict[str, Any]] = field(default_factory=list)
     escapes: list[dict[str, Any]] = field(default_factory=list)  # escape_recorded data
     sessions: int = 0
     interrupted: bool = False
-    finished: dict[str, Any] | None = None
+    finished: RunFinishedData | None = None
     events: int = 0
     last_seq: int = -1
 
@@ -133,9 +160,17 @@ def _tally(thread: ThreadState) -> RoundTally:
     return thread.rounds.setdefault(thread.round, RoundTally())
 
 
+_ARTIFACT = shape_of(ArtifactData)
+_SPEC = shape_of(SpecLoadedData)
+_GATE = shape_of(GateRanData)
+_SKIP = shape_of(FileSkippedData)
+_FAILURE = shape_of(AgentFailedData)
+_FINISHED = shape_of(RunFinishedData)
+
+
 def _run_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     state.run_id = str(data.get("run_id", state.run_id))
-    state.artifact = dict(data.get("artifact", {}))
+    state.artifact = _ARTIFACT.check(data.get("artifact", {}), f"run_started at seq {seq}")
     state.sessions += 1
     # Each review session re-runs gates and re-reads files: what the last one saw is history.
     state.gates = []
@@ -144,11 +179,11 @@ def _run_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
 
 
 def _spec_loaded(state: RunState, data: Mapping[str, Any], seq: int) -> None:
-    state.spec = dict(data)
+    state.spec = _SPEC.check(dict(data), f"spec_loaded at seq {seq}")
 
 
 def _gate_ran(state: RunState, data: Mapping[str, Any], seq: int) -> None:
-    state.gates.append(dict(data))
+    state.gates.append(_GATE.check(dict(data), f"gate_ran at seq {seq}"))
 
 
 def _thread_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
@@ -158,6 +193,7 @@ def _thread_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
         # A later review session continues the same thread: it is live again.
         existing.ended = None
         existing.malformed_streak = 0
+        existing.session_base = len(existing.closed_rounds)
         return
     state.threads[name] = ThreadState(
         name=name,
@@ -170,7 +206,9 @@ def _thread_started(state: RunState, data: Mapping[str, Any], seq: int) -> None:
 
 
 def _topic_declared(state: RunState, data: Mapping[str, Any], seq: int) -> None:
-    _thread(state, str(data["thread"])).topic = str(data["topic"])
+    topic = str(data["topic"])
+    _thread(state, str(data["thread"])).topic = topic
+    state.declared_topics.append(topic)
 
 
 def _topic_rejected(state: RunState, data: Mapping[str, Any], seq: int) -> None:
@@ -216,10 +254,53 @@ def _attack_transition(state: RunState, data: Mapping[str, Any], seq: int) -> No
         action = _ACTIONS[data["action"]]
     except KeyError:
         raise ProtocolError(f"unknown action {data['action']!r} at seq {seq}") from None
-    apply_action(attack, action)
-    attack.history.append({"seq": seq, **data})
+    actor = actor_of(data, attack)
+    # Checked whole before the attack moves: a refused line leaves the attack as it was.
+    entry = _history_entry(data, seq, actor.value, attack_id)
+    apply_action(attack, action, actor)
+    attack.history.append(entry)
     if action is Action.RE_ATTACK:
         _tally(_thread(state, attack.thread)).re_attacks += 1
+
+
+_TRANSITION_EXTRAS = shape_of(TransitionExtras)
+
+
+def _history_entry(data: Mapping[str, Any], seq: int, actor: str, attack_id: str) -> HistoryEntry:
+    get = data.get
+    # Unrolled: this runs once per transition of a 100,000-event fold.
+    if not (
+        type(get("by", "")) is str
+        and type(get("text", "")) is str
+        and type(get("evidence", "")) is str
+    ):
+        _bad_text(data, seq, attack_id)
+    if len(data) > _COMMON_KEYS:  # a fix's commit, a person, a waiver, a round: check them
+        _TRANSITION_EXTRAS.check(dict(data), f"transition on attack {attack_id} at seq {seq}")
+    return cast(HistoryEntry, {"seq": seq, **data, "actor": actor})
+
+
+def _bad_text(data: Mapping[str, Any], seq: int, attack_id: str) -> None:
+    for key in ("by", "text", "evidence"):
+        value = data.get(key, "")
+        if type(value) is not str:
+            raise ProtocolError(f"transition on attack {attack_id} at seq {seq}: {key} {value!r}")
+
+
+# attack, action, by, actor, text, evidence: what most transitions hold and is checked above
+_COMMON_KEYS = 6
+
+
+def failure_kind(failed: AgentFailedData) -> str:
+    """How an agent failed: its `failure`, or — in ledgers written before that field — what
+    its flags say (timeout, malformed), else an error of no recorded kind."""
+    if "failure" in failed:
+        return failed["failure"]
+    if failed.get("timeout"):
+        return "timeout"
+    if failed.get("malformed"):
+        return "malformed"
+    return "error"
 
 
 def _attack_relocated(state: RunState, data: Mapping[str, Any], seq: int) -> None:
@@ -263,17 +344,20 @@ def _agent_call(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     if data.get("usable", True):
         if data.get("role", "critic") == "critic":
             thread.malformed_streak = 0
+            thread.critic_failure = None
             _tally(thread).critic_outputs += 1
         thread.usable_outputs += 1
 
 
 def _agent_failed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
     thread = _thread(state, str(data["thread"]))
+    failed = _FAILURE.check(dict(data), f"agent_failed at seq {seq}")
     thread.failures += 1
-    thread.failure_log.append(dict(data))
+    thread.failure_log.append(failed)
     if data.get("role") == "proposer":
         thread.proposer_rounds.append(int(data.get("round", thread.round)))
     if data.get("role", "critic") == "critic":
+        thread.critic_failure = failure_kind(failed)
         thread.malformed_streak += 1
         _tally(thread).critic_failures += 1
 
@@ -283,7 +367,7 @@ def _protocol_violation(state: RunState, data: Mapping[str, Any], seq: int) -> N
 
 
 def _file_skipped(state: RunState, data: Mapping[str, Any], seq: int) -> None:
-    state.skipped.append(dict(data))
+    state.skipped.append(_SKIP.check(dict(data), f"file_skipped at seq {seq}"))
 
 
 def _deadlock_report(state: RunState, data: Mapping[str, Any], seq: int) -> None:
@@ -307,7 +391,7 @@ def _run_resumed(state: RunState, data: Mapping[str, Any], seq: int) -> None:
 
 
 def _run_finished(state: RunState, data: Mapping[str, Any], seq: int) -> None:
-    state.finished = dict(data)
+    state.finished = _FINISHED.check(dict(data), f"run_finished at seq {seq}")
 
 
 def _escape_recorded(state: RunState, data: Mapping[str, Any], seq: int) -> None:
@@ -344,6 +428,29 @@ _HANDLERS = {
 
 
 _ACTIONS = {str(a): a for a in Action}
+
+
+def admit(state: RunState, event: Event) -> Event:
+    """`event` as it may be appended to a run in `state`, or raise before anything is
+    written: a transition must name a raised attack and an action its actor may take from
+    the attack's status (machine.RULES), with its words as text and its extras of their
+    types, as the fold will check them. A transition whose writer left the actor out
+    gets the one its `by` names, so every new ledger line records who acted."""
+    if event["kind"] != "attack_transition":
+        return event
+    data = event["data"]
+    attack = state.attacks.get(str(data["attack"]))
+    if attack is None:
+        raise ProtocolError(f"no attack {data['attack']!r} in this run")
+    action = _ACTIONS.get(data["action"])
+    if action is None:
+        raise ProtocolError(f"unknown action {data['action']!r}")
+    actor = actor_of(data, attack)
+    next_status(attack, action, actor)
+    _history_entry(data, state.last_seq + 1, actor.value, attack.id)  # what the fold checks
+    if "actor" in data:
+        return event
+    return {"kind": "attack_transition", "data": {**data, "actor": actor.value}}
 
 
 def fold(events: Iterable[Mapping[str, Any]]) -> RunState:

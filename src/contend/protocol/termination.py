@@ -1,10 +1,14 @@
-"""When a thread stops (DESIGN §2 step 5). Pure: the caller passes counts and limits."""
+"""When a thread stops (DESIGN §2 step 5), and what its end leaves of its attacks. Pure: the
+caller passes counts and limits."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from contend.protocol.machine import STANDING, allowed
+from contend.protocol.model import Action, Actor, Attack
 from contend.protocol.state import RoundTally, ThreadState
 
 
@@ -91,3 +95,25 @@ def _quiet(tally: RoundTally) -> bool:
         and tally.new_attacks == 0
         and tally.re_attacks == 0
     )
+
+
+# A thread that pauses (for the author, or for an interrupted run to resume) leaves its
+# attacks as they are; every other end marks what is still open as unresolved.
+PAUSES = frozenset({StopReason.AWAITING_AUTHOR, StopReason.INTERRUPT})
+
+
+def deadlocks_at(reason: StopReason, attacks: Iterable[Attack]) -> list[Attack]:
+    """The attacks a thread that ended at the round cap leaves in deadlock: those the
+    author defended and the critic kept pressing until the cap (machine.RULES decides
+    which: the engine's deadlock from their status). No other end makes a deadlock."""
+    if reason is not StopReason.ROUND_CAP:
+        return []
+    return [a for a in attacks if allowed(a, Action.DEADLOCK, Actor.ENGINE)]
+
+
+def left_unresolved(reason: StopReason, attacks: Iterable[Attack]) -> list[Attack]:
+    """The attacks the end of a thread marks unresolved: every one still open and not
+    already standing as it is (a deadlock, a concession nobody accepted, unresolved)."""
+    if reason in PAUSES:
+        return []
+    return [a for a in attacks if not a.resolved and a.status not in STANDING]

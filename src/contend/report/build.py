@@ -16,16 +16,22 @@ A gate or skip entry missing a required key raises: a report must not paper over
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
-from typing import Any
 
 from pydantic import JsonValue, TypeAdapter
 
 from contend import __version__
 from contend.protocol.contention import ranked
+from contend.protocol.event_types import (
+    AgentFailedData,
+    FileSkippedData,
+    GateRanData,
+    HistoryEntry,
+    PersonData,
+    SpecLoadedData,
+)
 from contend.protocol.model import Action, Attack, Status
 from contend.protocol.model import Location as Place
-from contend.protocol.state import RunState, ThreadState
+from contend.protocol.state import RunState, ThreadState, failure_kind
 from contend.protocol.verdict import Outcome, Verdict
 from contend.report.model import (
     Dispute,
@@ -114,85 +120,61 @@ def _site(loc: Place, fingerprint: str | None) -> Site:
     )
 
 
-def _exchange(h: Mapping[str, Any]) -> Exchange:
-    rnd = h.get("round")
+def _exchange(h: HistoryEntry) -> Exchange:
     return Exchange(
-        seq=int(h["seq"]),
+        seq=h["seq"],
         action=Action(h["action"]),
-        by=str(h["by"]),
-        text=str(h.get("text", "")),
-        evidence=str(h.get("evidence", "")),
-        round=int(rnd) if rnd is not None else None,
-        in_source=bool(h.get("in_source", False)),
-        change_withdrawn=bool(h.get("change_withdrawn", False)),
+        by=h["by"],
+        text=h.get("text", ""),
+        evidence=h.get("evidence", ""),
+        round=h.get("round"),
+        in_source=h.get("in_source", False),
+        change_withdrawn=h.get("change_withdrawn", False),
         person=_person(h.get("person")),
     )
 
 
-def _person(data: Any) -> Person | None:
+def _person(data: PersonData | None) -> Person | None:
     if data is None:
         return None
-    email = data.get("email")
-    return Person(
-        name=str(data["name"]),
-        email=str(email) if email else None,
-        source=str(data["source"]),
-    )
+    return Person(name=data["name"], email=data.get("email") or None, source=data["source"])
 
 
-def _failure(t: ThreadState, f: Mapping[str, Any]) -> Failure:
-    rnd = f.get("round")
-    if f.get("failure"):
-        kind = str(f["failure"])
-    elif f.get("timeout"):
-        kind = "timeout"
-    elif f.get("malformed"):
-        kind = "malformed"
-    else:
-        kind = "error"
+def _failure(t: ThreadState, f: AgentFailedData) -> Failure:
     return Failure(
         thread=t.name,
         critic=t.critic,
-        role=str(f.get("role", "critic")),
-        round=int(rnd) if rnd is not None else None,
-        backend=str(f.get("backend", t.backend)),
-        model=str(f.get("model", t.model)),
-        kind=kind,
-        error=str(f["error"]),
+        role=f.get("role", "critic"),
+        round=f.get("round"),
+        backend=f.get("backend", t.backend),
+        model=f.get("model", t.model),
+        kind=failure_kind(f),
+        error=f["error"],
     )
 
 
-def _gate(g: Mapping[str, Any]) -> Gate:
+def _gate(g: GateRanData) -> Gate:
     cmd = g.get("cmd", "")
-    exit_code = g.get("exit_code")
-    when = g.get("when")
-    thread = g.get("thread")
     return Gate(
-        name=str(g["name"]),
-        cmd=shlex.join(cmd) if isinstance(cmd, list | tuple) else str(cmd),
-        ok=bool(g["ok"]),
-        exit_code=int(exit_code) if exit_code is not None else None,
-        output=str(g.get("output", "")),
-        when=str(when) if when is not None else None,
-        thread=str(thread) if thread is not None else None,
+        name=g["name"],
+        cmd=shlex.join(cmd) if isinstance(cmd, list) else cmd,
+        ok=g["ok"],
+        exit_code=g.get("exit_code"),
+        output=g.get("output", ""),
+        when=g.get("when"),
+        thread=g.get("thread"),
     )
 
 
-def _skipped(s: Mapping[str, Any]) -> Skipped:
-    topic = s.get("topic")
-    return Skipped(
-        path=str(s["path"]), reason=str(s["reason"]), topic=str(topic) if topic else None
-    )
+def _skipped(s: FileSkippedData) -> Skipped:
+    return Skipped(path=s["path"], reason=s["reason"], topic=s.get("topic") or None)
 
 
-def _spec(spec: Mapping[str, Any]) -> Spec:
-    source = spec.get("source")
-    path = spec.get("path")
-    text = spec.get("text")
+def _spec(spec: SpecLoadedData | None) -> Spec:
+    if spec is None:
+        return Spec(source=None, path=None, chars=None)
     return Spec(
-        source=str(source) if source else None,
-        path=str(path) if path else None,
-        chars=len(text) if isinstance(text, str) else None,
+        source=spec["source"] or None, path=spec.get("path") or None, chars=len(spec["text"])
     )
 
 

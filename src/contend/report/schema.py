@@ -7,15 +7,13 @@ and fails when the file has drifted from the models.
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from contend.report.model import SCHEMA_ID, Report
+from contend.schemafiles import JSON_SCHEMA_DIALECT, SCHEMAS_DIR, render, write_main
 
 SCHEMA_FILE = "report.v1.schema.json"
-JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def report_json_schema() -> dict[str, Any]:
@@ -29,24 +27,15 @@ def report_json_schema() -> dict[str, Any]:
 
 
 def render_schema() -> str:
-    return json.dumps(report_json_schema(), indent=2, ensure_ascii=False) + "\n"
+    return render(report_json_schema())
 
 
 def default_path() -> Path:
-    # src/contend/report/schema.py → the checkout root is three levels above `contend`.
-    return Path(__file__).resolve().parents[3] / "schemas" / SCHEMA_FILE
+    return SCHEMAS_DIR / SCHEMA_FILE
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) > 1:
-        print("usage: python -m contend.report.schema [OUT]", file=sys.stderr)
-        return 2
-    out = Path(args[0]) if args else default_path()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_schema(), encoding="utf-8")
-    print(out)
-    return 0
+    return write_main("contend.report.schema", render_schema, default_path(), argv)
 
 
 if __name__ == "__main__":

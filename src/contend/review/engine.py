@@ -15,7 +15,6 @@ can be resumed and go when it finishes.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -48,7 +47,8 @@ from contend.gitio.worktree import WorktreeManager, apply_to_worktree, cleanup_s
 from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
 from contend.ledger.store import Ledger
 from contend.ledger.verify import verify
-from contend.protocol.events import EventKind
+from contend.protocol import events as ev
+from contend.protocol.event_types import GateRanData
 from contend.protocol.state import RunState, fold
 from contend.protocol.termination import Limits
 from contend.protocol.verdict import Outcome, decide
@@ -207,24 +207,25 @@ class _Session:
         self.run_dir = runs_dir(self.state_dir) / run_id
         self.resuming = continued and rec.state.interrupted
         if self.resuming:
-            rec.emit_kind(EventKind.RUN_RESUMED)
-        rec.emit_kind(
-            EventKind.RUN_STARTED,
-            run_id=run_id,
-            contend=__version__,
-            artifact={
-                "kind": "change",
-                "repo": str(self.root),
-                "base": self.target.base,
-                "head": self.target.head,
-                "staged": self.target.staged,
-                "label": self.target.label,
-                "key": self.target.continuation_key,
-            },
-            critics=list(self.settings.critics),
-            proposer=self.settings.proposer,
-            config_rev=self.settings.origin.project_rev,
-            notes=self.notes,
+            rec.emit(ev.run_resumed())
+        rec.emit(
+            ev.run_started(
+                run_id=run_id,
+                contend=__version__,
+                artifact={
+                    "kind": "change",
+                    "repo": str(self.root),
+                    "base": self.target.base,
+                    "head": self.target.head,
+                    "staged": self.target.staged,
+                    "label": self.target.label,
+                    "key": self.target.continuation_key,
+                },
+                critics=list(self.settings.critics),
+                proposer=self.settings.proposer,
+                config_rev=self.settings.origin.project_rev,
+                notes=list(self.notes),
+            )
         )
         try:
             outcome = self._body()
@@ -239,12 +240,13 @@ class _Session:
                 set_active_run(self.state_dir, self.target.continuation_key, replaced)
                 delete_run_refs(self.root, run_id)
             raise
-        rec.emit_kind(
-            EventKind.RUN_FINISHED,
-            verdict=str(outcome.verdict),
-            reasons=list(outcome.reasons),
-            exit_code=outcome.exit_code,
-            wall_s=round(time.perf_counter() - self.started, 3),
+        rec.emit(
+            ev.run_finished(
+                verdict=str(outcome.verdict),
+                reasons=list(outcome.reasons),
+                exit_code=outcome.exit_code,
+                wall_s=round(time.perf_counter() - self.started, 3),
+            )
         )
         rec.checkpoint()
         rec.ledger.close()
@@ -261,7 +263,7 @@ class _Session:
             outcome,
             self.run_dir,
             self.req.out,
-            wall_time_s=float((rec.state.finished or {}).get("wall_s", 0.0)),
+            wall_time_s=rec.state.finished.get("wall_s", 0.0) if rec.state.finished else 0.0,
         )
         return ReviewResult(run_id, self.run_dir, outcome, texts, list(self.notes))
 
@@ -269,9 +271,11 @@ class _Session:
         rec = self.rec
         for thread in rec.state.threads.values():
             if thread.ended is None:
-                rec.emit_kind(EventKind.THREAD_ENDED, thread=thread.name, reason=cause)
-        extra = {"cause": cause} if error is None else {"cause": cause, "error": error}
-        rec.emit_kind(EventKind.RUN_INTERRUPTED, **extra)
+                rec.emit(ev.thread_ended(thread=thread.name, reason=cause))
+        if error is None:
+            rec.emit(ev.run_interrupted(cause=cause))
+        else:
+            rec.emit(ev.run_interrupted(cause=cause, error=error))
         rec.checkpoint()
         rec.ledger.close()
 
@@ -304,12 +308,13 @@ class _Session:
             self._skip(s)
         self._note_config_edit(changes)
         spec = self.plan.spec
-        rec.emit_kind(
-            EventKind.SPEC_LOADED,
-            source=spec.source,
-            path=spec.path,
-            text=(spec.text or "")[:65536],
-            chars=len(spec.text or ""),
+        rec.emit(
+            ev.spec_loaded(
+                source=spec.source,
+                path=spec.path,
+                text=(spec.text or "")[:65536],
+                chars=len(spec.text or ""),
+            )
         )
         if not changes and not skipped:
             if not rec.state.attacks:
@@ -348,12 +353,13 @@ class _Session:
         return decide(rec.state, min_families=self.settings.min_families)
 
     def _skip(self, s: Skipped) -> None:
-        self.rec.emit_kind(
-            EventKind.FILE_SKIPPED,
-            path=s.path,
-            reason=s.reason,
-            topic=str(s.topic) if s.topic else None,
-            blocks=blocks_pass(s),
+        self.rec.emit(
+            ev.file_skipped(
+                path=s.path,
+                reason=s.reason,
+                topic=str(s.topic) if s.topic else None,
+                blocks=blocks_pass(s),
+            )
         )
 
     def _note_config_edit(self, changes: Sequence[FileChange]) -> None:
@@ -389,8 +395,8 @@ class _Session:
         ok = True
         for cmd in self.settings.gates:
             result = await run_gate(cmd, cwd, when=when, thread=thread)
-            self.rec.emit_kind(EventKind.GATE_RAN, **result)
-            ok = ok and bool(result["ok"])
+            self.rec.emit(ev.gate_ran(**result))
+            ok = ok and result.get("ok", False)
         return ok
 
     def _static_round(
@@ -431,7 +437,7 @@ class _Session:
             text, truncated = worktrees.diff_text(base, tree, max_bytes=DIFF_PROMPT_LIMIT)
             return text + ("\n[diff truncated]" if truncated else "")
 
-        async def gates_in(tree: Path, when: str) -> list[dict[str, Any]]:
+        async def gates_in(tree: Path, when: str) -> list[GateRanData]:
             return [await run_gate(cmd, tree, when=when) for cmd in self.settings.gates]
 
         def commit_fix(tree: Path, message: str) -> str | None:
@@ -454,7 +460,6 @@ class _Session:
             reset_to=reset_to,
             head_of=worktrees.head,
             run_gates=gates_in,
-            taken_topics=[t.topic for t in self.rec.state.threads.values() if t.topic],
         )
         sem = asyncio.Semaphore(self.settings.parallelism)
         threads: list[AgentThread] = []
@@ -480,11 +485,15 @@ class _Session:
         fixed = {name: head for name, head in heads.items() if head != snapshot}
         if fixed:
             merge = worktrees.merge(snapshot, fixed)
-            self.rec.emit_kind(
-                EventKind.MERGE,
-                merged=merge.merged_commit,
-                threads=sorted(fixed),
-                conflicts=[dataclasses.asdict(c) for c in merge.conflicts],
+            self.rec.emit(
+                ev.merge(
+                    merged=merge.merged_commit,
+                    threads=sorted(fixed),
+                    conflicts=[
+                        {"thread": c.thread, "files": list(c.files), "message": c.message}
+                        for c in merge.conflicts
+                    ],
+                )
             )
             if self.settings.gates and merge.path is not None:
                 await self._gates(merge.path, "merged")

@@ -14,7 +14,7 @@ from pathlib import Path
 from contend.errors import UserError
 from contend.ledger.runs import LEDGER_FILE
 from contend.ledger.store import Ledger
-from contend.protocol.events import EventKind
+from contend.protocol import events as ev
 from contend.protocol.state import fold
 from contend.review.lock import review_lock
 from contend.review.recorder import Recorder
@@ -54,13 +54,14 @@ def record_escape(
         ledger_path = read.run_dir / LEDGER_FILE
         with Ledger.open(ledger_path, run_id) as ledger:
             rec = Recorder(ledger, fold(read.entries))
-            entry = rec.emit_kind(
-                EventKind.ESCAPE_RECORDED,
-                note=escape.note,
-                path=escape.path,
-                line=escape.line,
-                topic=escape.topic,
-                person=who_is_answering(repo_root),
+            entry = rec.emit(
+                ev.escape_recorded(
+                    note=escape.note,
+                    path=escape.path,
+                    line=escape.line,
+                    topic=escape.topic,
+                    person=who_is_answering(repo_root),
+                )
             )
             rec.checkpoint()
     return int(entry["seq"])

@@ -12,14 +12,15 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Any
+
+from contend.protocol.event_types import GateRanData
 
 OUTPUT_TAIL = 64_000
 
 
 async def run_gate(
     cmd: str, cwd: Path, *, when: str, thread: str | None = None, timeout_s: float = 1800.0
-) -> dict[str, Any]:
+) -> GateRanData:
     started = time.perf_counter()
     # contend: allow security -- a gate is the user's own configured shell command
     proc = await asyncio.create_subprocess_shell(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import getpass
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from contend.config import Settings
 from contend.errors import IllegalTransition, UserError
@@ -22,8 +21,9 @@ from contend.ledger.runs import LEDGER_FILE, runs_dir
 from contend.ledger.store import Ledger
 from contend.ledger.verify import verify
 from contend.protocol import events as ev
+from contend.protocol.event_types import PersonData
 from contend.protocol.machine import next_status
-from contend.protocol.model import Action
+from contend.protocol.model import Action, Actor
 from contend.protocol.state import fold
 from contend.protocol.verdict import Outcome, decide
 from contend.review.active import active_run
@@ -51,6 +51,7 @@ def answer(
     text: str,
     evidence: str = "",
     by: str = "author",
+    actor: Actor = Actor.PROPOSER,
     wait_s: float = 0.0,
 ) -> Answered:
     if not text.strip():
@@ -70,6 +71,7 @@ def answer(
         text=text,
         evidence=evidence,
         by=by,
+        actor=actor,
         wait_s=wait_s,
     )
 
@@ -85,6 +87,7 @@ def answer_in_run(
     text: str,
     evidence: str = "",
     by: str = "author",
+    actor: Actor = Actor.PROPOSER,
     wait_s: float = 0.0,
 ) -> Answered:
     """Append one answer or decision to run `run_id` (the one path `contend respond`,
@@ -104,22 +107,31 @@ def answer_in_run(
                 known = ", ".join(a.id for a in rec.state.unresolved()) or "none"
                 raise UserError(f"no objection {attack_id!r} in run {run_id} (unresolved: {known})")
             try:
-                next_status(attack, action)
+                next_status(attack, action, actor)
             except IllegalTransition as exc:
                 raise UserError(str(exc)) from None
             person = who_is_answering(repo_root)
             rec.emit(
-                ev.transition(attack_id, action, by=by, text=text, evidence=evidence, person=person)
+                ev.transition(
+                    attack_id,
+                    action,
+                    by=by,
+                    actor=actor,
+                    text=text,
+                    evidence=evidence,
+                    person=person,
+                )
             )
             rec.checkpoint()
             outcome = decide(rec.state, min_families=settings.min_families)
             # The reports keep the review session's own wall time, recorded in the ledger.
-            wall_s = float((rec.state.finished or {}).get("wall_s", 0.0))
+            finished = rec.state.finished
+            wall_s = finished.get("wall_s", 0.0) if finished is not None else 0.0
             write_outputs(rec.state, outcome, run_dir, None, wall_time_s=wall_s)
             return Answered(run_id, attack_id, str(attack.status), outcome)
 
 
-def who_is_answering(repo: Path) -> dict[str, Any]:
+def who_is_answering(repo: Path) -> PersonData:
     """The person behind an answer or decision: git's identity for this repository (the
     one their commits carry), else the OS user. `source` says which."""
     name = _git_config(repo, "user.name")

@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 
 from contend.critics.static.base import Finding, Topic
 from contend.protocol import events as ev
-from contend.protocol.events import Event, EventKind
-from contend.protocol.model import Action, Attack, Location, Severity, Status
+from contend.protocol.events import Event
+from contend.protocol.machine import AWAITING_ANSWER
+from contend.protocol.model import Action, Actor, Attack, Location, Severity, Status
 from contend.protocol.state import RunState
 
 AUTHOR = "author"
@@ -54,9 +55,6 @@ _PREFIX = {
     Topic.SECURITY: "SE",
     Topic.SECRETS: "SK",
 }
-_AWAITING_ANSWER = frozenset(
-    {Status.OPEN, Status.RE_ATTACKED, Status.UNRESOLVED, Status.UPHELD, Status.DEADLOCKED}
-)
 # Resolutions that hold for as long as the finding is in the code: a person's decision.
 _DECIDED = frozenset({Status.WAIVED, Status.OVERRULED})
 
@@ -222,8 +220,8 @@ def plan_static_round(
         out.append(ev.attack_raised(_attack_of(group, attack_id, name, rnd, counter, pool)))
         if group[0].waived:
             out += _waiver_accepted(attack_id, group)
-    out.append(ev.event(EventKind.ROUND_CLOSED, thread=name, round=rnd))
-    out.append(ev.event(EventKind.THREAD_ENDED, thread=name, reason="awaiting_author"))
+    out.append(ev.round_closed(thread=name, round=rnd))
+    out.append(ev.thread_ended(thread=name, reason="awaiting_author"))
     return out
 
 
@@ -236,6 +234,7 @@ def plan_change_withdrawn(state: RunState) -> list[Event]:
             a.id,
             Action.WITHDRAW,
             by="engine",
+            actor=Actor.ENGINE,
             text="the reviewed diff is empty: the author withdrew the change",
             change_withdrawn=True,
         )
@@ -247,9 +246,8 @@ def _round_header(
     state: RunState, topic: Topic, name: str, model: str, wall_s: float, found: int
 ) -> list[Event]:
     thread = state.threads.get(name)
-    out = [
-        ev.event(
-            EventKind.THREAD_STARTED,
+    out: list[Event] = [
+        ev.thread_started(
             thread=name,
             critic=name,
             family=STATIC_FAMILY,
@@ -258,12 +256,11 @@ def _round_header(
         )
     ]
     if thread is None:
-        out.append(ev.event(EventKind.TOPIC_DECLARED, thread=name, topic=str(topic)))
+        out.append(ev.topic_declared(thread=name, topic=str(topic)))
     rnd = 1 if thread is None else thread.round + 1
-    out.append(ev.event(EventKind.ROUND_STARTED, thread=name, round=rnd))
+    out.append(ev.round_started(thread=name, round=rnd))
     out.append(
-        ev.event(
-            EventKind.AGENT_CALL,
+        ev.agent_call(
             thread=name,
             role="critic",
             backend="static",
@@ -354,6 +351,7 @@ def _waiver_accepted(attack_id: str, found: Sequence[Finding]) -> list[Event]:
             attack_id,
             Action.CONCEDE,
             by=AUTHOR,
+            actor=Actor.PROPOSER,
             text=reason,
             in_source=True,
             evidence="\n".join(
@@ -365,17 +363,22 @@ def _waiver_accepted(attack_id: str, found: Sequence[Finding]) -> list[Event]:
             attack_id,
             Action.ACCEPT,
             by="static",
+            actor=Actor.CRITIC,
             text="an in-code waiver with a reason is an evidence-bound concession",
         ),
     ]
 
 
 def _waiver_events(attack: Attack, found: Sequence[Finding]) -> list[Event]:
-    if attack.status in _AWAITING_ANSWER:
+    if attack.status in AWAITING_ANSWER:
         return _waiver_accepted(attack.id, found)
     return [
         ev.transition(
-            attack.id, Action.ACCEPT, by="static", text=f"waived in code: {_reasons(found)}"
+            attack.id,
+            Action.ACCEPT,
+            by="static",
+            actor=Actor.CRITIC,
+            text=f"waived in code: {_reasons(found)}",
         )
     ]
 
@@ -387,6 +390,7 @@ def _still_present(attack: Attack, finding: Finding) -> list[Event]:
                 attack.id,
                 Action.RE_ATTACK,
                 by="static",
+                actor=Actor.CRITIC,
                 text="still present in the code: a static finding is answered in code — fix it, "
                 "or waive it in code with a reason",
                 evidence=finding.evidence,
@@ -401,6 +405,7 @@ def _withdrawn_with_file(attack: Attack) -> list[Event]:
             attack.id,
             Action.WITHDRAW,
             by="static",
+            actor=Actor.CRITIC,
             text=f"{attack.location.path} is no longer part of the reviewed diff",
             change_withdrawn=True,
         )
@@ -408,16 +413,29 @@ def _withdrawn_with_file(attack: Attack) -> list[Event]:
 
 
 def _gone(attack: Attack) -> list[Event]:
-    if attack.status in _AWAITING_ANSWER:
+    if attack.status in AWAITING_ANSWER:
         return [
-            ev.transition(attack.id, Action.FIX, by=AUTHOR, text="the code no longer contains it"),
+            ev.transition(
+                attack.id,
+                Action.FIX,
+                by=AUTHOR,
+                actor=Actor.PROPOSER,
+                text="the code no longer contains it",
+            ),
             ev.transition(
                 attack.id,
                 Action.ACCEPT,
                 by="static",
+                actor=Actor.CRITIC,
                 text="verified: a re-run of the critic no longer finds it",
             ),
         ]
     return [
-        ev.transition(attack.id, Action.WITHDRAW, by="static", text="no longer present in the code")
+        ev.transition(
+            attack.id,
+            Action.WITHDRAW,
+            by="static",
+            actor=Actor.CRITIC,
+            text="no longer present in the code",
+        )
     ]

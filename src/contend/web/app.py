@@ -42,7 +42,7 @@ from contend.errors import ContendError, LockHeld, UserError
 from contend.ledger.index import INTACT, recent, refresh, stats_rows
 from contend.ledger.runs import LEDGER_FILE
 from contend.ledger.stats import BY_CHOICES, compute
-from contend.protocol.model import Action
+from contend.protocol.model import Action, Actor
 from contend.redaction import redact_text
 from contend.report.escape import visible
 from contend.review.respond import answer_in_run
@@ -251,6 +251,7 @@ class _Pages:
             action,
             text=note,
             by="human",
+            actor=Actor.HUMAN,
             wait_s=2.0,
         )
 

@@ -1,0 +1,204 @@
+"""Putting a mutant into an already imported module: the fast path.
+
+A mutant inside a function body changes only that function's code object. The runner's
+parent has imported every project module and collected the whole test suite once; for
+such a mutant a forked child swaps the mutated code object into the live function
+object(s) (`function.__code__ = …`) and runs the selected tests — no re-import of the
+project and no collection per mutant. Every reference to the function (imported names,
+bound methods, dispatch tables, decorators' wrappers) sees the mutant, because they all
+hold the same function object.
+
+A mutant is *patchable* when it lies in a function defined at import time (at module
+level or in a class body, possibly under an `if`/`try`) and:
+- the edit is in the body, or is a default argument value (then `__defaults__` /
+  `__kwdefaults__` is patched instead);
+- the function never ran while modules were imported or tests collected (its lines carry
+  no "<import>" context in the line map): a value computed then (a module constant, a
+  cache, a parametrize list) would keep the original's result;
+- the mutated code needs the same closure cells as the original (removing a `super()`
+  call can drop the `__class__` cell: such a mutant takes the slow path).
+
+Everything else (module- or class-level code, defaults of nested functions) takes the
+slow path: a child imports the mutated module, and all that import it, again.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import types
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from mutate import Mutant
+
+FunctionKey = tuple[str, str, int]  # (file name, qualified name, first line)
+
+
+@dataclass(frozen=True, slots=True)
+class Patch:
+    """What a child changes in the live interpreter to put one mutant in."""
+
+    function: FunctionKey
+    code: types.CodeType | None = None  # the whole function's mutated code, or
+    default: tuple[str, int | str, object] | None = None  # ("pos", i, v) / ("kw", name, v)
+
+
+def _defined_functions(
+    tree: ast.Module,
+) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    """Functions whose `def` runs at import: at module level or in class bodies, under
+    any `if`/`try`/`with` — with their qualified names."""
+
+    def walk(
+        body: list[ast.stmt], prefix: str
+    ) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+        for stmt in body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield stmt, prefix + stmt.name
+            elif isinstance(stmt, ast.ClassDef):
+                yield from walk(stmt.body, f"{prefix}{stmt.name}.")
+            elif isinstance(stmt, ast.If | ast.Try | ast.With):
+                for block in _blocks(stmt):
+                    yield from walk(block, prefix)
+
+    yield from walk(tree.body, "")
+
+
+def _blocks(stmt: ast.If | ast.Try | ast.With) -> list[list[ast.stmt]]:
+    if isinstance(stmt, ast.If):
+        return [stmt.body, stmt.orelse]
+    if isinstance(stmt, ast.With):
+        return [stmt.body]
+    return [stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody]
+
+
+def _first_line(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    # A decorated function's code starts at its first decorator (3.11).
+    return min([fn.lineno, *(d.lineno for d in fn.decorator_list)])
+
+
+class _Lines:
+    def __init__(self, source: str) -> None:
+        self.starts = [0]
+        for line in source.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+
+    def offset(self, line: int, byte_col: int, source: str) -> int:
+        start = self.starts[line - 1]
+        text = source[start : self.starts[line]] if line < len(self.starts) else source[start:]
+        return start + len(text.encode("utf-8")[:byte_col].decode("utf-8"))
+
+
+def _span(node: ast.AST, lines: _Lines, source: str) -> tuple[int, int]:
+    return (
+        lines.offset(node.lineno, node.col_offset, source),  # type: ignore[attr-defined]
+        lines.offset(node.end_lineno, node.end_col_offset, source),  # type: ignore[attr-defined]
+    )
+
+
+def _find_code(code: types.CodeType, qualname: str, first: int) -> types.CodeType | None:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_qualname == qualname and const.co_firstlineno == first:
+                return const
+            # Functions are found under the module's code and class bodies' code only.
+            if "<locals>" not in const.co_qualname and const.co_name[:1] != "<":
+                inner = _find_code(const, qualname, first)
+                if inner is not None:
+                    return inner
+    return None
+
+
+def plan(
+    mutant: Mutant,
+    source: str,
+    filename: str,
+    import_lines: Iterable[int],
+) -> Patch | str:
+    """The patch that puts `mutant` into the live module, or why it cannot (a reason)."""
+    tree = ast.parse(source)
+    lines = _Lines(source)
+    start, end = mutant.span
+    ran_at_import = set(import_lines)
+    for fn, qualname in _defined_functions(tree):
+        fn_start, fn_end = _span(fn, lines, source)
+        if not (fn_start <= start and end <= fn_end):
+            continue
+        key: FunctionKey = (filename, qualname, _first_line(fn))
+        body_start = _span(fn.body[0], lines, source)[0]
+        last = fn.end_lineno or fn.lineno
+        # The `def` line itself runs at import; a line of the body must not.
+        if ran_at_import & set(range(fn.body[0].lineno, last + 1)):
+            return "the function runs at import or collection"
+        if start >= body_start:
+            return _body_patch(mutant, source, filename, key)
+        return _default_patch(mutant, fn, key, lines, source)
+    return "not inside a function defined at import"
+
+
+def _body_patch(mutant: Mutant, source: str, filename: str, key: FunctionKey) -> Patch | str:
+    original = _find_code(compile(source, filename, "exec", dont_inherit=True), key[1], key[2])
+    mutated_module = compile(mutant.apply(source), filename, "exec", dont_inherit=True)
+    mutated = _find_code(mutated_module, key[1], key[2])
+    if original is None or mutated is None:
+        return "its code object was not found"
+    if mutated.co_freevars != original.co_freevars:
+        return "the mutant changes the function's closure cells"
+    return Patch(key, code=mutated)
+
+
+def _default_patch(
+    mutant: Mutant,
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    key: FunctionKey,
+    lines: _Lines,
+    source: str,
+) -> Patch | str:
+    if mutant.operator != "default":
+        return "an edit in the signature other than a default value"
+    value = ast.literal_eval(mutant.replacement)
+    args = fn.args
+    for i, node in enumerate(args.defaults):
+        if _span(node, lines, source) == mutant.span:
+            return Patch(key, default=("pos", i, value))
+    for arg, node in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if node is not None and _span(node, lines, source) == mutant.span:
+            return Patch(key, default=("kw", arg.arg, value))
+    return "a default value that was not found"
+
+
+class FunctionIndex:
+    """The live function objects of the project's modules, by (file, qualname, line)."""
+
+    def __init__(self, filenames: Iterable[str]) -> None:
+        wanted = set(filenames)
+        self.functions: dict[FunctionKey, list[types.FunctionType]] = defaultdict(list)
+        for obj in gc.get_objects():
+            if isinstance(obj, types.FunctionType):
+                code = obj.__code__
+                if code.co_filename in wanted:
+                    key = (code.co_filename, code.co_qualname, code.co_firstlineno)
+                    self.functions[key].append(obj)
+
+    def has(self, key: FunctionKey) -> bool:
+        return bool(self.functions.get(key))
+
+    def apply(self, patch: Patch) -> int:
+        """Puts the mutant in; returns how many function objects it changed."""
+        targets = self.functions.get(patch.function, [])
+        for fn in targets:
+            if patch.code is not None:
+                fn.__code__ = patch.code
+            elif patch.default is not None:
+                kind, where, value = patch.default
+                if kind == "pos":
+                    assert isinstance(where, int) and fn.__defaults__ is not None
+                    values = list(fn.__defaults__)
+                    values[where] = value
+                    fn.__defaults__ = tuple(values)
+                else:
+                    assert isinstance(where, str) and fn.__kwdefaults__ is not None
+                    fn.__kwdefaults__ = {**fn.__kwdefaults__, where: value}
+        return len(targets)
