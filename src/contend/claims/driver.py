@@ -309,14 +309,11 @@ async def run_rounds(
             return step.state, log
         if step.request.kind == "proponent" and isinstance(panel.proponent, PersonProponent):
             paused: list[events.Event] = [
-                (
-                    "claim_awaiting_proponent",
-                    {
-                        "claim_id": step.state.setup.claim_id,
-                        "round": step.request.round,
-                        "open_attacks": step.request.context.get("this_round", []),
-                        "context_sha256": step.request.context_sha256,
-                    },
+                events.awaiting_proponent(
+                    claim_id=step.state.setup.claim_id,
+                    round=step.request.round,
+                    open_attacks=step.request.context.get("this_round", []),
+                    context_sha256=step.request.context_sha256,
                 )
             ]
             log.extend(paused)

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from contend.claims import events as ev
 from contend.claims.checkpoint import checkpoint
 from contend.claims.convergence import (
     SAFETY_CAP,
@@ -51,6 +52,7 @@ from contend.claims.deadlock import DeadlockReport, mechanical_report, parse_dea
 from contend.claims.events import Event
 from contend.claims.turns import ParsedTurn, parse_turn
 from contend.errors import ProtocolError
+from contend.protocol import claims_event_types as ct
 
 Phase = Literal["turns", "proponent", "meta-judge", "done"]
 
@@ -173,9 +175,14 @@ def context_hash(context: Mapping[str, Any]) -> str:
 # --- the round context ---------------------------------------------------------------------
 
 
-def _attack_json(a: Attack) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": a.id, "axis": a.axis, "text": a.text, "decisive": a.decisive}
-    out["evidence"] = list(a.evidence)
+def _attack_json(a: Attack) -> ct.ClaimAttackData:
+    out: ct.ClaimAttackData = {
+        "id": a.id,
+        "axis": a.axis,
+        "text": a.text,
+        "decisive": a.decisive,
+        "evidence": list(a.evidence),
+    }
     if a.target:
         out["target"] = a.target
     if a.narrowing:
@@ -249,15 +256,12 @@ def _ask_turns(state: State) -> Step:
     number = len(state.rounds) + 1
     context = round_context(state)
     request = Request("turns", number, context, tuple(state.setup.seats))
-    event: Event = (
-        "claim_round_started",
-        {
-            "claim_id": state.setup.claim_id,
-            "round": number,
-            "context_sha256": request.context_sha256,
-            "surviving_claim": state.surviving,
-            "axes": list(state.setup.seats),
-        },
+    event: Event = ev.round_started(
+        claim_id=state.setup.claim_id,
+        round=number,
+        context_sha256=request.context_sha256,
+        surviving_claim=state.surviving,
+        axes=list(state.setup.seats),
     )
     return Step(state, [event], request)
 
@@ -301,21 +305,18 @@ def _on_turns(state: State, reply: TurnsReply) -> Step:
     for axis, p in parsed.items():
         got = reply.by_axis.get(axis)
         agent = got.agent if got is not None else state.setup.seats[axis]
-        events.append(("claim_turn", _turn_event(cid, number, agent, p, got)))
+        events.append(_turn_event(cid, number, agent, p, got))
         if p.error is not None:
             message = f"round {number}: {axis} ({agent}) {p.turn.kind}: {p.error}"
             errors.append(message)
             events.append(
-                (
-                    "claim_protocol_error",
-                    {
-                        "claim_id": cid,
-                        "round": number,
-                        "axis": axis,
-                        "agent": agent,
-                        "kind": p.turn.kind,
-                        "error": p.error,
-                    },
+                ev.protocol_error(
+                    claim_id=cid,
+                    round=number,
+                    axis=axis,
+                    agent=agent,
+                    kind=p.turn.kind,
+                    error=p.error,
                 )
             )
         own = {e for a in _own_attacks(state, axis, p.turn) for e in a.evidence}
@@ -323,16 +324,13 @@ def _on_turns(state: State, reply: TurnsReply) -> Step:
             why = check_concession(c, own, known | own)
             if why is not None:
                 events.append(
-                    (
-                        "claim_concession_refused",
-                        {
-                            "claim_id": cid,
-                            "round": number,
-                            "axis": axis,
-                            "text": c.text,
-                            "attack_id": c.attack_id,
-                            "reason": why,
-                        },
+                    ev.concession_refused(
+                        claim_id=cid,
+                        round=number,
+                        axis=axis,
+                        text=c.text,
+                        attack_id=c.attack_id,
+                        reason=why,
                     )
                 )
         tools += [t for t in p.external_tools if t not in tools]
@@ -367,21 +365,19 @@ def _own_attacks(state: State, axis: str, turn: Turn) -> list[Attack]:
     return [*earlier, *turn.attacks, *turn.meta_attacks]
 
 
-def _turn_event(
-    cid: str, number: int, agent: str, p: ParsedTurn, got: AgentOutput | None
-) -> dict[str, Any]:
+def _turn_event(cid: str, number: int, agent: str, p: ParsedTurn, got: AgentOutput | None) -> Event:
     t = p.turn
-    return {
-        "claim_id": cid,
-        "round": number,
-        "axis": t.axis,
-        "agent": agent,
-        "kind": t.kind,
-        "position": t.position,
-        "attacks": [_attack_json(a) for a in t.attacks],
-        "meta_attacks": [_attack_json(a) for a in t.meta_attacks],
-        "withdrawn": list(t.withdrawn),
-        "concessions": [
+    return ev.turn(
+        claim_id=cid,
+        round=number,
+        axis=t.axis,
+        agent=agent,
+        kind=t.kind,
+        position=t.position,
+        attacks=[_attack_json(a) for a in t.attacks],
+        meta_attacks=[_attack_json(a) for a in t.meta_attacks],
+        withdrawn=list(t.withdrawn),
+        concessions=[
             {
                 "attack_id": c.attack_id,
                 "text": c.text,
@@ -390,24 +386,26 @@ def _turn_event(
             }
             for c in t.concessions
         ],
-        "external_tools": list(p.external_tools),
-        "community_sources": list(p.community_sources),
-        "error": p.error,
-        "reply": reply_record(got),
-    }
+        external_tools=list(p.external_tools),
+        community_sources=list(p.community_sources),
+        error=p.error,
+        reply=reply_record(got),
+    )
 
 
-def reply_record(got: AgentOutput | None) -> dict[str, Any] | None:
+def reply_record(got: AgentOutput | None) -> ct.ClaimReplyData | None:
     """A reply as the ledger keeps it, enough to replay the planner (`replay`): the
     structured output, or the error and the raw text."""
     if got is None:
         return None
-    return {
+    record: ct.ClaimReplyData = {
         "output": None if got.output is None else dict(got.output),
         "error": got.error,
         "raw_text": got.raw_text if got.output is None else None,
-        **({"silent": True} if got.silent else {}),
     }
+    if got.silent:
+        record["silent"] = True
+    return record
 
 
 def reply_of(agent: str, record: Mapping[str, Any] | None) -> AgentOutput | None:
@@ -429,16 +427,13 @@ def _on_proponent(state: State, reply: AgentOutput) -> Step:
     if reply.output is None:
         # The seed: "If no response is available, the initial evidence stays fixed."
         events.append(
-            (
-                "claim_proponent",
-                {
-                    "claim_id": cid,
-                    "round": number,
-                    "agent": reply.agent,
-                    "answered": False,
-                    "error": reply.error,
-                    "reply": reply_record(reply),
-                },
+            ev.proponent(
+                claim_id=cid,
+                round=number,
+                agent=reply.agent,
+                answered=False,
+                error=reply.error,
+                reply=reply_record(reply),
             )
         )
         step = _close_round(replace(state, pending=()), Round(number, state.pending))
@@ -455,23 +450,20 @@ def _on_proponent(state: State, reply: AgentOutput) -> Step:
         schema_context=state.setup.card.get("schema-context"),
     )
     events.append(
-        (
-            "claim_checkpoint",
-            {
-                "claim_id": cid,
-                "round": number,
-                "agent": reply.agent,
-                "reply": reply_record(reply),
-                "outcome": check.outcome,
-                "added": [{"id": e, "locator": loc} for e, loc in check.added],
-                "refused": list(check.refused),
-                "answers": list(check.reply.answers),
-                "ignored_answers": list(check.ignored_answers),
-                "narrowed_claim": check.reply.narrowed_claim,
-                "new_assumptions": list(check.new_assumptions),
-                "decision_relevant": check.reply.decision_relevant,
-                "reasons": list(check.reasons),
-            },
+        ev.checkpoint(
+            claim_id=cid,
+            round=number,
+            agent=reply.agent,
+            reply=reply_record(reply),
+            outcome=check.outcome,
+            added=[{"id": e, "locator": loc} for e, loc in check.added],
+            refused=list(check.refused),
+            answers=list(check.reply.answers),
+            ignored_answers=list(check.ignored_answers),
+            narrowed_claim=check.reply.narrowed_claim,
+            new_assumptions=list(check.new_assumptions),
+            decision_relevant=check.reply.decision_relevant,
+            reasons=list(check.reasons),
         )
     )
     state = replace(
@@ -501,16 +493,13 @@ def _close_round(state: State, rnd: Round) -> Step:
     rounds = state.claim_rounds()
     result = converge(rounds, state.surviving)
     events: list[Event] = [
-        (
-            "claim_convergence",
-            {
-                "claim_id": cid,
-                "round": rnd.number,
-                "kind": result.kind,
-                "reasons": list(result.reasons),
-                "open_attacks": [a.id for a in result.open_attacks],
-                "positions": dict(positions(rounds)),
-            },
+        ev.convergence(
+            claim_id=cid,
+            round=rnd.number,
+            kind=result.kind,
+            reasons=list(result.reasons),
+            open_attacks=[a.id for a in result.open_attacks],
+            positions=dict(positions(rounds)),
         )
     ]
     state = replace(state, convergence=result)
@@ -519,8 +508,7 @@ def _close_round(state: State, rnd: Round) -> Step:
             decision = on_repeat(attack, state.surviving)
             if decision.kind == "narrow" and decision.narrowed_claim:
                 events.append(
-                    (
-                        "claim_narrowed",
+                    ev.narrowed(
                         {
                             "claim_id": cid,
                             "round": rnd.number,
@@ -528,7 +516,7 @@ def _close_round(state: State, rnd: Round) -> Step:
                             "from": state.surviving,
                             "to": decision.narrowed_claim,
                             "reason": decision.reason,
-                        },
+                        }
                     )
                 )
                 state = replace(
@@ -574,15 +562,12 @@ def _on_meta_judge(state: State, reply: AgentOutput) -> Step:
     except ProtocolError as exc:
         return _mechanical(state, str(exc), [], reply)
     events: list[Event] = [
-        (
-            "claim_deadlock_report",
-            {
-                "claim_id": cid,
-                "report": report.model_dump(mode="json"),
-                "sentences": report.sentences(),
-                "agent": reply.agent,
-                "reply": reply_record(reply),  # so an interrupted run replays it
-            },
+        ev.deadlock_report(
+            claim_id=cid,
+            report=report.model_dump(mode="json"),
+            sentences=report.sentences(),
+            agent=reply.agent,
+            reply=reply_record(reply),  # so an interrupted run replays it
         )
     ]
     state = replace(state, deadlock=report)
@@ -609,29 +594,23 @@ def _mechanical(
     )
     failed = state.setup.meta_judge is not None  # else none was configured: no error of its
     errors: list[Event] = [
-        (
-            "claim_protocol_error",
-            {
-                "claim_id": cid,
-                "round": len(state.rounds),
-                "axis": "meta-judge",
-                "agent": state.setup.meta_judge,
-                "kind": "no-deadlock-report",
-                "error": why,
-                "reply": reply_record(reply),
-            },
+        ev.protocol_error(
+            claim_id=cid,
+            round=len(state.rounds),
+            axis="meta-judge",
+            agent=state.setup.meta_judge,
+            kind="no-deadlock-report",
+            error=why,
+            reply=reply_record(reply),
         )
     ]
     events = [
         *events,
         *(errors if failed else []),
-        (
-            "claim_deadlock_report",
-            {
-                "claim_id": cid,
-                "report": report.model_dump(mode="json"),
-                "sentences": report.sentences(),
-            },
+        ev.deadlock_report(
+            claim_id=cid,
+            report=report.model_dump(mode="json"),
+            sentences=report.sentences(),
         ),
     ]
     state = replace(
@@ -656,16 +635,13 @@ def _finish(state: State, verdict: Verdict, reasons: Sequence[str], events: list
     state = replace(state, phase="done", verdict=verdict, reasons=tuple(all_reasons))
     events = [
         *events,
-        (
-            "claim_rounds_finished",
-            {
-                "claim_id": state.setup.claim_id,
-                "verdict": verdict,
-                "rounds": len(state.rounds),
-                "reasons": list(all_reasons),
-                "surviving_claim": state.surviving if verdict != "reject" else None,
-                "unverified_echo": list(echo),
-            },
+        ev.rounds_finished(
+            claim_id=state.setup.claim_id,
+            verdict=verdict,
+            rounds=len(state.rounds),
+            reasons=list(all_reasons),
+            surviving_claim=state.surviving if verdict != "reject" else None,
+            unverified_echo=list(echo),
         ),
     ]
     return Step(state, events, None)

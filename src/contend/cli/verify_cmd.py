@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 import click
 
+from contend.claims import events as claim_events
 from contend.claims.artifacts import evaluator_artifacts
 from contend.claims.driver import verify_with_agents
 from contend.claims.events import run_finished, run_started
@@ -42,6 +43,7 @@ from contend.config import load_settings
 from contend.errors import UserError
 from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
 from contend.ledger.store import Ledger, read_head, write_atomic
+from contend.protocol.claims_event_types import ClaimReplyData
 from contend.redaction import redact_json_text, redact_text
 from contend.report.escape import visible
 
@@ -396,10 +398,11 @@ def respond_claim_cmd(run_dir: Path, claim_id: str, reply_file: Path) -> int:
         )
     reply = read_reply(reply_file)
     with Ledger.open(run_dir / LEDGER_FILE, run_id) as ledger:
-        record = {"output": reply, "error": None, "raw_text": None}
+        record: ClaimReplyData = {"output": reply, "error": None, "raw_text": None}
         ledger.append(
-            "claim_proponent_reply",
-            {"claim_id": claim_id, "round": waiting.round, "by": PERSON, "reply": record},
+            *claim_events.proponent_reply(
+                claim_id=claim_id, round=waiting.round, by=PERSON, reply=record
+            )
         )
         ledger.checkpoint()
     click.echo(
