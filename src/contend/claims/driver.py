@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from contend.agents.base import Agent, AgentRequest
 from contend.agents.scripted import ScriptedAgent
 from contend.claims import events
-from contend.claims.axes import Axis, assign_axes, seat_agents
+from contend.claims.axes import DEFAULT_POLICY, Axis, AxisPolicy, seat_agents
 from contend.claims.controls import negative_control
 from contend.claims.convergence import Attack, check_concession
 from contend.claims.deadlock import DeadlockReport
@@ -385,6 +385,7 @@ async def verify_with_agents(
     read: Reader = read_evidence,
     sink: Sink = _discard,
     recorded: Sequence[events.Event] | None = None,
+    axes: AxisPolicy = DEFAULT_POLICY,
 ) -> tuple[ClaimsReport, list[events.Event]]:
     """The claims run with agents: Steps 0–1 per card, then the rounds for admitted cards of
     level 2 and 3. `panel_for` seats the agents of one card (given its assigned axes).
@@ -412,13 +413,13 @@ async def verify_with_agents(
         old = history.get(cid, [])
         kinds = {kind for kind, _ in old}
         before = len(log)
-        prepared = prepare_card(card, read)
+        prepared = prepare_card(card, read, axes)
         if "claim_loaded" not in kinds:
             emit(prepared.log)
         if prepared.result is not None:
             results.append(prepared.result)
             continue
-        assignment = assign_axes(card.card.verification_complexity, card.card.domain_axes)
+        assignment = axes.assign(card.card.verification_complexity, card.card.domain_axes)
         regions = [prepared.regions[e] for e in prepared.kept if e in prepared.regions]
         panel = panel_for(card, assignment.axes, regions, web_unchecked(card.card, prepared.kept))
         seat_agents(assignment.axes, [(a, s.name) for a, s in panel.seats.items()])  # type: ignore[misc]

@@ -26,7 +26,7 @@ from pathlib import Path
 from contend.agents.base import BackendContext, Role
 from contend.agents.registry import resolve
 from contend.backends import parse_spec
-from contend.claims.axes import AXES, Axis, assign_axes, seat_agents
+from contend.claims.axes import AXES, DEFAULT_POLICY, Axis, AxisPolicy, seat_agents
 from contend.claims.driver import (
     INTERNAL_FACT,
     AgentSpeaker,
@@ -113,12 +113,14 @@ def _checked(spec: str, role: Role) -> str:
     return spec
 
 
-def check_coverage(choice: AgentChoice, loaded: LoadResult) -> None:
+def check_coverage(
+    choice: AgentChoice, loaded: LoadResult, axes: AxisPolicy = DEFAULT_POLICY
+) -> None:
     """UserError naming the first card with an assigned axis no agent would speak for,
     before any agent is built or any round runs."""
     for card in loaded.cards:
-        axes = assign_axes(card.card.verification_complexity, card.card.domain_axes).axes
-        for axis in axes:
+        assigned = axes.assign(card.card.verification_complexity, card.card.domain_axes)
+        for axis in assigned.axes:
             if axis in choice.by_axis or axis == "internal-fact" or choice.default:
                 continue
             raise UserError(

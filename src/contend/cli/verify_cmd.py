@@ -25,6 +25,7 @@ import click
 
 from contend.claims import events as claim_events
 from contend.claims.artifacts import evaluator_artifacts
+from contend.claims.axes import AxisPolicy, axis_policy
 from contend.claims.driver import verify_with_agents
 from contend.claims.events import run_finished, run_started
 from contend.claims.load import LoadResult, load_card_files
@@ -39,8 +40,10 @@ from contend.claims.render import render_markdown
 from contend.claims.report import ClaimsReport, build_report
 from contend.claims.resume import read_reply, waiting_claims
 from contend.claims.run import CRITICS, verify_loaded
-from contend.config import load_settings
+from contend.config import Settings, load_settings
 from contend.errors import UserError
+from contend.gitio.base import git_optional
+from contend.gitio.git import find_repo_root
 from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
 from contend.ledger.store import Ledger, read_head, write_atomic
 from contend.protocol.claims_event_types import ClaimReplyData
@@ -80,9 +83,30 @@ def card_files(paths: Sequence[Path]) -> list[Path]:
     return found
 
 
-def _run_dir(out: Path | None, run_id: str) -> Path:
+def verify_settings() -> Settings:
+    """The settings of a claims run: the user config and `CONTEND_*`, and inside a git
+    repository its project config as committed at HEAD (a claims run has no change under
+    review; uncommitted edits configure nothing, as for review — DESIGN §9)."""
+    root = find_repo_root(Path.cwd())
+    if root is None:
+        return load_settings(None)
+    head = git_optional(root, ["rev-parse", "--verify", "-q", "HEAD^{commit}"])
+    return load_settings(root, project_rev=head.strip() if head else None)
+
+
+def axes_of(settings: Settings) -> AxisPolicy:
+    return axis_policy(settings.verify.domain_axes, settings.verify.extra_axes_order)
+
+
+def _state_dir(settings: Settings) -> Path:
+    """Where runs live without `--out`: `[verify] state_dir`, else the user state dir."""
+    configured = settings.verify.state_dir
+    return Path(configured).expanduser() if configured else user_state_dir()
+
+
+def _run_dir(out: Path | None, run_id: str, state_dir: Path) -> Path:
     if out is None:
-        path = runs_dir(user_state_dir()) / run_id
+        path = runs_dir(state_dir) / run_id
     else:
         path = out
         if path.exists() and not path.is_dir():
@@ -221,16 +245,18 @@ def run_verify(
     directory), with agents when `choice` is given. The command and `contend.verify` call
     this."""
     files = card_files(cards)
+    settings = verify_settings()
+    axes = axes_of(settings)
     loaded = load_card_files(files)
     if choice is not None:
-        check_coverage(choice, loaded)
+        check_coverage(choice, loaded, axes)
     run_id = new_run_id()
-    run_dir = _run_dir(out, run_id)
+    run_dir = _run_dir(out, run_id, _state_dir(settings))
     # Absolute: `--resume` reads the cards again from wherever it is run.
     card_paths = [str(f.resolve()) for f in files]
     with Ledger(run_dir / LEDGER_FILE, run_id) as ledger:
         if choice is None:
-            report, events = verify_loaded(loaded)
+            report, events = verify_loaded(loaded, axes=axes)
             ledger.append_many([run_started(card_paths, CRITICS), *events])
         else:
             ledger.append_many([run_started(card_paths, [*CRITICS, *choice.specs])])
@@ -242,10 +268,11 @@ def run_verify(
                     ledger.append_many(new)
                     ledger.checkpoint()
 
-            settings = load_settings(None)
             panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
             with _resumable(run_dir, choice):
-                report, events = asyncio.run(verify_with_agents(loaded, panel_for, sink=to_ledger))
+                report, events = asyncio.run(
+                    verify_with_agents(loaded, panel_for, sink=to_ledger, axes=axes)
+                )
         ledger.checkpoint()
     texts = _write_outputs(run_dir, report, loaded, events)
     return VerifyRun(report, run_id, run_dir, texts)
@@ -347,8 +374,10 @@ def _resume(run_dir: Path, choice: AgentChoice, fmt: str) -> int:
             "answer to go on with (answer with `contend respond CLAIM --run DIR --reply FILE`)"
         )
     files = card_files([Path(f) for f in entries[0]["data"]["files"]])
+    settings = verify_settings()
+    axes = axes_of(settings)
     loaded = load_card_files(files)
-    check_coverage(choice, loaded)
+    check_coverage(choice, loaded, axes)
     report_path = run_dir / "report.json"
     old = (
         ClaimsReport.model_validate_json(report_path.read_text(encoding="utf-8"))
@@ -356,7 +385,6 @@ def _resume(run_dir: Path, choice: AgentChoice, fmt: str) -> int:
         else None
     )
     history = [(str(e["kind"]), dict(e["data"])) for e in entries]
-    settings = load_settings(None)
     panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
     with Ledger.open(run_dir / LEDGER_FILE, run_id) as ledger:
 
@@ -367,7 +395,7 @@ def _resume(run_dir: Path, choice: AgentChoice, fmt: str) -> int:
 
         with _resumable(run_dir, choice):
             rebuilt, events = asyncio.run(
-                verify_with_agents(loaded, panel_for, sink=to_ledger, recorded=history)
+                verify_with_agents(loaded, panel_for, sink=to_ledger, recorded=history, axes=axes)
             )
         touched = {d["claim_id"] for _, d in events if isinstance(d.get("claim_id"), str)}
         # A claim this invocation did not move keeps its reported result (a person's
