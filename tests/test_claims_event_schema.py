@@ -17,6 +17,7 @@ from contend.claims.events import KINDS as CLAIM_KINDS
 from contend.cli.main import main
 from contend.ledger.verify import verify
 from contend.protocol.events import EVENT_TYPES
+from test_claims_rounds import QUIET, card_file, run, turn
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = ROOT / "schemas" / "event.v1.schema.json"
@@ -147,3 +148,53 @@ def test_ledgers_of_scripted_claims_runs_validate_line_by_line(
         "claim_verdict",
         "claims_run_finished",
     } <= kinds
+
+
+def test_the_planner_kinds_no_cli_example_reaches_validate_too(
+    tmp_path: Path, validator: Draft202012Validator
+) -> None:
+    """Silence, a refused concession, a narrowing, a proponent without an answer: each
+    event the planner writes, as the ledger would carry it, is valid against the schema."""
+    attack = turn(
+        attacks=[{"text": "12.5 s is a mean, not a median", "evidence": ["E1"]}],
+        position="reject",
+    )
+    giving_up = turn(
+        position="accept", concessions=[{"attack_id": "IL-1", "text": "fine, I was wrong"}]
+    )
+    narrower = "On the large repository the median parse took 12.5 s."
+    press = {"text": "4,800 files is not every file", "decisive": False, "narrowing": narrower}
+    runs = [
+        run(
+            card_file(tmp_path / "silent"),
+            {"internal-logic": [QUIET, QUIET], "external-fact": [{"raw": "fine"}, {"raw": "{}"}]},
+        ),
+        run(
+            card_file(tmp_path / "conceded"),
+            {"internal-logic": [attack, giving_up, QUIET], "external-fact": [QUIET] * 3},
+        ),
+        run(
+            card_file(tmp_path / "narrowed"),
+            {"internal-logic": [turn(attacks=[press])] * 3, "external-fact": [QUIET] * 3},
+        ),
+        run(
+            card_file(tmp_path / "mute-proponent"),
+            {"internal-logic": [attack, QUIET], "external-fact": [QUIET] * 2},
+            proponent=[{"error": "the proponent crashed"}],
+        ),
+    ]
+    seen: set[str] = set()
+    for _, events in runs:
+        for kind, data in events:
+            errors = [
+                f"{list(e.absolute_path)}: {e.message}"
+                for e in validator.iter_errors(_line(kind, data))
+            ]
+            assert errors == [], (kind, errors)
+            seen.add(kind)
+    assert {
+        "claim_protocol_error",
+        "claim_concession_refused",
+        "claim_narrowed",
+        "claim_proponent",
+    } <= seen
