@@ -92,6 +92,11 @@ def run(ctx: click.Context, /, **opts: Any) -> int:
             f"cost ${r['cost']:.4f}, {r['wall_s']:.1f}s"
         )
         click.echo(f"events: {result.events_path}")
+    for error in result.event_errors:
+        click.echo(
+            f"contend: error: {error}; the slice's record is in {result.events_path.parent}",
+            err=True,
+        )
     return result.outcome.exit_code
 
 

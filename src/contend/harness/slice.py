@@ -73,6 +73,8 @@ class SliceResult:
     outcome: core.Outcome
     record: dict[str, Any]
     events_path: Path
+    # Event subscribers that failed (each closed after its failure; the slice went on).
+    event_errors: list[str] = field(default_factory=list)
 
 
 def read_spec(path: Path) -> str:
@@ -266,6 +268,12 @@ class SliceRunner:
     # --- the loop -----------------------------------------------------------------------
 
     def run(self) -> SliceResult:
+        try:
+            return self._run()
+        finally:
+            self.events.close()
+
+    def _run(self) -> SliceResult:
         started = time.perf_counter()
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self.branch = gitops.create_slice(self.root, self.slice_id, self.base, self.worktree)
@@ -308,7 +316,14 @@ class SliceRunner:
         )
         record = self._record(started_at, time.perf_counter() - started)
         record_slice(self.state_dir, record)
-        return SliceResult(self.slice_id, self.branch, outcome, record, self.dir / "events.jsonl")
+        return SliceResult(
+            self.slice_id,
+            self.branch,
+            outcome,
+            record,
+            self.dir / "events.jsonl",
+            list(self.events.errors),
+        )
 
     # --- steps --------------------------------------------------------------------------
 
