@@ -39,7 +39,9 @@ class EventWriter:
         except BaseException:
             self.close()
             raise
-        subscribers = [(f"events file {f.path}", f) for f in self._files]
+        subscribers: list[tuple[str, integration_events.Subscriber]] = [
+            (f"events file {f.path}", f) for f in self._files
+        ]
         subscribers += integration_events.entry_point_subscribers()
         self._stream = integration_events.EventStream(subscribers)
 
