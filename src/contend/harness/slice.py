@@ -36,7 +36,12 @@ from contend.harness.events import (
     SUBTASK_VERIFIED,
     EventWriter,
 )
-from contend.harness.implementers import CLI_IMPLEMENTERS, cli_implementer
+from contend.harness.implementers import (
+    CLI_IMPLEMENTERS,
+    ClaudeCodeImplementer,
+    cli_implementer,
+    self_reviewer,
+)
 from contend.harness.metrics import RECORD_FILE, record_slice, slice_dir
 from contend.ledger.runs import new_run_id
 from contend.protocol.event_types import GateRanData
@@ -116,13 +121,16 @@ def cast_for(req: SliceRequest, root: Path, settings: Settings, areas: Sequence[
         from contend.agents import registry
 
         name, _, arg = spec.partition(":")
+        ctx = BackendContext(root, settings, role)
         if role == "proposer" and name in CLI_IMPLEMENTERS:
-            return cli_implementer(name, arg or None, BackendContext(root, settings, role))
+            return cli_implementer(name, arg or None, ctx, keep_session=topology == "A")
+        if role == "critic" and topology == "A" and name == "claude":
+            return self_reviewer(arg or None, ctx)
         try:
             parse_spec(spec, role)
         except ValueError as exc:
             raise UserError(str(exc)) from exc
-        return registry.resolve(spec, BackendContext(root, settings, role))
+        return registry.resolve(spec, ctx)
 
     implementer = make(req.implementer, "proposer")
     if not implementer.capabilities.can_fix:
@@ -142,6 +150,11 @@ def cast_for(req: SliceRequest, root: Path, settings: Settings, areas: Sequence[
                 "besides static ones"
             )
         model_specs = [req.implementer]
+        if req.agent_factory is None and req.implementer.split(":", 1)[0] == "codex":
+            notes.append(
+                "codex keeps no session: topology A's self-review is a fresh read-only "
+                "session of the same model (in effect topology B)"
+            )
     elif topology == "B" and not model_specs:
         model_specs = [req.implementer]
     elif topology in ("C", "D") and not model_specs:
@@ -301,6 +314,8 @@ class SliceRunner:
                 elif step.kind == "oracle":
                     self._oracle()
         finally:
+            if isinstance(self.cast.implementer, ClaudeCodeImplementer):
+                self.cast.implementer.discard_sessions()
             gitops.remove_worktree(self.root, self.worktree)
         outcome = self.state.outcome
         if not outcome.ready:
