@@ -29,6 +29,7 @@ from contend.config import Settings, load_settings
 from contend.errors import AgentError, UserError
 from contend.gitio.git import repo_root
 from contend.harness import core, gitops, prompts
+from contend.harness.api_implementers import API_IMPLEMENTERS, api_implementer
 from contend.harness.config import FocusArea, HarnessConfig, attack_prompt
 from contend.harness.events import (
     SUBTASK_COMPLETED,
@@ -122,6 +123,8 @@ def cast_for(req: SliceRequest, root: Path, settings: Settings, areas: Sequence[
 
         name, _, arg = spec.partition(":")
         ctx = BackendContext(root, settings, role)
+        if role == "proposer" and name in API_IMPLEMENTERS:
+            return api_implementer(spec, ctx)
         if role == "proposer" and name in CLI_IMPLEMENTERS:
             return cli_implementer(name, arg or None, ctx, keep_session=topology == "A")
         if role == "critic" and topology == "A" and name == "claude":
