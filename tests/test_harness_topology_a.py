@@ -53,6 +53,13 @@ def test_topology_a_casts_a_session_keeping_implementer_and_its_self_reviewer(
     assert isinstance(b.implementer, ClaudeCodeImplementer) and not b.implementer.keep_session
     assert not isinstance(b.critics["claude"], ClaudeCodeSelfReviewer)
     assert "--resume" not in b.critics["claude"].argv(_request(repo), None)
+    codex_a = cast_for(
+        SliceRequest(repo, spec, "codex", config=HarnessConfig(topology="A")),
+        repo,
+        settings,
+        (),
+    )
+    assert any("codex keeps no session" in note for note in codex_a.notes)
 
 
 def _request(repo: Path) -> AgentRequest:
