@@ -155,3 +155,113 @@ def test_claude_and_codex_as_axis_agents(
     # Round 2's context carried round 1's attack to both clients.
     assert "IL-1" in json.dumps(anthropic.requests_to(ANTHROPIC)[-1].json)
     assert "IL-1" in json.dumps(openai.requests_to(RESPONSES)[-1].json)
+
+
+def _tool_names(body: Any) -> set[str]:
+    """Every tool a client offered its model in one request, wherever the request carries
+    a `tools` list (claude: top level, by name; codex: also in `additional_tools` input
+    items and namespaces, by name or type, like `web_search`)."""
+    names: set[str] = set()
+    if isinstance(body, dict):
+        for key, value in body.items():
+            if key == "tools" and isinstance(value, list):
+                for tool in value:
+                    if isinstance(tool, dict) and tool.get("type") != "namespace":
+                        names.add(str(tool.get("name") or tool.get("type")))
+            names |= _tool_names(value)
+    elif isinstance(body, list):
+        for item in body:
+            names |= _tool_names(item)
+    return names
+
+
+@pytest.mark.parametrize("web", [True, False], ids=["web-access", "no-web-access"])
+def test_web_access_reaches_claude_and_codex_and_only_then_lifts_the_echo(
+    web: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    servers: tuple[FakeModelServer, FakeModelServer],
+) -> None:
+    claude_bin, codex_bin = agent_bin("claude"), agent_bin("codex")
+    anthropic, openai = servers
+    for name in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CONFIG_DIR", "ANTHROPIC_MODEL",
+                 "OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    # Both agents find nothing and cite a community report they say they read: with web
+    # access that lifts the echo; without it they could not have read it.
+    sourced = {**_turn(None), "community_sources": ["https://github.com/o/r/issues/1"]}
+    anthropic.script(ANTHROPIC, Turn([ToolUse("StructuredOutput", sourced)]))
+    openai.script(RESPONSES, Turn([Text(json.dumps(sourced))]))
+    claims = tmp_path / "claims"
+    claims.mkdir()
+    shutil.copytree(ROOT / "examples" / "claims" / "evidence", claims / "evidence")
+    card = claims / "card.yaml"
+    card.write_text(
+        f"claim-id: R1\nclaim-text: {CLAIM}\nclaim-type: empirical\nclaim-shape: fact\n"
+        "abstraction-level: experiment\nowner-approval-flag: true\n"
+        "domain-axes: [external-tool]\nevidence-list:\n"
+        "  - {file_path: evidence/results.txt, page: 1, region: middle}\n"
+    )
+    settings = load_settings(None, flags={"agent_timeout": 90.0})
+    provider = (
+        f'model_providers.fake={{name="fake",base_url="{openai.base_url}/v1",'
+        'wire_api="responses",request_max_retries=0,stream_max_retries=0}'
+    )
+    claude = ClaudeCodeAgent(
+        role="critic",
+        settings=settings,
+        binary=claude_bin,
+        env_add={
+            "ANTHROPIC_BASE_URL": anthropic.base_url,
+            "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "CLAUDE_CODE_MAX_RETRIES": "0",
+        },
+    )
+    # codex sends its hosted web_search tool only for models whose catalogue entry has one
+    # (this codex build: gpt-5.5 does, its default model does not).
+    codex = CodexAgent(
+        role="critic",
+        settings=settings,
+        model="gpt-5.5",
+        binary=codex_bin,
+        extra_args=["--ignore-user-config", "-c", "model_provider=fake", "-c", provider,
+                    "-c", "features.plugins=false"],
+    )  # fmt: skip
+    # The web axes as `contend verify --web-access` seats them (claims/panel.py): every
+    # agent whose backend's capabilities allow it.
+    speakers = {"internal-logic": AgentSpeaker("claude", claude),
+                "external-fact": AgentSpeaker("codex", codex)}  # fmt: skip
+    web_axes = frozenset(
+        axis for axis, s in speakers.items() if web and s.agent.capabilities.web_access
+    )
+    assert web_axes == (frozenset(speakers) if web else frozenset())
+
+    def panel_for(
+        loaded: LoadedCard,
+        axes: tuple[Axis, ...],
+        regions: Sequence[CitedRegion],
+        unchecked: Sequence[str],
+    ) -> Panel:
+        return Panel(
+            {**speakers, "internal-fact": InternalFactSpeaker(regions, unchecked)},
+            worktree=claims,
+            timeout_s=90.0,
+            web_access=web_axes,
+            web_asked=web,
+        )
+
+    report, _ = asyncio.run(verify_with_agents(load_card_files([card]), panel_for))
+    (claim,) = report.claims
+    assert claim.verdict == "accept"
+    claude_tools = _tool_names(anthropic.requests_to(ANTHROPIC)[0].json)
+    codex_tools = _tool_names(openai.requests_to(RESPONSES)[0].json)
+    # What the clients really offered their models: the web tools exactly when asked, and
+    # never a writing tool.
+    assert ({"WebSearch", "WebFetch"} <= claude_tools) == web
+    assert not claude_tools & {"Edit", "Write", "NotebookEdit", "Bash"}
+    assert ("web_search" in codex_tools) == web
+    assert claim.unverified_echo == ([] if web else ["the claim's external tool"])

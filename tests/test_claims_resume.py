@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from contend.claims.driver import Panel, run_rounds
-from contend.claims.rounds import Setup, replay, start
+from contend.claims.rounds import Setup, replay, replay_events, start
 from contend.cli.main import main
 from contend.errors import ProtocolError
 from contend.ledger.verify import verify
-from test_claims_rounds import QUIET, scripted, turn
+from test_claims_rounds import DEADLOCK_REPORT, QUIET, scripted, turn
 
 ROOT = Path(__file__).resolve().parents[1]
 CARD = ROOT / "examples" / "claims" / "rounds.yaml"
@@ -67,7 +67,7 @@ def test_a_person_answers_between_rounds_and_the_run_goes_on(
     assert entries(run)[-3]["kind"] == "claim_awaiting_proponent"
     # Nothing answered yet: nothing to go on with.
     assert main(["verify", "--resume", str(run), f"--agent={script('quiet')}"]) == 2
-    assert "no claim of" in capsys.readouterr().err
+    assert "nothing to continue" in capsys.readouterr().err
 
     reply = tmp_path / "reply.yaml"
     reply.write_text(REPLY, encoding="utf-8")
@@ -150,3 +150,25 @@ def test_a_finished_claim_replays_to_the_same_end_and_a_changed_context_is_refus
     changed = Setup("C", "another claim", {}, {"E1": "x"}, setup.seats)
     with pytest.raises(ProtocolError, match="another round or context"):
         replay(start(changed), log)
+
+
+@pytest.mark.parametrize("usable", [True, False])
+def test_a_claim_ended_by_the_meta_judge_replays_without_asking_it_again(usable: bool) -> None:
+    il = scripted(
+        "il", "critic", [turn(attacks=[{"text": "doubt"}], position="reject"),
+                         turn(position="reject")]
+    )  # fmt: skip
+    ef = scripted("ef", "critic", [QUIET, QUIET])
+    judged = {"output": DEADLOCK_REPORT} if usable else {"raw": '{"verdict": "accept"}'}
+    judge = scripted("judge", "oracle", [judged])
+    setup = Setup("C", "a claim", {}, {"E1": "x"}, {"internal-logic": il.name,
+                                                     "external-fact": ef.name},
+                  meta_judge=judge.name)  # fmt: skip
+    panel = Panel({"internal-logic": il, "external-fact": ef}, meta_judge=judge)
+    state, log = asyncio.run(run_rounds(start(setup), panel))
+    assert state.verdict == ("escalate-human" if usable else "escalate")
+    again, produced = replay_events(start(setup), log)
+    # No request is left: the meta-judge's recorded reply stood in for it.
+    assert again.request is None
+    assert again.state.verdict == state.verdict and again.state.deadlock == state.deadlock
+    assert produced == log

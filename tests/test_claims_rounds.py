@@ -110,6 +110,7 @@ def run(
     meta_judge: Sequence[dict[str, Any]] | None = None,
     cap: int | None = None,
     record: dict[str, Recording] | None = None,
+    web_access: frozenset[str] = frozenset(),
 ) -> tuple[ClaimsReport, list[tuple[str, dict[str, Any]]]]:
     loaded = load_card_files([card])
     assert not loaded.errors, loaded.errors
@@ -136,6 +137,7 @@ def run(
             meta_judge=None if meta_judge is None else scripted("judge", "oracle", meta_judge),
             worktree=Path(card.source.file).parent,
             cap=cap,
+            web_access=web_access,
         )
 
     return asyncio.run(verify_with_agents(loaded, panel_for))

@@ -249,3 +249,31 @@ def test_an_interrupted_run_keeps_every_round_so_far_in_the_ledger(
     assert "claim_convergence" in kinds
     assert "claims_run_finished" not in kinds
     assert not (out / "report.json").exists()
+
+
+def test_a_scripted_agent_past_the_end_of_its_script_is_a_protocol_error_naming_it(
+    card: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doubter = json.loads((AGENTS / "doubter.json").read_text(encoding="utf-8"))
+    doubter["critic"] = doubter["critic"][:1]  # round 1 only
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(doubter), encoding="utf-8")
+    code, report, out = run(
+        card,
+        tmp_path,
+        capsys,
+        f"--agent={script('quiet')}",
+        f"--agent=internal-logic=scripted:{short}",
+    )
+    assert code == 3
+    errors = [
+        e["data"] for e in read_entries(out / "ledger.jsonl") if e["kind"] == "claim_protocol_error"
+    ]
+    assert errors, "an exhausted script must not pass for a turn"
+    first = errors[0]
+    assert first["axis"] == "internal-logic" and first["round"] == 2
+    # No turn at all: silence, a protocol error that names the script and the round.
+    assert first["kind"] == "silent"
+    assert f"scripted:{short} has no critic turn for round 2" in first["error"]
+    claim = report["claims"][0]  # type: ignore[index]
+    assert claim["verdict"] == "escalate"

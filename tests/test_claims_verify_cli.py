@@ -171,3 +171,56 @@ def test_secrets_in_a_card_are_redacted_in_every_output(
     assert len(written) >= 8
     for path in written:
         assert token not in path.read_text(encoding="utf-8"), path
+
+
+def test_bad_evidence_end_to_end_is_a_listed_skip_never_a_silent_accept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's bad evidence through `contend verify`: huge (>10 MB), non-UTF-8, a PDF
+    that will not parse, outside the card's tree — each removed and listed with its reason;
+    alone it escalates (nobody read it), beside good evidence the claim is judged on that."""
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "good.txt").write_text("The median parse took 12.5 s.\n", encoding="utf-8")
+    (cards / "big.txt").write_bytes(b"12.5 s\n" * (10 * 1024 * 1024 // 7 + 10))
+    (cards / "latin.txt").write_bytes(b"The median parse took 12.5 s, caf\xe9.\n")
+    (cards / "broken.pdf").write_bytes(b"%PDF-1.4\nthis is not a pdf body at all\n")
+    (tmp_path / "outside.txt").write_text("The median parse took 12.5 s.\n", encoding="utf-8")
+    bad = {
+        "big.txt": "over the 10 MB",
+        "latin.txt": "not UTF-8",
+        "broken.pdf": "broken.pdf",
+        "../outside.txt": "outside the card's directory tree",
+    }
+
+    def card(cid: str, files: list[str]) -> str:
+        items = "".join(f"  - {{file_path: '{f}', page: 1, region: n/a, locator_note: all}}\n"
+                        for f in files)  # fmt: skip
+        return (
+            f"claim-id: {cid}\nclaim-text: The median parse took 12.5 s.\nclaim-type: empirical\n"
+            "claim-shape: fact\nabstraction-level: experiment\nowner-approval-flag: true\n"
+            f"evidence-list:\n{items}"
+        )
+
+    docs = [card(f"ALONE-{i}", [f]) for i, f in enumerate(bad)]
+    docs.append(card("BESIDE-GOOD", [*bad, "good.txt"]))
+    path = cards / "bad-evidence.yaml"
+    path.write_text("---\n".join(docs), encoding="utf-8")
+    out = tmp_path / "run"
+    code = main(["verify", str(path), "--out", str(out), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    by_id = {c["claim_id"]: c for c in report["claims"]}
+    for i, (name, reason) in enumerate(bad.items()):
+        claim = by_id[f"ALONE-{i}"]
+        # Unreadable evidence is nobody's reading: escalate; evidence outside the tree is
+        # refused, and with none left the claim is rejected (the seed's rule).
+        assert claim["verdict"] == ("reject" if name.startswith("..") else "escalate"), name
+        (fate,) = claim["evidence"]
+        assert fate["status"] == "removed" and reason in (fate["reason"] or ""), (name, fate)
+    beside = by_id["BESIDE-GOOD"]
+    assert beside["verdict"] == "accept"
+    fates = {e["locator"].split(",")[0]: e for e in beside["evidence"]}
+    assert sum(e["status"] == "removed" for e in beside["evidence"]) == len(bad)
+    assert any(e["status"] == "checked" for e in fates.values())
+    assert code == 1  # the outside-the-tree claim is a reject
+    assert verify(out / "ledger.jsonl").ok

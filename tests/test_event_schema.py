@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from contend.claims.events import KINDS as CLAIM_KINDS
 from contend.ledger.verify import verify
 from contend.protocol.events import EVENT_TYPES, EventKind
-from contend.protocol.schema import UNTYPED_KINDS, default_path, main, render_schema
+from contend.protocol.schema import default_path, main, render_schema
 from review_helpers import answer, critic_turn, judge, make_repo, objection, run, write_script
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "schemas" / "event.v1.schema.json"
@@ -45,17 +45,9 @@ def test_main_writes_the_schema(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["a", "b"]) == 2
 
 
-def test_every_kind_a_ledger_may_hold_is_typed_or_listed_as_untyped() -> None:
+def test_every_kind_a_ledger_may_hold_is_typed() -> None:
     assert {str(k) for k in EventKind} <= set(EVENT_TYPES)
-    assert not set(UNTYPED_KINDS) & set(EVENT_TYPES)
-    assert set(CLAIM_KINDS) == {k for k in EVENT_TYPES if k.startswith("claim")} | set(
-        UNTYPED_KINDS
-    )
-
-
-def test_an_untyped_kind_is_admitted_with_any_object(validator: Draft202012Validator) -> None:
-    assert validator.is_valid(_line("claim_turn", {"axis": "numbers", "attacks": []}))
-    assert not validator.is_valid(_line("claim_turn", []))  # type: ignore[arg-type]
+    assert set(CLAIM_KINDS) == {k for k in EVENT_TYPES if k.startswith("claim")}
 
 
 def _line(kind: str, data: dict[str, Any]) -> dict[str, Any]:

@@ -1,14 +1,16 @@
 """Build the self-contained git bundles of the real-commit benchmark from fetched mirrors.
 
-    .venv/bin/python bench/realcommits/build.py [--project P]... [--data DIR] [--check]
+    .venv/bin/python bench/realcommits/build.py [--set main|holdout] [--project P]... [--data DIR]
+        [--check]
 
 Needs each project's mirror on this machine: bring it with the `fetch` tool (source in
 rc_projects.PROJECTS, e.g. `github:python-attrs/attrs`; it lands in
 /work/.mirror/<owner>+<name>/repo, or under $REALCOMMITS_MIRRORS). Writes
 `<data>/<lang>/<project>.bundle` (data: --data, $REALCOMMITS_DATA, else
-bench/realcommits/data, git-ignored).
+bench/realcommits/data — set `holdout`: data-holdout —, git-ignored).
 
-Per chosen commit C with first parent P (manifest.jsonl), the bundle holds two commits:
+Per chosen commit C with first parent P (manifest.jsonl, or manifest-holdout.jsonl), the
+bundle holds two commits:
 
 - the parent state: a root commit whose tree is the files C touched, as they were at P;
 - the commit state: a child of it, whose tree is the same files as they are at C, with C's
@@ -36,7 +38,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from rc_git import GitFailed, git, git_text
-from rc_projects import MANIFEST, PROJECTS, Project, bundle_path, data_dir
+from rc_projects import MANIFEST, SETS, Project, bundle_path, data_dir
 from selection import is_lockfile
 
 CONTEXT_FILES = (
@@ -64,10 +66,10 @@ CONTEXT_FILES = (
 COMMITTER = {"GIT_COMMITTER_NAME": "contend realcommits", "GIT_COMMITTER_EMAIL": "bench@invalid"}
 
 
-def read_manifest() -> list[dict[str, object]]:
-    if not MANIFEST.exists():
-        raise FileNotFoundError(f"{MANIFEST} is missing: run selection.py first")
-    return [json.loads(line) for line in MANIFEST.read_text().splitlines() if line.strip()]
+def read_manifest(manifest: Path = MANIFEST) -> list[dict[str, object]]:
+    if not manifest.exists():
+        raise FileNotFoundError(f"{manifest} is missing: run selection.py first")
+    return [json.loads(line) for line in manifest.read_text().splitlines() if line.strip()]
 
 
 def touched(mirror: Path, parent: str, sha: str) -> list[str]:
@@ -218,6 +220,7 @@ def bundle_refs(path: Path) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", choices=list(SETS), default="main", help="which set (default main)")
     ap.add_argument("--project", action="append", help="only these projects (repeatable)")
     ap.add_argument("--data", help="output directory (default: bench/realcommits/data)")
     ap.add_argument(
@@ -226,15 +229,16 @@ def main(argv: list[str] | None = None) -> int:
         help="rebuild into a temporary directory and compare with the bundles",
     )
     args = ap.parse_args(argv)
+    bench = SETS[args.set]
     try:
-        rows = read_manifest()
+        rows = read_manifest(bench.manifest)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     by_project: dict[str, list[dict[str, object]]] = defaultdict(list)
     for row in rows:
         by_project[str(row["project"])].append(row)
-    known = {p.name for p in PROJECTS}
+    known = {p.name for p in bench.projects}
     for name in args.project or []:
         if name not in known:
             print(
@@ -244,10 +248,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     chosen = [
         p
-        for p in PROJECTS
+        for p in bench.projects
         if (not args.project or p.name in args.project) and by_project.get(p.name)
     ]
-    out = data_dir(args.data)
+    out = data_dir(args.data, bench.default_data_dir)
     failures = 0
     with tempfile.TemporaryDirectory(prefix="rc-check-") as check_dir:
         dest = Path(check_dir) if args.check else out

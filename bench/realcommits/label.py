@@ -1,14 +1,15 @@
 """Check label files, and merge filled-in label stubs (from `run.py --dump`) into them.
 
-    .venv/bin/python bench/realcommits/label.py check
-    .venv/bin/python bench/realcommits/label.py merge TODO.jsonl... [--replace]
+    .venv/bin/python bench/realcommits/label.py [--set main|holdout] check
+    .venv/bin/python bench/realcommits/label.py [--set main|holdout] merge TODO.jsonl... [--replace]
 
-`check` validates every labels/<lang>/<project>.jsonl (fields, TRUE/DEBATABLE/FALSE, a
-one-line reason, keys matching their fields, no key labelled twice). `merge` appends the
-stubs whose `label` is filled in to their project's label file; stubs left empty are
-counted and left out; a key already labelled the same way is skipped; a key labelled
-differently is an error unless --replace (a re-judgement) is given. Exit 2 on any invalid
-line, naming file and line.
+`check` validates every labels/<lang>/<project>.jsonl of the set (`holdout`: labels-holdout/)
+(fields, TRUE/DEBATABLE/FALSE, a one-line reason, keys matching their fields, no key
+labelled twice). `merge` appends the stubs whose `label` is filled in to their project's
+label file; stubs left empty are counted and left out; a key already labelled the same way
+is skipped; a key labelled differently is an error unless --replace (a re-judgement) is
+given; a stub of a project of the other set is an error. Exit 2 on any invalid line,
+naming file and line.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ import sys
 from pathlib import Path
 
 from rc_labels import Label, LabelError, load_labels, parse_label, read_label_file
-from rc_projects import LABELS_DIR, LANGS, PROJECTS, labels_path
+from rc_projects import LANGS, SETS, Project, labels_path
 
 STUB_ONLY = ("page",)
 
 
-def check(root: Path) -> int:
+def check(root: Path, projects: tuple[Project, ...] = SETS["main"].projects) -> int:
     labels = load_labels(root, LANGS)
-    known = {p.name for p in PROJECTS}
+    known = {p.name for p in projects}
     strays = [lab for lab in labels if lab.project not in known]
     if strays:
         raise LabelError(f"labels of unknown projects: {sorted({x.project for x in strays})}")
@@ -37,8 +38,15 @@ def check(root: Path) -> int:
     return 0
 
 
-def merge(root: Path, todo_files: list[Path], replace: bool) -> int:
-    lang_of = {p.name: p.lang for p in PROJECTS}
+def merge(
+    root: Path,
+    todo_files: list[Path],
+    replace: bool,
+    projects: tuple[Project, ...] = SETS["main"].projects,
+) -> int:
+    lang_of = {p.name: p.lang for p in projects}
+    # A label filed into the wrong set would mix the holdout into the tuned set (or back).
+    set_of = {p.name: name for name, s in SETS.items() for p in s.projects if p not in projects}
     added = skipped_empty = same = replaced = 0
     incoming: dict[Path, list[Label]] = {}
     for todo in todo_files:
@@ -52,6 +60,11 @@ def merge(root: Path, todo_files: list[Path], replace: bool) -> int:
             for k in STUB_ONLY:
                 obj.pop(k, None)
             label = parse_label(obj, f"{todo}:{n}")
+            if label.project in set_of:
+                raise LabelError(
+                    f"{todo}:{n}: project {label.project!r} belongs to set "
+                    f"{set_of[label.project]!r}; pass --set {set_of[label.project]}"
+                )
             # A dump's stubs sit in <dump>/<lang>/<project>.todo.jsonl.
             lang = lang_of.get(label.project) or todo.parent.name
             if lang not in LANGS:
@@ -88,6 +101,7 @@ def merge(root: Path, todo_files: list[Path], replace: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", choices=list(SETS), default="main", help="which set (default main)")
     ap.add_argument("--labels", help="label directory (default: bench/realcommits/labels)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("check", help="validate every label file")
@@ -95,11 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("todo", nargs="+", type=Path)
     m.add_argument("--replace", action="store_true", help="allow changing an existing label")
     args = ap.parse_args(argv)
-    root = Path(args.labels) if args.labels else LABELS_DIR
+    bench = SETS[args.set]
+    root = Path(args.labels) if args.labels else bench.labels_dir
     try:
         if args.cmd == "check":
-            return check(root)
-        return merge(root, args.todo, args.replace)
+            return check(root, bench.projects)
+        return merge(root, args.todo, args.replace, bench.projects)
     except (LabelError, json.JSONDecodeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,7 +1,15 @@
 """The projects of the real-commit benchmark: where each comes from and how many commits it gives.
 
-Owns the project table and the paths every script shares (manifest, labels, data dir,
-mirrors). Pure data; no git, no I/O beyond computing paths.
+Owns the project tables and the paths every script shares (manifest, labels, data dir,
+mirrors), per *set*. Pure data; no git, no I/O beyond computing paths.
+
+Two sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
+
+- `main` — the set the critics are tuned against (`manifest.jsonl`, `labels/`, `data/`);
+- `holdout` — other projects, kept away from that tuning, so the figures of the main set
+  can be checked on commits nobody tuned for (`manifest-holdout.jsonl`,
+  `labels-holdout/`, `data-holdout/`). Its projects are in neither the main set nor the
+  independent check's (requests, click, httpx; express, axios, vitest).
 
 `head` pins the history a project's commits are chosen from: selection only walks commits
 reachable from it, so re-running `selection.py` on a mirror that has moved on picks the
@@ -100,18 +108,100 @@ PROJECTS: tuple[Project, ...] = (
 )
 
 
+HOLDOUT_PROJECTS: tuple[Project, ...] = (
+    # Python — in neither the main set nor the independent check.
+    Project(
+        "flask", "python", "github:pallets/flask", "2ac89889f4cc330eabd50f295dcef02828522c69", 14
+    ),
+    Project("black", "python", "github:psf/black", "8947c48ef2077c3a301b03c1e814dc2e3f78436e", 14),
+    Project(
+        "jinja", "python", "github:pallets/jinja", "5ef70112a1ff19c05324ff889dd30405b1002044", 14
+    ),
+    Project(
+        "trio", "python", "github:python-trio/trio", "60d0c2f84854ec6ef74995663dcdce3296840485", 14
+    ),
+    Project(
+        "structlog",
+        "python",
+        "github:hynek/structlog",
+        "025edaf799c6d6d511ab672d14c2ba8e885c4c36",
+        14,
+    ),
+    # JavaScript / TypeScript — likewise.
+    Project(
+        "superagent",
+        "js",
+        "github:ladjs/superagent",
+        "1c8338b2e0a3b8f604d08acc7f3cbe305be1e571",
+        12,
+    ),
+    Project(
+        "fastify", "js", "github:fastify/fastify", "83e69762aff047940b376fc2a266d143499ef727", 12
+    ),
+    Project(
+        "typeorm", "js", "github:typeorm/typeorm", "281bfba42a5813b106bcf5ba79bc7f7251bd1e73", 12
+    ),
+    Project(
+        "react-hook-form",
+        "js",
+        "github:react-hook-form/react-hook-form",
+        "d29f3ee09cc24aa29da6127e7657106fb06c76f5",
+        12,
+    ),
+    Project(
+        "tanstack-query",
+        "js",
+        "github:TanStack/query",
+        "40321a0b1b3bdd0afa11f0e439642ab84cdf6afe",
+        12,
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchSet:
+    """One set of commits: its projects and where its manifest, labels and bundles live."""
+
+    name: str
+    projects: tuple[Project, ...]
+    manifest: Path
+    labels_dir: Path
+    default_data_dir: Path
+
+
+SETS: dict[str, BenchSet] = {
+    "main": BenchSet("main", PROJECTS, MANIFEST, LABELS_DIR, DEFAULT_DATA_DIR),
+    "holdout": BenchSet(
+        "holdout",
+        HOLDOUT_PROJECTS,
+        HERE / "manifest-holdout.jsonl",
+        HERE / "labels-holdout",
+        HERE / "data-holdout",
+    ),
+}
+
+
+def bench_set(name: str) -> BenchSet:
+    try:
+        return SETS[name]
+    except KeyError:
+        raise KeyError(f"unknown set {name!r} (known: {', '.join(SETS)})") from None
+
+
 def project(name: str) -> Project:
-    for p in PROJECTS:
+    for p in (*PROJECTS, *HOLDOUT_PROJECTS):
         if p.name == name:
             return p
-    known = ", ".join(p.name for p in PROJECTS)
+    known = ", ".join(p.name for p in (*PROJECTS, *HOLDOUT_PROJECTS))
     raise KeyError(f"unknown project {name!r} (known: {known})")
 
 
-def data_dir(override: str | None = None) -> Path:
-    """Where the bundles live: --data, else $REALCOMMITS_DATA, else bench/realcommits/data."""
+def data_dir(override: str | None = None, default: Path = DEFAULT_DATA_DIR) -> Path:
+    """Where the bundles live: --data, else $REALCOMMITS_DATA, else the set's default
+    (bench/realcommits/data, or data-holdout). Project names differ between the sets, so
+    one directory given by --data or the variable can hold the bundles of both."""
     chosen = override or os.environ.get("REALCOMMITS_DATA")
-    return Path(chosen) if chosen else DEFAULT_DATA_DIR
+    return Path(chosen) if chosen else default
 
 
 def bundle_path(data: Path, lang: str, name: str) -> Path:

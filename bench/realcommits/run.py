@@ -1,8 +1,8 @@
 """Run contend's static critics on the real-commit benchmark and print its figures.
 
-    .venv/bin/python bench/realcommits/run.py [--lang python|js|all] [--project P]...
-        [--commit SHA]... [--jobs N] [--json FILE|-] [--show-unlabelled] [--dump DIR]
-        [--data DIR] [--labels DIR] [--keep DIR]
+    .venv/bin/python bench/realcommits/run.py [--set main|holdout] [--lang python|js|all]
+        [--project P]... [--commit SHA]... [--jobs N] [--json FILE|-] [--show-unlabelled]
+        [--dump DIR] [--data DIR] [--labels DIR] [--keep DIR]
 
 Unpacks the project bundles (built by build.py; see docs/real-commit-benchmark.md) into a
 temporary directory and reviews every chosen commit exactly as a user would, with the real
@@ -14,6 +14,9 @@ then reads DIR/report.json. Each worker (--jobs) has its own unpacked copy of a 
 its own state directory, and an empty user configuration; CONTEND_* variables of the
 calling shell are not passed on. Time per commit is the subprocess's wall time — what a
 user waits — so take timing figures from --jobs 1 (2 cores are shared).
+
+`--set holdout` runs the holdout set instead (manifest-holdout.jsonl, bundles in
+data-holdout/, labels in labels-holdout/; see rc_projects.py), printing the same figures.
 
 Findings are matched against labels/<lang>/<project>.jsonl (rules in rc_labels.py,
 figures defined in rc_metrics.py). Exit 0 when every commit was measured, 1 when some
@@ -49,7 +52,7 @@ from rc_labels import (
     load_labels,
 )
 from rc_metrics import CommitResult, apply_labels, render, summarize
-from rc_projects import LABELS_DIR, LANGS, MANIFEST, bundle_path, data_dir
+from rc_projects import LANGS, MANIFEST, SETS, bundle_path, data_dir
 from rc_report import ReportShapeError, findings_of
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -386,6 +389,7 @@ def commit_record(r: CommitResult) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", choices=list(SETS), default="main", help="which set (default main)")
     ap.add_argument("--lang", choices=[*LANGS, "all"], default="all")
     ap.add_argument("--project", action="append", help="only this project (repeatable)")
     ap.add_argument("--commit", action="append", help="only this commit (sha prefix; repeatable)")
@@ -409,22 +413,25 @@ def main(argv: list[str] | None = None) -> int:
 def _main(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    bench = SETS[args.set]
     rows = choose_rows(
-        read_manifest(Path(args.manifest) if args.manifest else MANIFEST),
+        read_manifest(Path(args.manifest) if args.manifest else bench.manifest),
         args.lang,
         args.project,
         args.commit,
     )
-    data = data_dir(args.data)
+    data = data_dir(args.data, bench.default_data_dir)
     for lang, name in sorted({(r["lang"], r["project"]) for r in rows}):
         if not bundle_path(data, lang, name).exists():
             raise UsageError(
                 f"no bundle at {bundle_path(data, lang, name)}; build the data with "
-                ".venv/bin/python bench/realcommits/build.py (see docs/real-commit-benchmark.md)"
+                ".venv/bin/python bench/realcommits/build.py"
+                + ("" if bench.name == "main" else f" --set {bench.name}")
+                + " (see docs/real-commit-benchmark.md)"
             )
     langs = sorted({r["lang"] for r in rows})
     projects = sorted({r["project"] for r in rows})
-    labels_root = Path(args.labels) if args.labels else LABELS_DIR
+    labels_root = Path(args.labels) if args.labels else bench.labels_dir
     labels = load_labels(labels_root, langs, projects)
     contend = Path(sys.executable).parent / "contend"
     if not contend.exists():

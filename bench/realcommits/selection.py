@@ -1,12 +1,13 @@
 """Choose the benchmark's commits from each project's history, reproducibly; write the manifest.
 
-    .venv/bin/python bench/realcommits/selection.py [--project P]... [--check]
+    .venv/bin/python bench/realcommits/selection.py [--set main|holdout] [--project P]... [--check]
 
 (Named `selection.py`, not `select.py`: a `select.py` beside the runner would shadow the
 standard library's `select` module, which `subprocess` imports, in every script of this
 directory.)
 
-Procedure, per project (table in rc_projects.py; history walked from the pinned `head`):
+Procedure, per project of the set (tables in rc_projects.py; history walked from the
+pinned `head`); the holdout set is chosen by the very same procedure and seed:
 
 1. Candidates: non-merge commits authored on or after 2018-01-01 that touch at least one
    code file of the project's language (Python: `.py`/`.pyi`; JS/TS: `.js .mjs .cjs .jsx
@@ -46,9 +47,10 @@ Procedure, per project (table in rc_projects.py; history walked from the pinned 
    so every size appears across categories; a category short of
    candidates hands its remainder to the next.
 
-Output: `manifest.jsonl`, one chosen commit per line (project, lang, sha, parent, author
-date, files touched, code files, code lines added/deleted, size bucket, category, tags),
-sorted by project then date. `--check` recomputes and fails when it differs from the file.
+Output: `manifest.jsonl` (set `holdout`: `manifest-holdout.jsonl`), one chosen commit per
+line (project, lang, sha, parent, author date, files touched, code files, code lines
+added/deleted, size bucket, category, tags), sorted by project then date. `--check`
+recomputes and fails when it differs from the file.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from rc_git import GitFailed, blob_sizes, git_lines
-from rc_projects import MANIFEST, PROJECTS, Project
+from rc_projects import SETS, BenchSet, Project
 
 SEED = 20260820
 SINCE = "2018-01-01"
@@ -318,6 +320,11 @@ def read_shapes(p: Project, found: dict[str, Candidate]) -> None:
         f"--since={SINCE}",
         "--format=%x00%H",
         p.head,
+        # Only code files can make a renamed test (below), and rename detection reads the
+        # blobs it compares: limited to code files, it never needs an image or archive the
+        # snapshot lacks (files of 4 MiB and more).
+        "--",
+        *[f"*{e}" for e in exts],
     ]
     cur = None
     for line in git_lines(p.mirror, renames):
@@ -495,13 +502,25 @@ def _draw(p: Project, cat: str, pool: list[Candidate], n: int, taken: set[str]) 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", choices=list(SETS), default="main", help="which set (default main)")
     ap.add_argument("--project", action="append", help="only these projects (repeatable)")
     ap.add_argument("--check", action="store_true", help="fail if the manifest differs")
     args = ap.parse_args(argv)
-    chosen = [p for p in PROJECTS if not args.project or p.name in args.project]
-    existing = _read_manifest()
+    bench = SETS[args.set]
+    manifest = bench.manifest
+    known = {p.name for p in bench.projects}
+    for name in args.project or []:
+        if name not in known:
+            print(
+                f"error: unknown project {name!r} of set {bench.name} "
+                f"(known: {', '.join(sorted(known))})",
+                file=sys.stderr,
+            )
+            return 2
+    chosen = [p for p in bench.projects if not args.project or p.name in args.project]
+    existing = _read_manifest(bench)
     rows: list[dict[str, object]] = []
-    for p in PROJECTS:
+    for p in bench.projects:
         if p in chosen:
             if not p.mirror.is_dir():
                 print(f"error: no mirror at {p.mirror}; fetch {p.source} first", file=sys.stderr)
@@ -522,21 +541,21 @@ def main(argv: list[str] | None = None) -> int:
             rows.extend(r for r in existing if r["project"] == p.name)
     text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows)
     if args.check:
-        old = MANIFEST.read_text() if MANIFEST.exists() else ""
+        old = manifest.read_text() if manifest.exists() else ""
         if old != text:
-            print("manifest.jsonl differs from a fresh selection", file=sys.stderr)
+            print(f"{manifest.name} differs from a fresh selection", file=sys.stderr)
             return 1
-        print("manifest.jsonl matches a fresh selection", file=sys.stderr)
+        print(f"{manifest.name} matches a fresh selection", file=sys.stderr)
         return 0
-    MANIFEST.write_text(text)
-    print(f"wrote {len(rows)} commits to {MANIFEST}", file=sys.stderr)
+    manifest.write_text(text)
+    print(f"wrote {len(rows)} commits to {manifest}", file=sys.stderr)
     return 0
 
 
-def _read_manifest() -> list[dict[str, object]]:
-    if not MANIFEST.exists():
+def _read_manifest(bench: BenchSet) -> list[dict[str, object]]:
+    if not bench.manifest.exists():
         return []
-    return [json.loads(line) for line in MANIFEST.read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in bench.manifest.read_text().splitlines() if line.strip()]
 
 
 if __name__ == "__main__":

@@ -32,6 +32,9 @@ class Capabilities:
     can_fix: bool = False  # as proposer, can edit files in its worktree
     fork_session: bool = False  # can continue the author's session as a fork
     needs_network: bool = True
+    # can search and read the web when a request asks (AgentRequest.web_access), with no
+    # write access gained by it (claims' external-tool checks, seeds/002)
+    web_access: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,7 @@ class AgentRequest:
     worktree: Path
     timeout_s: float
     session: str | None = None  # author session to fork (proposer) or to continue
+    web_access: bool = False  # offer the web tools (only a backend whose capabilities allow)
     # The reviewed repository's root, where the author works: a fork without a named
     # session looks the author's newest session up there. None: the main work tree of
     # `worktree`'s repository.

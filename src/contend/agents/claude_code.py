@@ -8,6 +8,10 @@ Critic / oracle, run in the thread's worktree with the prompt on stdin:
            --disallowedTools Edit,Write,NotebookEdit,Bash,... --setting-sources user
            --strict-mcp-config --no-session-persistence [--model MODEL]
 
+A request with `web_access` (claims' external-tool checks) adds WebSearch and WebFetch to
+`--tools`/`--allowedTools` (and drops them from `--disallowedTools`): they read the web
+and write nothing.
+
 `--tools` is the read-only guarantee: it limits the built-in tools the model is offered, so
 user settings that allow more cannot add a writing tool; `--strict-mcp-config` without a
 config drops the user's MCP servers, which could write. `--json-schema` makes claude offer
@@ -67,6 +71,9 @@ from contend.errors import AgentError, Failure, ProtocolError
 from contend.protocol.event_types import RawExchange
 
 READ_ONLY_TOOLS = ("Read", "Grep", "Glob")
+# Offered to a critic or oracle only when the request asks for web access: they read the
+# web and write nothing (claims' external-tool checks, seeds/002).
+WEB_TOOLS = ("WebSearch", "WebFetch")
 EDIT_TOOLS = ("Edit", "Write")
 # Named as well as left out of --tools, so a future default cannot slip one back in.
 DENIED_FOR_CRITIC = (
@@ -91,6 +98,7 @@ class ClaudeCodeAgent(CliAgentConfig):
     newest_session = staticmethod(newest_session)
     name = "claude"
     family = "anthropic"
+    web_capable = True
 
     def endpoint(self) -> str:
         """Where claude will send requests, as far as the environment says."""
@@ -112,9 +120,11 @@ class ClaudeCodeAgent(CliAgentConfig):
             argv += ["--resume", session, "--fork-session", "--tools", tools]
             argv += ["--allowedTools", tools, "--permission-mode", "acceptEdits"]
         else:
-            tools = ",".join(READ_ONLY_TOOLS)
+            web = WEB_TOOLS if request.web_access else ()
+            tools = ",".join((*READ_ONLY_TOOLS, *web))
             argv += ["--tools", tools, "--allowedTools", tools]
-            argv += ["--disallowedTools", ",".join(DENIED_FOR_CRITIC)]
+            denied = [t for t in DENIED_FOR_CRITIC if t not in web]
+            argv += ["--disallowedTools", ",".join(denied)]
             argv += ["--strict-mcp-config", "--no-session-persistence"]
         if self._model_flag:
             argv += ["--model", self._model_flag]

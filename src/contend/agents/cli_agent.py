@@ -24,6 +24,7 @@ class CliAgentConfig:
 
     name: str  # the CLI's name, its default binary and its critic backend name
     family: str
+    web_capable: bool = False  # its critic can be offered web search (request.web_access)
 
     def __init__(
         self,
@@ -54,6 +55,7 @@ class CliAgentConfig:
             read_only_enforced=not fork,
             can_fix=fork,
             fork_session=fork,
+            web_access=self.web_capable and not fork,
         )
 
     @classmethod

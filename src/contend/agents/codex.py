@@ -16,7 +16,9 @@ the sandbox), and an MCP server (see the trust boundary below). The tools that r
 the worktree or wait for a person (web search, sub-agents, request_user_input, goals,
 connectors, image generation, browser and computer use, sleep) are turned off by config
 keys, so a critic is offered shell commands in the sandbox, `write_stdin` to them and
-`view_image` (checked against the tools codex really sends, in the tests). A model whose
+`view_image` (checked against the tools codex really sends, in the tests); web search
+only when the request asks for web access (`-c web_search="live"`, claims' external-tool
+checks: a tool of the model's server, the sandbox stays read-only). A model whose
 codex catalogue entry forces the multi-agent v2 tools keeps them; its sub-agents inherit
 the read-only sandbox.
 
@@ -113,8 +115,6 @@ _EVERY_RUN = (
 _READ_ONLY = (
     "--ignore-rules",
     "-c",
-    'web_search="disabled"',
-    "-c",
     "tools.experimental_request_user_input.enabled=false",
     *(
         arg
@@ -210,6 +210,7 @@ class CodexAgent(CliAgentConfig):
     newest_session = staticmethod(newest_session)
     name = "codex"
     family = "openai"
+    web_capable = True
 
     def endpoint(self) -> str:
         """Where codex will send requests: a provider base_url given on the command line
@@ -230,6 +231,9 @@ class CodexAgent(CliAgentConfig):
             argv += ["-c", 'sandbox_mode="workspace-write"', "fork", session]
         else:
             argv += ["--sandbox", "read-only", *_READ_ONLY]
+            # Web search only when the request asks (claims' external-tool checks): a tool
+            # of the model's server, so the sandbox stays read-only either way.
+            argv += ["-c", 'web_search="live"' if request.web_access else 'web_search="disabled"']
         argv += ["--json", "--output-schema", str(schema_file), "--skip-git-repo-check"]
         argv += [*_EVERY_RUN, "-c", untrusted_projects(request.worktree)]
         # JSON string escapes are valid TOML basic-string escapes, so this is a TOML string.

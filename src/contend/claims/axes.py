@@ -13,8 +13,8 @@ so no prompt or configuration can get around it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal, get_args
+from dataclasses import dataclass, field
+from typing import Literal, cast, get_args
 
 from contend.errors import ProtocolError
 
@@ -94,6 +94,34 @@ def assign_axes(
             chosen.append(axis)
             reasons.append(f"{axis} by the default order (the domains named fewer than two)")
     return AxisAssignment((*BASE_AXES, *chosen), tuple(reasons))
+
+
+@dataclass(frozen=True, slots=True)
+class AxisPolicy:
+    """How level 3 picks its two extra axes: `domain_map` (a domain word → an axis) and
+    `fill_order` (the rest). `contend verify` builds it from the `[verify]` settings."""
+
+    domain_map: Mapping[str, Axis] = field(default_factory=lambda: DEFAULT_DOMAIN_MAP)
+    fill_order: tuple[Axis, ...] = EXTRA_AXES
+
+    def assign(self, level: int, domain_axes: Sequence[str] = ()) -> AxisAssignment:
+        return assign_axes(
+            level, domain_axes, domain_map=self.domain_map, fill_order=self.fill_order
+        )
+
+
+DEFAULT_POLICY = AxisPolicy()
+
+
+def axis_policy(domain_axes: Mapping[str, str], fill_order: Sequence[str]) -> AxisPolicy:
+    """The policy of configured words (over the built-in map, word by word, lowercased)
+    and order; ProtocolError for a name that is not a level-3 extra axis."""
+    for axis in (*domain_axes.values(), *fill_order):
+        if axis not in EXTRA_AXES:
+            raise ProtocolError(f"{axis!r} is not a level-3 axis ({', '.join(EXTRA_AXES)})")
+    words: dict[str, Axis] = dict(DEFAULT_DOMAIN_MAP)
+    words.update({w.strip().lower(): cast(Axis, a) for w, a in domain_axes.items()})
+    return AxisPolicy(words, tuple(cast(Axis, a) for a in fill_order))
 
 
 def agent_name(axis: Axis) -> str:

@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
+from contend.claims.events import decided as decided_event
 from contend.claims.render import render_markdown
 from contend.claims.report import ClaimsReport, HumanDecision, build_report
 from contend.errors import UserError
@@ -53,14 +54,9 @@ def decide_claim(
         raise UserError(f"{ledger_path} has no head naming its run")
     with Ledger.open(ledger_path, head.run) as ledger:
         ledger.append(
-            "claim_decided",
-            {
-                "claim_id": claim_id,
-                "decision": decision,
-                "note": note,
-                "by": by,
-                "was": claim.verdict,
-            },
+            *decided_event(
+                claim_id=claim_id, decision=decision, note=note, by=by, was=claim.verdict
+            )
         )
         ledger.checkpoint()
     decided = claim.model_copy(

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from contend.agents.base import Agent, AgentRequest
+from contend.agents.scripted import ScriptedAgent
 from contend.claims import events
-from contend.claims.axes import Axis, assign_axes, seat_agents
+from contend.claims.axes import DEFAULT_POLICY, Axis, AxisPolicy, seat_agents
 from contend.claims.controls import negative_control
 from contend.claims.convergence import Attack, check_concession
 from contend.claims.deadlock import DeadlockReport
@@ -52,6 +53,7 @@ from contend.claims.report import (
     build_report,
 )
 from contend.claims.rounds import (
+    PLANNER_KINDS,
     AgentOutput,
     Request,
     Setup,
@@ -59,7 +61,7 @@ from contend.claims.rounds import (
     Step,
     TurnsReply,
     plan,
-    replay,
+    replay_events,
     start,
 )
 from contend.claims.run import (
@@ -91,6 +93,11 @@ class AgentSpeaker:
 
     async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
         del context  # rendered into request.prompt already
+        exhausted = script_exhausted(self.agent, request)
+        if exhausted is not None:
+            # A critic with no turn left is silent (a protocol error naming the script); a
+            # proponent or meta-judge gives no reply, with the same reason.
+            return AgentOutput(self.name, None, exhausted, silent=request.role == "critic")
         try:
             reply = await self.agent.run(request)
         except AgentError as exc:
@@ -100,6 +107,22 @@ class AgentSpeaker:
                 self.name, None, reply.error or "no structured output", reply.raw_text
             )
         return AgentOutput(self.name, reply.output, None, reply.raw_text)
+
+
+def script_exhausted(agent: Agent, request: AgentRequest) -> str | None:
+    """Why a scripted agent has no turn for this request, or None. The scripted backend
+    answers a round past the end of its list with code review's quiet turn, which no claims
+    schema accepts: in a claim's rounds that is the script's end, said as such."""
+    if not isinstance(agent, ScriptedAgent):
+        return None
+    turns = agent.script.get(request.role, [])
+    if not isinstance(turns, list) or request.round <= len(turns):
+        return None
+    return (
+        f"scripted:{agent.source} has no {request.role} turn for round {request.round} (its "
+        f"script holds {len(turns)}): a scripted claims agent needs a turn for every round "
+        "it speaks in"
+    )
 
 
 @dataclass(slots=True)
@@ -151,7 +174,8 @@ class Panel:
     meta_judge: Speaker | None = None
     worktree: Path = Path(".")
     timeout_s: float = 600.0
-    web_access: frozenset[str] = frozenset()
+    web_access: frozenset[str] = frozenset()  # axes whose agent is given web access
+    web_asked: bool = False  # `--web-access`: given where the backend allows it
     cap: int | None = None
 
 
@@ -159,7 +183,15 @@ PanelFor = Callable[[LoadedCard, tuple[Axis, ...], Sequence[CitedRegion], Sequen
 
 
 def _request(
-    role: str, thread: str, rnd: int, system: str, prompt: str, schema: dict[str, Any], panel: Panel
+    role: str,
+    thread: str,
+    rnd: int,
+    system: str,
+    prompt: str,
+    schema: dict[str, Any],
+    panel: Panel,
+    *,
+    web: bool = False,
 ) -> AgentRequest:
     return AgentRequest(
         role=role,  # type: ignore[arg-type]
@@ -170,6 +202,7 @@ def _request(
         schema=schema,
         worktree=panel.worktree,
         timeout_s=panel.timeout_s,
+        web_access=web,
     )
 
 
@@ -193,6 +226,7 @@ async def perform(request: Request, state: State, panel: Panel) -> TurnsReply | 
                     axis_prompt(axis, request.context),
                     TURN_SCHEMA,
                     panel,
+                    web=axis in panel.web_access,
                 ),
                 request.context,
             )
@@ -275,14 +309,11 @@ async def run_rounds(
             return step.state, log
         if step.request.kind == "proponent" and isinstance(panel.proponent, PersonProponent):
             paused: list[events.Event] = [
-                (
-                    "claim_awaiting_proponent",
-                    {
-                        "claim_id": step.state.setup.claim_id,
-                        "round": step.request.round,
-                        "open_attacks": step.request.context.get("this_round", []),
-                        "context_sha256": step.request.context_sha256,
-                    },
+                events.awaiting_proponent(
+                    claim_id=step.state.setup.claim_id,
+                    round=step.request.round,
+                    open_attacks=step.request.context.get("this_round", []),
+                    context_sha256=step.request.context_sha256,
                 )
             ]
             log.extend(paused)
@@ -315,18 +346,10 @@ def setup_for(
         proponent=panel.proponent.name if panel.proponent is not None else None,
         meta_judge=panel.meta_judge.name if panel.meta_judge is not None else None,
         web_access=panel.web_access,
+        web_asked=panel.web_asked,
         external_tool=any(d.strip().lower() == "external-tool" for d in card.domain_axes),
         **({"cap": panel.cap} if panel.cap is not None else {}),
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Resume:
-    """A paused claim to continue: what the ledger recorded for it, and the person's reply
-    to the proponent request it paused at."""
-
-    recorded: Sequence[events.Event]
-    reply: AgentOutput
 
 
 AWAITING = (
@@ -335,74 +358,130 @@ AWAITING = (
 )
 
 
+def _by_claim(recorded: Sequence[events.Event]) -> dict[str, list[events.Event]]:
+    out: dict[str, list[events.Event]] = {}
+    for kind, data in recorded:
+        cid = data.get("claim_id")
+        if isinstance(cid, str):
+            out.setdefault(cid, []).append((kind, data))
+    return out
+
+
+def _verdict_due(old: Sequence[events.Event]) -> bool:
+    """Whether the ledger lacks the claim's verdict for what it recorded last: none yet, or
+    round events after its last verdict (a run cut off before it)."""
+    for kind, _ in reversed(old):
+        if kind == "claim_verdict":
+            return False
+        if kind in PLANNER_KINDS or kind == "claim_awaiting_proponent":
+            return True
+    return True
+
+
 async def verify_with_agents(
     loaded: LoadResult,
     panel_for: PanelFor,
     *,
     read: Reader = read_evidence,
     sink: Sink = _discard,
-    resume: Mapping[str, Resume] | None = None,
+    recorded: Sequence[events.Event] | None = None,
+    axes: AxisPolicy = DEFAULT_POLICY,
 ) -> tuple[ClaimsReport, list[events.Event]]:
     """The claims run with agents: Steps 0–1 per card, then the rounds for admitted cards of
     level 2 and 3. `panel_for` seats the agents of one card (given its assigned axes).
     Every event goes to `sink` as soon as it exists (the ledger, so an interrupted run keeps
-    what happened), and all of them are returned too. With `resume`, only those claims run:
-    their recorded rounds are replayed (no event again), the person's reply is fed to the
-    planner, and the rounds go on."""
+    what happened), and all of them are returned too.
+
+    With `recorded` (the events of the run's ledger, `contend verify --resume`), the run
+    goes on where it stopped: each claim's recorded rounds are replayed through the planner
+    (rounds.replay_events: no agent is asked again for a recorded reply, a person's answer
+    to a pause included), only the events the ledger does not hold yet are written, and the
+    claim continues live from there. A finished claim is rebuilt from its record alone. The
+    run's closing event is then the caller's, over all of its claims."""
     log: list[events.Event] = []
 
     def emit(new: Sequence[events.Event]) -> None:
         log.extend(new)
         sink(new)
 
-    if resume is None:
+    history = _by_claim(recorded or [])
+    if recorded is None or len(recorded) <= 1:  # nothing beyond `claims_run_started`
         emit([events.card_error(e) for e in loaded.errors])
     results: list[ClaimResult] = []
     for card in loaded.cards:
         cid = card.card.claim_id
-        if resume is not None and cid not in resume:
-            continue
-        prepared = prepare_card(card, read)
-        if resume is None:
+        old = history.get(cid, [])
+        kinds = {kind for kind, _ in old}
+        before = len(log)
+        prepared = prepare_card(card, read, axes)
+        if "claim_loaded" not in kinds:
             emit(prepared.log)
         if prepared.result is not None:
             results.append(prepared.result)
             continue
-        assignment = assign_axes(card.card.verification_complexity, card.card.domain_axes)
+        assignment = axes.assign(card.card.verification_complexity, card.card.domain_axes)
         regions = [prepared.regions[e] for e in prepared.kept if e in prepared.regions]
         panel = panel_for(card, assignment.axes, regions, web_unchecked(card.card, prepared.kept))
         seat_agents(assignment.axes, [(a, s.name) for a, s in panel.seats.items()])  # type: ignore[misc]
         setup = setup_for(card, panel.seats, panel, prepared.kept)
         first = start(setup, card.card.assumptions or [])
-        step: Step | None = None
-        if resume is None:
-            emit([events.axes(cid, assignment, list(panel.seats))])
+        if "claim_axes" not in kinds:
+            emit([events.axes(cid, assignment, list(panel.seats), panel.web_access)])
+        step = _resumed(first, old) if old else None
+        if step is not None and _still_paused(step, panel, old):
+            state = step.state  # waits for the person still: nothing new to write
         else:
-            step = _resumed(first, resume[cid])
-        state, _ = await run_rounds(first, panel, emit, step=step)
+            state, _ = await run_rounds(first, panel, emit, step=step)
         result = _rounds_result(card, prepared, assignment.reasons, regions, panel, state)
         results.append(result)
-        emit([events.verdict(cid, result.verdict, result.reasons)])
-    errors = [card_error_log(e) for e in loaded.errors] if resume is None else []
-    report = build_report(results, errors)
-    if resume is None:  # a resumed run's verdict is the caller's, over all of its claims
+        if len(log) > before or _verdict_due(old):
+            emit([events.verdict(cid, result.verdict, result.reasons)])
+    report = build_report(results, [card_error_log(e) for e in loaded.errors])
+    if recorded is None:  # a resumed run's verdict is the caller's, over all of its claims
         emit([events.run_finished(report.verdict, report.exit_code)])
     return report, log
 
 
-def _resumed(first: State, resume: Resume) -> Step:
+def _still_paused(step: Step, panel: Panel, old: Sequence[events.Event]) -> bool:
+    request = step.request
+    return (
+        request is not None
+        and request.kind == "proponent"
+        and isinstance(panel.proponent, PersonProponent)
+        and not step.events
+        and any(
+            kind == "claim_awaiting_proponent" and data.get("round") == request.round
+            for kind, data in old
+        )
+    )
+
+
+def _event_key(event: events.Event) -> tuple[Any, ...]:
+    kind, data = event
+    return (kind, data.get("round"), data.get("axis"), data.get("context_sha256"))
+
+
+def _resumed(first: State, old: Sequence[events.Event]) -> Step:
+    """The step a recorded claim had reached, carrying only the events its ledger does not
+    hold yet (the ledger holds a prefix of what the replay produces)."""
     cid = first.setup.claim_id
     try:
-        step = replay(first, resume.recorded)
+        step, produced = replay_events(first, old)
     except ProtocolError as exc:
         raise UserError(
             f"claim {cid}: its card or evidence changed since the run, so its rounds cannot "
             f"go on ({exc}); verify it again in a new run"
         ) from exc
-    if step.request is None or step.request.kind != "proponent":
-        raise UserError(f"claim {cid} does not wait for the proponent in this run")
-    # The replayed events are on record already: only what follows the reply is new.
-    return plan(step.state, resume.reply)
+    done = [e for e in old if e[0] in PLANNER_KINDS]
+    if len(done) > len(produced) or any(
+        _event_key(a) != _event_key(b) for a, b in zip(done, produced, strict=False)
+    ):
+        raise UserError(
+            f"claim {cid}: the ledger's rounds do not match a replay of its card and recorded "
+            "replies (its card or evidence changed since the run, or a round was cut off "
+            "mid-write); verify it again in a new run"
+        )
+    return Step(step.state, produced[len(done) :], step.request)
 
 
 def _rounds_result(

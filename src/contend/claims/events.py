@@ -1,7 +1,9 @@
 """The ledger events of a claims run (`contend verify`), as (kind, data) pairs.
 
-These kinds live here, not in protocol/events.py, until the round driver joins the claims
-workflow to the one event table (DESIGN §10). Every builder returns plain JSON-ready data;
+The shape of every kind's data is a TypedDict in protocol/claims_event_types.py, part of
+the one event table (protocol/events.EVENT_TYPES) and of the published schema
+`contend.event/v1`; the builders of the rounds' kinds take that TypedDict's fields, so mypy
+checks every event against its kind. Every builder returns plain JSON-ready data;
 the ledger (contend.ledger.store.Ledger) adds the envelope, the hash chain and the fsync.
 
     claims_run_started    the card files and the critics that will run
@@ -31,13 +33,16 @@ the ledger (contend.ledger.store.Ledger) adds the envelope, the hash chain and t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
+
+from typing_extensions import Unpack
 
 from contend.claims.axes import AxisAssignment
 from contend.claims.findings import InternalFactResult
 from contend.claims.gate import GateDecision, PrecheckDecision
 from contend.claims.load import CardError, LoadedCard
+from contend.protocol import claims_event_types as ct
 
 Event = tuple[str, dict[str, Any]]
 
@@ -116,13 +121,19 @@ def precheck(claim_id: str, decision: PrecheckDecision) -> Event:
     }
 
 
-def axes(claim_id: str, assignment: AxisAssignment, run: Sequence[str]) -> Event:
+def axes(
+    claim_id: str,
+    assignment: AxisAssignment,
+    run: Sequence[str],
+    web_access: Collection[str] = (),
+) -> Event:
     return "claim_axes", {
         "claim_id": claim_id,
         "assigned": list(assignment.axes),
         "run": list(run),
         "not_run": [a for a in assignment.axes if a not in run],
         "reasons": list(assignment.reasons),
+        "web_access": sorted(web_access),  # axes whose agent could read the web
     }
 
 
@@ -155,3 +166,63 @@ def verdict(claim_id: str, value: str, reasons: Sequence[str]) -> Event:
 
 def run_finished(value: str, code: int) -> Event:
     return "claims_run_finished", {"verdict": value, "exit_code": code}
+
+
+# --- the rounds' kinds, typed by protocol/claims_event_types.py ------------------------------
+
+
+def _typed(kind: str, data: Mapping[str, Any]) -> Event:
+    return kind, dict(data)
+
+
+def round_started(**data: Unpack[ct.ClaimRoundStartedData]) -> Event:
+    return _typed("claim_round_started", data)
+
+
+def turn(**data: Unpack[ct.ClaimTurnData]) -> Event:
+    return _typed("claim_turn", data)
+
+
+def protocol_error(**data: Unpack[ct.ClaimProtocolErrorData]) -> Event:
+    return _typed("claim_protocol_error", data)
+
+
+def concession_refused(**data: Unpack[ct.ClaimConcessionRefusedData]) -> Event:
+    return _typed("claim_concession_refused", data)
+
+
+def proponent(**data: Unpack[ct.ClaimProponentData]) -> Event:
+    return _typed("claim_proponent", data)
+
+
+def checkpoint(**data: Unpack[ct.ClaimCheckpointData]) -> Event:
+    return _typed("claim_checkpoint", data)
+
+
+def convergence(**data: Unpack[ct.ClaimConvergenceData]) -> Event:
+    return _typed("claim_convergence", data)
+
+
+def deadlock_report(**data: Unpack[ct.ClaimDeadlockReportData]) -> Event:
+    return _typed("claim_deadlock_report", data)
+
+
+def rounds_finished(**data: Unpack[ct.ClaimRoundsFinishedData]) -> Event:
+    return _typed("claim_rounds_finished", data)
+
+
+def awaiting_proponent(**data: Unpack[ct.ClaimAwaitingProponentData]) -> Event:
+    return _typed("claim_awaiting_proponent", data)
+
+
+def proponent_reply(**data: Unpack[ct.ClaimProponentReplyData]) -> Event:
+    return _typed("claim_proponent_reply", data)
+
+
+def decided(**data: Unpack[ct.ClaimDecidedData]) -> Event:
+    return _typed("claim_decided", data)
+
+
+def narrowed(data: ct.ClaimNarrowedData) -> Event:
+    """Positional: its `from` key is a keyword of Python."""
+    return _typed("claim_narrowed", data)

@@ -9,6 +9,8 @@ panel per card, through the one backend registry (contend.backends, agents.regis
                             (claims/resume.py)
     --meta-judge SPEC       the meta-judge at deadlock (an oracle backend); none: contend's
                             mechanical report, and the verdict stays `escalate`
+    --web-access            axis agents may search and read the web, where their backend's
+                            capabilities allow it (claude, codex); others stay without
 
 Two agents on one axis are refused here already (axes.seat_agents says why), before any
 agent is built; specs are checked against the registry up front, so a typo fails before
@@ -24,7 +26,7 @@ from pathlib import Path
 from contend.agents.base import BackendContext, Role
 from contend.agents.registry import resolve
 from contend.backends import parse_spec
-from contend.claims.axes import AXES, Axis, assign_axes, seat_agents
+from contend.claims.axes import AXES, DEFAULT_POLICY, Axis, AxisPolicy, seat_agents
 from contend.claims.driver import (
     INTERNAL_FACT,
     AgentSpeaker,
@@ -48,6 +50,7 @@ class AgentChoice:
     by_axis: Mapping[Axis, str]
     proposer: str | None
     meta_judge: str | None
+    web_access: bool = False  # axis agents get web access where their backend allows it
 
     @property
     def specs(self) -> list[str]:
@@ -56,7 +59,11 @@ class AgentChoice:
 
 
 def parse_choice(
-    agents: Sequence[str], proposer: str | None, meta_judge: str | None
+    agents: Sequence[str],
+    proposer: str | None,
+    meta_judge: str | None,
+    *,
+    web_access: bool = False,
 ) -> AgentChoice:
     """The command line's choice of agents; UserError for what cannot be seated."""
     default: str | None = None
@@ -92,6 +99,7 @@ def parse_choice(
         if proposer == PERSON
         else _checked(proposer or "", "proposer"),
         None if meta_judge in none else _checked(meta_judge or "", "oracle"),
+        web_access,
     )
 
 
@@ -105,12 +113,14 @@ def _checked(spec: str, role: Role) -> str:
     return spec
 
 
-def check_coverage(choice: AgentChoice, loaded: LoadResult) -> None:
+def check_coverage(
+    choice: AgentChoice, loaded: LoadResult, axes: AxisPolicy = DEFAULT_POLICY
+) -> None:
     """UserError naming the first card with an assigned axis no agent would speak for,
     before any agent is built or any round runs."""
     for card in loaded.cards:
-        axes = assign_axes(card.card.verification_complexity, card.card.domain_axes).axes
-        for axis in axes:
+        assigned = axes.assign(card.card.verification_complexity, card.card.domain_axes)
+        for axis in assigned.axes:
             if axis in choice.by_axis or axis == "internal-fact" or choice.default:
                 continue
             raise UserError(
@@ -132,6 +142,7 @@ def panel_factory(choice: AgentChoice, settings: Settings, *, timeout_s: float) 
             return AgentSpeaker(spec, resolve(spec, BackendContext(card_dir, settings, role)))
 
         seats: dict[str, Speaker] = {}
+        web: set[str] = set()
         for axis in axes:
             spec = choice.by_axis.get(axis)
             if spec is None:
@@ -141,11 +152,15 @@ def panel_factory(choice: AgentChoice, settings: Settings, *, timeout_s: float) 
                     f"claim {loaded.card.claim_id}: no agent for axis {axis} (give --agent SPEC "
                     f"for every axis, or --agent {axis}=SPEC)"
                 )
-            seats[axis] = (
-                InternalFactSpeaker(regions, unchecked)
-                if spec == INTERNAL_FACT
-                else build(spec, "critic")
-            )
+            if spec == INTERNAL_FACT:
+                seats[axis] = InternalFactSpeaker(regions, unchecked)
+                continue
+            speaker = build(spec, "critic")
+            seats[axis] = speaker
+            # Web access only where the backend says it can give it without write access;
+            # elsewhere the claim keeps its "unverified echo" marker.
+            if choice.web_access and speaker.agent.capabilities.web_access:
+                web.add(axis)
         proponent: Speaker | None = None
         if choice.proposer == PERSON:
             proponent = PersonProponent()
@@ -157,6 +172,8 @@ def panel_factory(choice: AgentChoice, settings: Settings, *, timeout_s: float) 
             meta_judge=build(choice.meta_judge, "oracle") if choice.meta_judge else None,
             worktree=card_dir,
             timeout_s=timeout_s,
+            web_access=frozenset(web),
+            web_asked=choice.web_access,
         )
 
     return panel_for

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from contend.claims import events as ev
 from contend.claims.checkpoint import checkpoint
 from contend.claims.convergence import (
     SAFETY_CAP,
@@ -51,6 +52,7 @@ from contend.claims.deadlock import DeadlockReport, mechanical_report, parse_dea
 from contend.claims.events import Event
 from contend.claims.turns import ParsedTurn, parse_turn
 from contend.errors import ProtocolError
+from contend.protocol import claims_event_types as ct
 
 Phase = Literal["turns", "proponent", "meta-judge", "done"]
 
@@ -69,6 +71,7 @@ class Setup:
     proponent: str | None = None
     meta_judge: str | None = None
     web_access: frozenset[str] = frozenset()  # axes whose agent can read the web
+    web_asked: bool = False  # web access was asked for (`--web-access`)
     external_tool: bool = False  # the card says the claim is about an external tool
     cap: int = SAFETY_CAP
 
@@ -103,13 +106,19 @@ class State:
         )
 
     @property
+    def web_seated(self) -> bool:
+        return bool(self.setup.web_access & set(self.setup.seats))
+
+    @property
     def unverified_echo(self) -> tuple[str, ...]:
-        """External tools the claim relies on when no seated agent could read the web: the
-        result rests on official documentation alone ("unverified echo")."""
+        """External tools the claim relies on, unless an agent that really had web access
+        cited community reports: otherwise the result rests on official documentation
+        alone ("unverified echo"). Sources named by an agent without web access do not
+        count: it could not have read them."""
         tools = self.external_tools or (
             ("the claim's external tool",) if self.setup.external_tool else ()
         )
-        if not tools or self.setup.web_access & set(self.setup.seats):
+        if not tools or (self.web_seated and self.community_sources):
             return ()
         return tools
 
@@ -126,6 +135,7 @@ class AgentOutput:
     output: Mapping[str, Any] | None
     error: str | None = None
     raw_text: str = ""
+    silent: bool = False  # the agent had no turn to give at all (error says why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +175,14 @@ def context_hash(context: Mapping[str, Any]) -> str:
 # --- the round context ---------------------------------------------------------------------
 
 
-def _attack_json(a: Attack) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": a.id, "axis": a.axis, "text": a.text, "decisive": a.decisive}
-    out["evidence"] = list(a.evidence)
+def _attack_json(a: Attack) -> ct.ClaimAttackData:
+    out: ct.ClaimAttackData = {
+        "id": a.id,
+        "axis": a.axis,
+        "text": a.text,
+        "decisive": a.decisive,
+        "evidence": list(a.evidence),
+    }
     if a.target:
         out["target"] = a.target
     if a.narrowing:
@@ -241,15 +256,12 @@ def _ask_turns(state: State) -> Step:
     number = len(state.rounds) + 1
     context = round_context(state)
     request = Request("turns", number, context, tuple(state.setup.seats))
-    event: Event = (
-        "claim_round_started",
-        {
-            "claim_id": state.setup.claim_id,
-            "round": number,
-            "context_sha256": request.context_sha256,
-            "surviving_claim": state.surviving,
-            "axes": list(state.setup.seats),
-        },
+    event: Event = ev.round_started(
+        claim_id=state.setup.claim_id,
+        round=number,
+        context_sha256=request.context_sha256,
+        surviving_claim=state.surviving,
+        axes=list(state.setup.seats),
     )
     return Step(state, [event], request)
 
@@ -274,8 +286,9 @@ def _on_turns(state: State, reply: TurnsReply) -> Step:
     parsed: dict[str, ParsedTurn] = {}
     for axis in seated:
         got = reply.by_axis.get(axis)
-        if got is None:
-            parsed[axis] = ParsedTurn(Turn(axis, "silent"), "no reply")
+        if got is None or got.silent:
+            silence = "no reply" if got is None else got.error or "no turn"
+            parsed[axis] = ParsedTurn(Turn(axis, "silent"), silence)
             continue
         parsed[axis] = parse_turn(
             axis,
@@ -292,21 +305,18 @@ def _on_turns(state: State, reply: TurnsReply) -> Step:
     for axis, p in parsed.items():
         got = reply.by_axis.get(axis)
         agent = got.agent if got is not None else state.setup.seats[axis]
-        events.append(("claim_turn", _turn_event(cid, number, agent, p, got)))
+        events.append(_turn_event(cid, number, agent, p, got))
         if p.error is not None:
             message = f"round {number}: {axis} ({agent}) {p.turn.kind}: {p.error}"
             errors.append(message)
             events.append(
-                (
-                    "claim_protocol_error",
-                    {
-                        "claim_id": cid,
-                        "round": number,
-                        "axis": axis,
-                        "agent": agent,
-                        "kind": p.turn.kind,
-                        "error": p.error,
-                    },
+                ev.protocol_error(
+                    claim_id=cid,
+                    round=number,
+                    axis=axis,
+                    agent=agent,
+                    kind=p.turn.kind,
+                    error=p.error,
                 )
             )
         own = {e for a in _own_attacks(state, axis, p.turn) for e in a.evidence}
@@ -314,16 +324,13 @@ def _on_turns(state: State, reply: TurnsReply) -> Step:
             why = check_concession(c, own, known | own)
             if why is not None:
                 events.append(
-                    (
-                        "claim_concession_refused",
-                        {
-                            "claim_id": cid,
-                            "round": number,
-                            "axis": axis,
-                            "text": c.text,
-                            "attack_id": c.attack_id,
-                            "reason": why,
-                        },
+                    ev.concession_refused(
+                        claim_id=cid,
+                        round=number,
+                        axis=axis,
+                        text=c.text,
+                        attack_id=c.attack_id,
+                        reason=why,
                     )
                 )
         tools += [t for t in p.external_tools if t not in tools]
@@ -358,21 +365,19 @@ def _own_attacks(state: State, axis: str, turn: Turn) -> list[Attack]:
     return [*earlier, *turn.attacks, *turn.meta_attacks]
 
 
-def _turn_event(
-    cid: str, number: int, agent: str, p: ParsedTurn, got: AgentOutput | None
-) -> dict[str, Any]:
+def _turn_event(cid: str, number: int, agent: str, p: ParsedTurn, got: AgentOutput | None) -> Event:
     t = p.turn
-    return {
-        "claim_id": cid,
-        "round": number,
-        "axis": t.axis,
-        "agent": agent,
-        "kind": t.kind,
-        "position": t.position,
-        "attacks": [_attack_json(a) for a in t.attacks],
-        "meta_attacks": [_attack_json(a) for a in t.meta_attacks],
-        "withdrawn": list(t.withdrawn),
-        "concessions": [
+    return ev.turn(
+        claim_id=cid,
+        round=number,
+        axis=t.axis,
+        agent=agent,
+        kind=t.kind,
+        position=t.position,
+        attacks=[_attack_json(a) for a in t.attacks],
+        meta_attacks=[_attack_json(a) for a in t.meta_attacks],
+        withdrawn=list(t.withdrawn),
+        concessions=[
             {
                 "attack_id": c.attack_id,
                 "text": c.text,
@@ -381,29 +386,38 @@ def _turn_event(
             }
             for c in t.concessions
         ],
-        "external_tools": list(p.external_tools),
-        "community_sources": list(p.community_sources),
-        "error": p.error,
-        "reply": reply_record(got),
-    }
+        external_tools=list(p.external_tools),
+        community_sources=list(p.community_sources),
+        error=p.error,
+        reply=reply_record(got),
+    )
 
 
-def reply_record(got: AgentOutput | None) -> dict[str, Any] | None:
+def reply_record(got: AgentOutput | None) -> ct.ClaimReplyData | None:
     """A reply as the ledger keeps it, enough to replay the planner (`replay`): the
     structured output, or the error and the raw text."""
     if got is None:
         return None
-    return {
+    record: ct.ClaimReplyData = {
         "output": None if got.output is None else dict(got.output),
         "error": got.error,
         "raw_text": got.raw_text if got.output is None else None,
     }
+    if got.silent:
+        record["silent"] = True
+    return record
 
 
 def reply_of(agent: str, record: Mapping[str, Any] | None) -> AgentOutput | None:
     if record is None:
         return None
-    return AgentOutput(agent, record["output"], record["error"], record["raw_text"] or "")
+    return AgentOutput(
+        agent,
+        record["output"],
+        record["error"],
+        record["raw_text"] or "",
+        silent=bool(record.get("silent", False)),
+    )
 
 
 def _on_proponent(state: State, reply: AgentOutput) -> Step:
@@ -413,16 +427,13 @@ def _on_proponent(state: State, reply: AgentOutput) -> Step:
     if reply.output is None:
         # The seed: "If no response is available, the initial evidence stays fixed."
         events.append(
-            (
-                "claim_proponent",
-                {
-                    "claim_id": cid,
-                    "round": number,
-                    "agent": reply.agent,
-                    "answered": False,
-                    "error": reply.error,
-                    "reply": reply_record(reply),
-                },
+            ev.proponent(
+                claim_id=cid,
+                round=number,
+                agent=reply.agent,
+                answered=False,
+                error=reply.error,
+                reply=reply_record(reply),
             )
         )
         step = _close_round(replace(state, pending=()), Round(number, state.pending))
@@ -439,23 +450,20 @@ def _on_proponent(state: State, reply: AgentOutput) -> Step:
         schema_context=state.setup.card.get("schema-context"),
     )
     events.append(
-        (
-            "claim_checkpoint",
-            {
-                "claim_id": cid,
-                "round": number,
-                "agent": reply.agent,
-                "reply": reply_record(reply),
-                "outcome": check.outcome,
-                "added": [{"id": e, "locator": loc} for e, loc in check.added],
-                "refused": list(check.refused),
-                "answers": list(check.reply.answers),
-                "ignored_answers": list(check.ignored_answers),
-                "narrowed_claim": check.reply.narrowed_claim,
-                "new_assumptions": list(check.new_assumptions),
-                "decision_relevant": check.reply.decision_relevant,
-                "reasons": list(check.reasons),
-            },
+        ev.checkpoint(
+            claim_id=cid,
+            round=number,
+            agent=reply.agent,
+            reply=reply_record(reply),
+            outcome=check.outcome,
+            added=[{"id": e, "locator": loc} for e, loc in check.added],
+            refused=list(check.refused),
+            answers=list(check.reply.answers),
+            ignored_answers=list(check.ignored_answers),
+            narrowed_claim=check.reply.narrowed_claim,
+            new_assumptions=list(check.new_assumptions),
+            decision_relevant=check.reply.decision_relevant,
+            reasons=list(check.reasons),
         )
     )
     state = replace(
@@ -485,16 +493,13 @@ def _close_round(state: State, rnd: Round) -> Step:
     rounds = state.claim_rounds()
     result = converge(rounds, state.surviving)
     events: list[Event] = [
-        (
-            "claim_convergence",
-            {
-                "claim_id": cid,
-                "round": rnd.number,
-                "kind": result.kind,
-                "reasons": list(result.reasons),
-                "open_attacks": [a.id for a in result.open_attacks],
-                "positions": dict(positions(rounds)),
-            },
+        ev.convergence(
+            claim_id=cid,
+            round=rnd.number,
+            kind=result.kind,
+            reasons=list(result.reasons),
+            open_attacks=[a.id for a in result.open_attacks],
+            positions=dict(positions(rounds)),
         )
     ]
     state = replace(state, convergence=result)
@@ -503,8 +508,7 @@ def _close_round(state: State, rnd: Round) -> Step:
             decision = on_repeat(attack, state.surviving)
             if decision.kind == "narrow" and decision.narrowed_claim:
                 events.append(
-                    (
-                        "claim_narrowed",
+                    ev.narrowed(
                         {
                             "claim_id": cid,
                             "round": rnd.number,
@@ -512,7 +516,7 @@ def _close_round(state: State, rnd: Round) -> Step:
                             "from": state.surviving,
                             "to": decision.narrowed_claim,
                             "reason": decision.reason,
-                        },
+                        }
                     )
                 )
                 state = replace(
@@ -551,19 +555,19 @@ def _on_meta_judge(state: State, reply: AgentOutput) -> Step:
             loaded = None
         data = loaded if isinstance(loaded, dict) else None
     if data is None:
-        return _mechanical(state, f"meta-judge {reply.agent}: {reply.error or 'no report'}", [])
+        why = f"meta-judge {reply.agent}: {reply.error or 'no report'}"
+        return _mechanical(state, why, [], reply)
     try:
         report = parse_deadlock_report(data, written_by=reply.agent)
     except ProtocolError as exc:
-        return _mechanical(state, str(exc), [])
+        return _mechanical(state, str(exc), [], reply)
     events: list[Event] = [
-        (
-            "claim_deadlock_report",
-            {
-                "claim_id": cid,
-                "report": report.model_dump(mode="json"),
-                "sentences": report.sentences(),
-            },
+        ev.deadlock_report(
+            claim_id=cid,
+            report=report.model_dump(mode="json"),
+            sentences=report.sentences(),
+            agent=reply.agent,
+            reply=reply_record(reply),  # so an interrupted run replays it
         )
     ]
     state = replace(state, deadlock=report)
@@ -574,9 +578,12 @@ def _on_meta_judge(state: State, reply: AgentOutput) -> Step:
     return _finish(state, "escalate-human", reasons, events)
 
 
-def _mechanical(state: State, why: str, events: list[Event]) -> Step:
+def _mechanical(
+    state: State, why: str, events: list[Event], reply: AgentOutput | None = None
+) -> Step:
     """No usable meta-judge report: contend's own, marked so; the verdict stays `escalate`
-    (a person still decides, but no meta-judge did its duty)."""
+    (a person still decides, but no meta-judge did its duty). `reply` is the meta-judge's
+    unusable one, recorded with the protocol error so that a replay meets it again."""
     cid = state.setup.claim_id
     result = state.convergence
     open_now = result.open_attacks if result is not None else ()
@@ -587,28 +594,23 @@ def _mechanical(state: State, why: str, events: list[Event]) -> Step:
     )
     failed = state.setup.meta_judge is not None  # else none was configured: no error of its
     errors: list[Event] = [
-        (
-            "claim_protocol_error",
-            {
-                "claim_id": cid,
-                "round": len(state.rounds),
-                "axis": "meta-judge",
-                "agent": state.setup.meta_judge,
-                "kind": "no-deadlock-report",
-                "error": why,
-            },
+        ev.protocol_error(
+            claim_id=cid,
+            round=len(state.rounds),
+            axis="meta-judge",
+            agent=state.setup.meta_judge,
+            kind="no-deadlock-report",
+            error=why,
+            reply=reply_record(reply),
         )
     ]
     events = [
         *events,
         *(errors if failed else []),
-        (
-            "claim_deadlock_report",
-            {
-                "claim_id": cid,
-                "report": report.model_dump(mode="json"),
-                "sentences": report.sentences(),
-            },
+        ev.deadlock_report(
+            claim_id=cid,
+            report=report.model_dump(mode="json"),
+            sentences=report.sentences(),
         ),
     ]
     state = replace(
@@ -622,23 +624,24 @@ def _mechanical(state: State, why: str, events: list[Event]) -> Step:
 
 def _finish(state: State, verdict: Verdict, reasons: Sequence[str], events: list[Event]) -> Step:
     echo = state.unverified_echo
-    all_reasons = (
-        *reasons,
-        *([f"unverified echo (official docs only): {', '.join(echo)}"] if echo else []),
-    )
+    why_echo: list[str] = []
+    if echo:
+        why_echo.append(f"unverified echo (official docs only): {', '.join(echo)}")
+        if state.web_seated:
+            why_echo.append("the agents with web access cited no community report")
+        elif state.setup.web_asked:
+            why_echo.append("web access was asked, but no seated agent's backend can read the web")
+    all_reasons = (*reasons, *why_echo)
     state = replace(state, phase="done", verdict=verdict, reasons=tuple(all_reasons))
     events = [
         *events,
-        (
-            "claim_rounds_finished",
-            {
-                "claim_id": state.setup.claim_id,
-                "verdict": verdict,
-                "rounds": len(state.rounds),
-                "reasons": list(all_reasons),
-                "surviving_claim": state.surviving if verdict != "reject" else None,
-                "unverified_echo": list(echo),
-            },
+        ev.rounds_finished(
+            claim_id=state.setup.claim_id,
+            verdict=verdict,
+            rounds=len(state.rounds),
+            reasons=list(all_reasons),
+            surviving_claim=state.surviving if verdict != "reject" else None,
+            unverified_echo=list(echo),
         ),
     ]
     return Step(state, events, None)
@@ -646,15 +649,44 @@ def _finish(state: State, verdict: Verdict, reasons: Sequence[str], events: list
 
 # --- replay --------------------------------------------------------------------------------
 
+# The events the planner writes (each a step's output); a run's ledger holds a prefix of
+# the sequence a replay of its recorded replies produces.
+PLANNER_KINDS = frozenset(
+    {
+        "claim_round_started",
+        "claim_turn",
+        "claim_protocol_error",
+        "claim_concession_refused",
+        "claim_proponent",
+        "claim_checkpoint",
+        "claim_convergence",
+        "claim_narrowed",
+        "claim_deadlock_report",
+        "claim_rounds_finished",
+    }
+)
+
 
 def replay(state: State, recorded: Sequence[Event]) -> Step:
-    """The planner run again over the replies a ledger recorded for one claim (its
-    `claim_round_started`, `claim_turn`, `claim_checkpoint` and `claim_proponent` events, in
-    order): the step it
-    had reached. The planner refuses turns whose round context differs from the one it
-    builds (ProtocolError), so a changed card or evidence cannot be replayed silently."""
+    """The planner run again over the replies a ledger recorded for one claim: the step it
+    had reached (see `replay_events`)."""
+    return replay_events(state, recorded)[0]
+
+
+def replay_events(state: State, recorded: Sequence[Event]) -> tuple[Step, list[Event]]:
+    """The planner run again over the replies a ledger recorded for one claim — its
+    agents' turns (`claim_turn`), the proponent's replies (`claim_checkpoint`,
+    `claim_proponent`, or a person's `claim_proponent_reply` not yet answered), the
+    meta-judge's (`claim_deadlock_report`, `claim_protocol_error`) — until a request has no
+    recorded reply: that step, and every event the planner produced on the way (the last
+    step's included). A round whose turns are recorded for only some of its axes is not
+    fed (it was cut off mid-write: the caller sees more recorded events than produced).
+    The planner refuses turns whose round context differs from the one it builds
+    (ProtocolError), so a changed card or evidence cannot be replayed silently."""
     turns: dict[int, dict[str, AgentOutput]] = {}
     proponent: dict[int, AgentOutput] = {}
+    person: dict[int, AgentOutput] = {}
+    meta: AgentOutput | None = None
     contexts: dict[int, str] = {}
     for kind, data in recorded:
         if kind == "claim_round_started":
@@ -667,17 +699,32 @@ def replay(state: State, recorded: Sequence[Event]) -> Step:
             got = reply_of(str(data["agent"]), data.get("reply"))
             if got is not None:
                 proponent[int(data["round"])] = got
+        elif kind == "claim_proponent_reply":
+            got = reply_of(str(data.get("by", "human")), data.get("reply"))
+            if got is not None:
+                person[int(data["round"])] = got
+        elif kind in ("claim_deadlock_report", "claim_protocol_error") and (
+            kind == "claim_deadlock_report" or data.get("axis") == "meta-judge"
+        ):
+            meta = reply_of(str(data.get("agent") or "meta-judge"), data.get("reply")) or meta
     step = plan(state, None)
+    produced: list[Event] = list(step.events)
     while step.request is not None:
         request = step.request
-        if request.kind == "turns" and request.round in turns:
+        got_turns = turns.get(request.round, {})
+        if request.kind == "turns" and got_turns and set(request.axes) <= set(got_turns):
             # The context the agents really saw, as recorded: the planner compares it with
             # the one it builds now and refuses a difference.
             seen = contexts.get(request.round, "")
-            reply: Reply = TurnsReply(request.round, seen, turns[request.round])
+            reply: Reply = TurnsReply(request.round, seen, got_turns)
         elif request.kind == "proponent" and request.round in proponent:
             reply = proponent[request.round]
+        elif request.kind == "proponent" and request.round in person:
+            reply = person[request.round]
+        elif request.kind == "meta-judge" and meta is not None:
+            reply = meta
         else:
-            return step
+            return step, produced
         step = plan(step.state, reply)
-    return step
+        produced.extend(step.events)
+    return step, produced

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from contend.claims import events
-from contend.claims.axes import assign_axes
+from contend.claims.axes import DEFAULT_POLICY, AxisPolicy
 from contend.claims.card import ClaimCard, LocalEvidence, LogicEvidence, WebEvidence
 from contend.claims.controls import negative_control
 from contend.claims.convergence import Verdict
@@ -54,7 +54,7 @@ CRITICS = ("internal-fact",)
 
 
 def verify_loaded(
-    loaded: LoadResult, *, read: Reader = read_evidence
+    loaded: LoadResult, *, read: Reader = read_evidence, axes: AxisPolicy = DEFAULT_POLICY
 ) -> tuple[ClaimsReport, list[events.Event]]:
     log: list[events.Event] = [events.card_error(e) for e in loaded.errors]
     cache: dict[Path, EvidenceText | Unreadable] = {}
@@ -66,7 +66,7 @@ def verify_loaded(
 
     results: list[ClaimResult] = []
     for card in loaded.cards:
-        result, card_events = verify_card(card, cached)
+        result, card_events = verify_card(card, cached, axes)
         results.append(result)
         log.extend(card_events)
     report = build_report(results, [card_error_log(e) for e in loaded.errors])
@@ -163,15 +163,15 @@ class Prepared:
     regions: dict[str, CitedRegion] = field(default_factory=dict)
 
 
-def prepare_card(loaded: LoadedCard, read: Reader) -> Prepared:
+def prepare_card(loaded: LoadedCard, read: Reader, axes: AxisPolicy = DEFAULT_POLICY) -> Prepared:
     """Step 0 and Step 1 of one card; `result` is set when they decide it."""
     card = loaded.card
     cid = card.claim_id
     log: list[events.Event] = [events.loaded(loaded)]
     decision = entry_gate(card)
     log.append(events.gate(cid, decision))
-    assignment = assign_axes(card.verification_complexity, card.domain_axes)
-    base = _Result(loaded)
+    assignment = axes.assign(card.verification_complexity, card.domain_axes)
+    base = _Result(loaded, axes)
     if decision.outcome == "bypass":
         result = base.build(
             "accept", "bypass", decision.reasons, assignment.reasons, decision.reasons[0]
@@ -207,14 +207,16 @@ def web_unchecked(card: ClaimCard, kept: tuple[str, ...]) -> list[str]:
     ]
 
 
-def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[events.Event]]:
-    prepared = prepare_card(loaded, read)
+def verify_card(
+    loaded: LoadedCard, read: Reader, axes: AxisPolicy = DEFAULT_POLICY
+) -> tuple[ClaimResult, list[events.Event]]:
+    prepared = prepare_card(loaded, read, axes)
     if prepared.result is not None:
         return prepared.result, prepared.log
     card = loaded.card
     cid = card.claim_id
     log, base, reasons = prepared.log, prepared.base, prepared.reasons
-    assignment = assign_axes(card.verification_complexity, card.domain_axes)
+    assignment = axes.assign(card.verification_complexity, card.domain_axes)
     run = [a for a in assignment.axes if a in CRITICS]
     log.append(events.axes(cid, assignment, run))
     kept_regions = [prepared.regions[eid] for eid in prepared.kept if eid in prepared.regions]
@@ -253,8 +255,9 @@ def verify_card(loaded: LoadedCard, read: Reader) -> tuple[ClaimResult, list[eve
 class _Result:
     """Collects what one claim's steps found, then builds its ClaimResult."""
 
-    def __init__(self, loaded: LoadedCard) -> None:
+    def __init__(self, loaded: LoadedCard, axes: AxisPolicy = DEFAULT_POLICY) -> None:
         self.loaded = loaded
+        self.axes = axes
         self.removed: dict[str, Unreadable] = {}
         self.missing: list[str] = []
         self.precheck_issues: list[str] = []
@@ -272,7 +275,7 @@ class _Result:
         summary: str,
     ) -> ClaimResult:
         card = self.loaded.card
-        assignment = assign_axes(card.verification_complexity, card.domain_axes)
+        assignment = self.axes.assign(card.verification_complexity, card.domain_axes)
         ran = self.axes_run
         findings = self.fact.findings if self.fact is not None else ()
         return ClaimResult(

@@ -69,10 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     _register()
     try:
         result = cli.main(args=argv, prog_name="contend", standalone_mode=False)
-    except (click.exceptions.Abort, KeyboardInterrupt):
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+        # A command that can go on names its own way on (`contend verify` raises
+        # KeyboardInterrupt("contend verify --resume RUN_DIR …"), which click wraps in
+        # Abort); else review's.
+        cause = exc if isinstance(exc, KeyboardInterrupt) else exc.__cause__
+        how = str(cause.args[0]) if isinstance(cause, KeyboardInterrupt) and cause.args else ""
         click.echo(
             "contend: interrupted; the ledger keeps every acknowledged event — "
-            "continue with `contend review --resume`",
+            f"continue with `{how or 'contend review --resume'}`",
             err=True,
         )
         return 130

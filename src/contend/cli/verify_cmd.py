@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import click
 
+from contend.claims import events as claim_events
 from contend.claims.artifacts import evaluator_artifacts
-from contend.claims.driver import Resume, verify_with_agents
+from contend.claims.axes import AxisPolicy, axis_policy
+from contend.claims.driver import verify_with_agents
 from contend.claims.events import run_finished, run_started
 from contend.claims.load import LoadResult, load_card_files
 from contend.claims.panel import (
@@ -36,12 +39,14 @@ from contend.claims.panel import (
 from contend.claims.render import render_markdown
 from contend.claims.report import ClaimsReport, build_report
 from contend.claims.resume import read_reply, waiting_claims
-from contend.claims.rounds import AgentOutput
 from contend.claims.run import CRITICS, verify_loaded
-from contend.config import load_settings
+from contend.config import Settings, load_settings
 from contend.errors import UserError
+from contend.gitio.base import git_optional
+from contend.gitio.git import find_repo_root
 from contend.ledger.runs import LEDGER_FILE, new_run_id, runs_dir
 from contend.ledger.store import Ledger, read_head, write_atomic
+from contend.protocol.claims_event_types import ClaimReplyData
 from contend.redaction import redact_json_text, redact_text
 from contend.report.escape import visible
 
@@ -78,9 +83,30 @@ def card_files(paths: Sequence[Path]) -> list[Path]:
     return found
 
 
-def _run_dir(out: Path | None, run_id: str) -> Path:
+def verify_settings() -> Settings:
+    """The settings of a claims run: the user config and `CONTEND_*`, and inside a git
+    repository its project config as committed at HEAD (a claims run has no change under
+    review; uncommitted edits configure nothing, as for review — DESIGN §9)."""
+    root = find_repo_root(Path.cwd())
+    if root is None:
+        return load_settings(None)
+    head = git_optional(root, ["rev-parse", "--verify", "-q", "HEAD^{commit}"])
+    return load_settings(root, project_rev=head.strip() if head else None)
+
+
+def axes_of(settings: Settings) -> AxisPolicy:
+    return axis_policy(settings.verify.domain_axes, settings.verify.extra_axes_order)
+
+
+def _state_dir(settings: Settings) -> Path:
+    """Where runs live without `--out`: `[verify] state_dir`, else the user state dir."""
+    configured = settings.verify.state_dir
+    return Path(configured).expanduser() if configured else user_state_dir()
+
+
+def _run_dir(out: Path | None, run_id: str, state_dir: Path) -> Path:
     if out is None:
-        path = runs_dir(user_state_dir()) / run_id
+        path = runs_dir(state_dir) / run_id
     else:
         path = out
         if path.exists() and not path.is_dir():
@@ -146,11 +172,19 @@ def _summary(report: ClaimsReport) -> str:
     "--meta-judge", "meta_judge", metavar="SPEC", help="The meta-judge at deadlock (an oracle)."
 )
 @click.option(
+    "--web-access",
+    is_flag=True,
+    help="Let the axis agents search and read the web where their backend allows it "
+    "(claude: WebSearch/WebFetch; codex: live web search), still without write access; "
+    'others keep the claim marked "unverified echo (official docs only)".',
+)
+@click.option(
     "--resume",
     "resume_dir",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Continue the run in this directory whose claims wait for the proponent (a person "
-    "answered with `contend respond CLAIM --run DIR --reply FILE`); give --agent again.",
+    help="Continue the run in this directory: a run cut off mid-rounds (Ctrl-C, a crash) "
+    "goes on where its ledger stops, and claims a person answered (`contend respond CLAIM "
+    "--run DIR --reply FILE`) go on; give --agent again.",
 )
 def verify(
     cards: tuple[Path, ...],
@@ -159,6 +193,7 @@ def verify(
     agents: tuple[str, ...],
     proposer: str | None,
     meta_judge: str | None,
+    web_access: bool,
     resume_dir: Path | None,
 ) -> int:
     """Verify claim cards (YAML or JSON files, or directories of them).
@@ -173,9 +208,11 @@ def verify(
     Exit codes: 0 all accepted, 1 any reject, 2 unreadable card or usage error,
     3 any escalate.
     """
-    if (proposer or meta_judge) and not agents:
-        raise UserError("--proposer and --meta-judge take part in rounds: give --agent too")
-    choice = parse_choice(agents, proposer, meta_judge) if agents else None
+    if (proposer or meta_judge or web_access) and not agents:
+        raise UserError(
+            "--proposer, --meta-judge and --web-access take part in rounds: give --agent too"
+        )
+    choice = parse_choice(agents, proposer, meta_judge, web_access=web_access) if agents else None
     if resume_dir is not None:
         if cards or out is not None:
             raise UserError("--resume continues a run: give neither cards nor --out")
@@ -208,16 +245,18 @@ def run_verify(
     directory), with agents when `choice` is given. The command and `contend.verify` call
     this."""
     files = card_files(cards)
+    settings = verify_settings()
+    axes = axes_of(settings)
     loaded = load_card_files(files)
     if choice is not None:
-        check_coverage(choice, loaded)
+        check_coverage(choice, loaded, axes)
     run_id = new_run_id()
-    run_dir = _run_dir(out, run_id)
+    run_dir = _run_dir(out, run_id, _state_dir(settings))
     # Absolute: `--resume` reads the cards again from wherever it is run.
     card_paths = [str(f.resolve()) for f in files]
     with Ledger(run_dir / LEDGER_FILE, run_id) as ledger:
         if choice is None:
-            report, events = verify_loaded(loaded)
+            report, events = verify_loaded(loaded, axes=axes)
             ledger.append_many([run_started(card_paths, CRITICS), *events])
         else:
             ledger.append_many([run_started(card_paths, [*CRITICS, *choice.specs])])
@@ -229,9 +268,11 @@ def run_verify(
                     ledger.append_many(new)
                     ledger.checkpoint()
 
-            settings = load_settings(None)
             panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
-            report, events = asyncio.run(verify_with_agents(loaded, panel_for, sink=to_ledger))
+            with _resumable(run_dir, choice):
+                report, events = asyncio.run(
+                    verify_with_agents(loaded, panel_for, sink=to_ledger, axes=axes)
+                )
         ledger.checkpoint()
     texts = _write_outputs(run_dir, report, loaded, events)
     return VerifyRun(report, run_id, run_dir, texts)
@@ -272,34 +313,78 @@ def _write_outputs(
     return texts
 
 
+@contextmanager
+def _resumable(run_dir: Path, choice: AgentChoice) -> Iterator[None]:
+    """Ctrl-C during the rounds: the command that goes on, for the interrupt message
+    (cli/main.py prints it)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(resume_command(run_dir, choice)) from None
+
+
+def resume_command(run_dir: Path, choice: AgentChoice) -> str:
+    words = ["contend verify --resume", str(run_dir)]
+    words += [f"--agent {spec}" for spec in choice.specs]
+    if choice.proposer:
+        words.append(f"--proposer {choice.proposer}")
+    if choice.meta_judge:
+        words.append(f"--meta-judge {choice.meta_judge}")
+    if choice.web_access:
+        words.append("--web-access")
+    return " ".join(words)
+
+
 def _verified_entries(run_dir: Path) -> tuple[str, list[dict[str, Any]]]:
     from contend.ledger.verify import verify as verify_ledger
 
     ledger_path = run_dir / LEDGER_FILE
     head = read_head(ledger_path) if ledger_path.is_file() else None
-    if head is None or head.run is None or not (run_dir / "report.json").is_file():
-        raise UserError(f"{run_dir} is no `contend verify` run (no ledger head and report)")
+    if head is None or head.run is None:
+        raise UserError(f"{run_dir} is no `contend verify` run (no ledger head)")
     checked = verify_ledger(ledger_path, keep_entries=True, run=head.run)
     if not checked.ok:
         raise UserError(f"{ledger_path}: {checked.message} — contend will not continue this run")
+    if not checked.entries or checked.entries[0]["kind"] != "claims_run_started":
+        raise UserError(f"{run_dir} is no `contend verify` run (its ledger is another kind)")
     return head.run, checked.entries
 
 
+# Appended to a finished run later; they do not make it unfinished.
+_AFTERWARDS = frozenset({"claim_proponent_reply", "claim_decided"})
+
+
+def _interrupted(entries: Sequence[dict[str, Any]]) -> bool:
+    """Whether the run was cut off: its last event (beyond a person's later answers and
+    decisions) is not the run's closing one."""
+    for entry in reversed(entries):
+        if entry["kind"] not in _AFTERWARDS:
+            return bool(entry["kind"] != "claims_run_finished")
+    return True
+
+
 def _resume(run_dir: Path, choice: AgentChoice, fmt: str) -> int:
-    """`contend verify --resume RUN_DIR --agent …`: the claims a person answered go on."""
+    """`contend verify --resume RUN_DIR --agent …`: a run cut off mid-rounds (Ctrl-C, a
+    crash) goes on where its ledger stops, and the claims a person answered go on."""
     run_id, entries = _verified_entries(run_dir)
-    answered = {c: w for c, w in waiting_claims(entries).items() if w.reply is not None}
-    if not answered:
+    answered = [c for c, w in waiting_claims(entries).items() if w.reply is not None]
+    if not answered and not _interrupted(entries):
         raise UserError(
-            f"no claim of {run_dir} has the proponent's answer to go on with (answer with "
-            "`contend respond CLAIM --run DIR --reply FILE`)"
+            f"nothing to continue in {run_dir}: the run finished, and no claim has a person's "
+            "answer to go on with (answer with `contend respond CLAIM --run DIR --reply FILE`)"
         )
     files = card_files([Path(f) for f in entries[0]["data"]["files"]])
+    settings = verify_settings()
+    axes = axes_of(settings)
     loaded = load_card_files(files)
-    check_coverage(choice, loaded)
-    old = ClaimsReport.model_validate_json((run_dir / "report.json").read_text(encoding="utf-8"))
-    resume = {cid: Resume(w.recorded, AgentOutput(PERSON, w.reply)) for cid, w in answered.items()}
-    settings = load_settings(None)
+    check_coverage(choice, loaded, axes)
+    report_path = run_dir / "report.json"
+    old = (
+        ClaimsReport.model_validate_json(report_path.read_text(encoding="utf-8"))
+        if report_path.is_file()
+        else None
+    )
+    history = [(str(e["kind"]), dict(e["data"])) for e in entries]
     panel_for = panel_factory(choice, settings, timeout_s=settings.agent_timeout)
     with Ledger.open(run_dir / LEDGER_FILE, run_id) as ledger:
 
@@ -308,15 +393,21 @@ def _resume(run_dir: Path, choice: AgentChoice, fmt: str) -> int:
                 ledger.append_many(new)
                 ledger.checkpoint()
 
-        partial, events = asyncio.run(
-            verify_with_agents(loaded, panel_for, sink=to_ledger, resume=resume)
-        )
-        new = {c.claim_id: c for c in partial.claims}
-        report = build_report([new.get(c.claim_id, c) for c in old.claims], old.card_errors)
+        with _resumable(run_dir, choice):
+            rebuilt, events = asyncio.run(
+                verify_with_agents(loaded, panel_for, sink=to_ledger, recorded=history, axes=axes)
+            )
+        touched = {d["claim_id"] for _, d in events if isinstance(d.get("claim_id"), str)}
+        # A claim this invocation did not move keeps its reported result (a person's
+        # `contend decide` included); the others are rebuilt from the ledger.
+        before = {c.claim_id: c for c in old.claims} if old is not None else {}
+        claims = [c if c.claim_id in touched else before.get(c.claim_id, c) for c in rebuilt.claims]
+        report = build_report(claims, rebuilt.card_errors)
         ledger.append_many([run_finished(report.verdict, report.exit_code)])
         ledger.checkpoint()
-    history = [(str(e["kind"]), dict(e["data"])) for e in entries]
-    texts = _write_outputs(run_dir, report, loaded, [*history, *events], only=set(new))
+    # A run cut off before its reports were written gets all of them now.
+    only = touched if old is not None else None
+    texts = _write_outputs(run_dir, report, loaded, [*history, *events], only=only)
     click.echo(texts[fmt], nl=False)
     click.echo(f"contend: run {run_id} continued → {run_dir}", err=True)
     return report.exit_code
@@ -335,10 +426,11 @@ def respond_claim_cmd(run_dir: Path, claim_id: str, reply_file: Path) -> int:
         )
     reply = read_reply(reply_file)
     with Ledger.open(run_dir / LEDGER_FILE, run_id) as ledger:
-        record = {"output": reply, "error": None, "raw_text": None}
+        record: ClaimReplyData = {"output": reply, "error": None, "raw_text": None}
         ledger.append(
-            "claim_proponent_reply",
-            {"claim_id": claim_id, "round": waiting.round, "by": PERSON, "reply": record},
+            *claim_events.proponent_reply(
+                claim_id=claim_id, round=waiting.round, by=PERSON, reply=record
+            )
         )
         ledger.checkpoint()
     click.echo(

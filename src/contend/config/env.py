@@ -116,7 +116,7 @@ def parse_env_value(raw: str, annotation: Any, *, var: str, key: str) -> Any:
         return float(raw.strip())
     if annotation is str or get_origin(annotation) is Literal:
         return raw  # a Literal is checked against its choices by the model
-    if get_origin(annotation) is list and args == (str,):
+    if get_origin(annotation) is list and (args == (str,) or get_origin(args[0]) is Literal):
         return _parse_list(raw, var=var, key=key)
     raise TypeError(f"no environment parser for {annotation!r}")  # a bug in Settings
 

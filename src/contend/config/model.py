@@ -85,6 +85,47 @@ class Providers(_Strict):
     gemini: ProviderConfig = Field(default_factory=ProviderConfig)
 
 
+# The level-3 extra axes of `contend verify` (claims/axes.py EXTRA_AXES, kept in step by
+# tests/test_claims_config.py); named here so that config/ does not import claims/.
+ExtraAxis = Literal["external-logic", "edge-case", "prior-art", "incentive"]
+_EXTRA_AXES: tuple[ExtraAxis, ...] = get_args(ExtraAxis)
+
+
+class VerifySettings(_Strict):
+    """`[verify]`: where claim runs live without `--out`, and how level 3 picks its two
+    extra axes (a domain word of the card → an axis, then the fill order)."""
+
+    state_dir: str | None = Field(default=None, min_length=1)
+    domain_axes: dict[str, ExtraAxis] = Field(default_factory=dict)
+    extra_axes_order: list[ExtraAxis] = Field(
+        default_factory=lambda: list(_EXTRA_AXES), min_length=2
+    )
+
+    @field_validator("state_dir")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        # Claims are documents: a run may start outside any repository, so a relative
+        # path would name a different place from every working directory.
+        if value is not None and not Path(value).expanduser().is_absolute():
+            raise ValueError(f"must be an absolute path (or start with ~), got {value!r}")
+        return value
+
+    @field_validator("domain_axes")
+    @classmethod
+    def _domain_words(cls, value: dict[str, str]) -> dict[str, str]:
+        if any(not word.strip() for word in value):
+            raise ValueError("a domain word must not be empty")
+        return value
+
+    @field_validator("extra_axes_order")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        twice = sorted({a for a in value if value.count(a) > 1})
+        if twice:
+            raise ValueError(f"names {', '.join(twice)} more than once")
+        return value
+
+
 @dataclass(frozen=True, slots=True)
 class Origin:
     """Where the effective settings came from, set by the loader.
@@ -126,6 +167,7 @@ class Settings(_Strict):
     limits: Limits = Field(default_factory=Limits)
     prices: dict[str, Price] = Field(default_factory=dict)
     providers: Providers = Field(default_factory=Providers)
+    verify: VerifySettings = Field(default_factory=VerifySettings)
 
     @field_validator("critics")
     @classmethod

@@ -37,39 +37,11 @@ _ENVELOPE: dict[str, Any] = {
 }
 
 
-# Kinds a ledger may hold whose data has no TypedDict yet: the claims rounds of `contend
-# verify` (claims/events.py), which landed after the event types were written. The schema
-# admits them with their data as any object, and says so, rather than refusing their
-# ledgers; tests/test_event_schema.py keeps this list and claims/events.KINDS in step.
-UNTYPED_KINDS = (
-    "claim_round_started",
-    "claim_turn",
-    "claim_protocol_error",
-    "claim_concession_refused",
-    "claim_proponent",
-    "claim_checkpoint",
-    "claim_convergence",
-    "claim_narrowed",
-    "claim_deadlock_report",
-    "claim_rounds_finished",
-    "claim_awaiting_proponent",
-    "claim_proponent_reply",
-    "claim_decided",
-)
-
-
 def event_json_schema() -> dict[str, Any]:
     # The union is built at run time from the table, which mypy cannot type; pydantic can.
     union: Any = Annotated[Union[tuple(EVENT_TYPES.values())], Field(discriminator="kind")]  # noqa: UP007
     body = TypeAdapter[Any](union).json_schema(mode="validation")
     defs = body.pop("$defs", {})
-    untyped = {
-        "description": "a kind whose data is not described yet (any object)",
-        "type": "object",
-        "required": ["kind", "data"],
-        "properties": {"kind": {"enum": list(UNTYPED_KINDS)}, "data": {"type": "object"}},
-    }
-    typed = {k: v for k, v in body.items() if k != "discriminator"}
     return {
         "$schema": JSON_SCHEMA_DIALECT,
         "title": SCHEMA_ID,
@@ -80,7 +52,7 @@ def event_json_schema() -> dict[str, Any]:
         "type": "object",
         "required": ["schema", "seq", "kind", "data", "prev", "hash"],
         "properties": _ENVELOPE,
-        "anyOf": [typed, untyped],
+        "oneOf": body["oneOf"],  # one per kind: each pins its `kind`
         "$defs": defs,
     }
 
