@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,37 @@ def repo_dir(tmp_path: Path) -> Path:
     path = tmp_path / "repo"
     path.mkdir()
     return path
+
+
+@pytest.fixture(scope="session")
+def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One local Ray instance (2 CPUs, no dashboard) for the whole session, shared by every
+    test that needs Ray (tests/test_executor_ray.py, tests/test_run_ray.py): a second start
+    per module timed out on the loaded 2-core machine and leaked its processes.
+
+    Ray's workers keep the environment of `ray.init`, which runs before any test's own
+    isolation: they get an isolated home and git identity of their own, as `_isolate`
+    gives each test, and the driver's environment is restored afterwards."""
+    ray = pytest.importorskip("ray", reason="Ray is the optional extra contend[ray]")
+    home = tmp_path_factory.mktemp("ray-home")
+    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        patch.setenv("CONTEND_CONFIG_HOME", str(home / ".config" / "contend"))
+        patch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+        patch.setenv("CONTEND_ALLOW_MODEL_REQUESTS", "0")
+        for name in ("CONTEND_STATE_DIR", "XDG_STATE_HOME", "CONTEND_KEY_FILE"):
+            patch.delenv(name, raising=False)
+        for name in ("CONTEND_ANCHOR_DIR", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+            patch.delenv(name, raising=False)
+        for name in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+            patch.setenv(name, "Test Author")
+        for name in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+            patch.setenv(name, "author@example.invalid")
+        patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        patch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()

@@ -23,7 +23,7 @@ from contend.claims.findings import CitedRegion
 from contend.claims.load import LoadedCard, load_card_files
 from contend.claims.prompts import EXTERNAL_TOOL_REQUIREMENT
 from contend.config import load_settings
-from fakes.cli_env import agent_bin
+from fakes.cli_env import agent_bin, isolate_client_env
 from fakes.model_server import ANTHROPIC, RESPONSES, FakeModelServer, Text, ToolUse, Turn
 
 pytestmark = pytest.mark.slow
@@ -60,18 +60,7 @@ def test_claude_and_codex_as_axis_agents(
 ) -> None:
     claude_bin, codex_bin = agent_bin("claude"), agent_bin("codex")
     anthropic, openai = servers
-    for name in (
-        "ANTHROPIC_AUTH_TOKEN",
-        "CLAUDE_CONFIG_DIR",
-        "ANTHROPIC_MODEL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "CODEX_API_KEY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    isolate_client_env(monkeypatch, tmp_path)
     # Round 1: claude (internal-logic) attacks, codex (external-fact) finds nothing.
     # Round 2: the attack is neither answered nor pressed anew; positions conflict → the
     # claim deadlocks (no meta-judge: contend's mechanical report, verdict escalate).
@@ -184,12 +173,7 @@ def test_web_access_reaches_claude_and_codex_and_only_then_lifts_the_echo(
 ) -> None:
     claude_bin, codex_bin = agent_bin("claude"), agent_bin("codex")
     anthropic, openai = servers
-    for name in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CONFIG_DIR", "ANTHROPIC_MODEL",
-                 "OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"):  # fmt: skip
-        monkeypatch.delenv(name, raising=False)
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    isolate_client_env(monkeypatch, tmp_path)
     # Both agents find nothing and cite a community report they say they read: with web
     # access that lifts the echo; without it they could not have read it.
     sourced = {**_turn(None), "community_sources": ["https://github.com/o/r/issues/1"]}

@@ -5,7 +5,6 @@ agents."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +18,7 @@ ray = pytest.importorskip("ray", reason="Ray is the optional extra contend[ray]"
 sys.path.insert(0, str(Path(__file__).parent))
 from experiment_helpers import script_for  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()
+# `local_ray`: the session's one local Ray instance (tests/conftest.py).
 
 
 def stable(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -24,7 +24,7 @@ from contend.config import load_settings
 from contend.ledger.verify import verify
 from contend.protocol.state import fold
 from contend.review.engine import ReviewRequest, review
-from fakes.cli_env import agent_bin
+from fakes.cli_env import agent_bin, isolate_client_env
 from fakes.model_server import ANTHROPIC, RESPONSES, FakeModelServer, Text, ToolUse, Turn
 from review_helpers import APP_CHANGED, git, make_repo
 
@@ -63,18 +63,7 @@ def test_claude_and_codex_critics_through_the_engine(
 ) -> None:
     claude_bin, codex_bin = agent_bin("claude"), agent_bin("codex")
     anthropic, openai = servers
-    for name in (
-        "ANTHROPIC_AUTH_TOKEN",
-        "CLAUDE_CONFIG_DIR",
-        "ANTHROPIC_MODEL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "CODEX_API_KEY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    isolate_client_env(monkeypatch, tmp_path)
     anthropic.script(
         ANTHROPIC,
         Turn([ToolUse("StructuredOutput", _output("empty input", "divides by zero on []"))]),

@@ -78,3 +78,25 @@ def tree_hash(repo: Path, scratch: Path) -> str:
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# The user's own client settings would point the real CLIs at a real model or config dir.
+CLIENT_ENV_LEAKS = (
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CONFIG_DIR",
+    "ANTHROPIC_MODEL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "CODEX_API_KEY",
+)
+
+
+def isolate_client_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Clear the variables that would steer the real claude/codex clients away from the
+    fake servers, and give codex its own empty home; returns that home."""
+    for name in CLIENT_ENV_LEAKS:
+        monkeypatch.delenv(name, raising=False)
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    return codex_home

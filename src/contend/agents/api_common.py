@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from contend.agents.base import AgentReply, AgentRequest, Usage
 from contend.agents.prices import ModelPrice, Provider, builtin_price
-from contend.agents.repo_tools import TOOL_NAMES, RepoTools, ToolResult
+from contend.agents.repo_tools import RepoTools, ToolResult
 from contend.agents.schemas import validate
 from contend.errors import AgentError, AgentTimeout, Failure, ProtocolError, UserError
 from contend.protocol.event_types import HttpCallData, RawExchange, ToolCallData
@@ -404,7 +404,7 @@ class Loop:
                 result = ToolResult(
                     "error: the tool-call budget is used up; answer now", is_error=True
                 )
-            elif call.name not in TOOL_NAMES:
+            elif call.name not in self.tools.names:
                 result = ToolResult(f"error: unknown tool {call.name!r}", is_error=True)
             else:
                 # A worker thread, so a slow grep cannot stall other threads' event loop.

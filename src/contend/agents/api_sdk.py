@@ -122,7 +122,15 @@ class SdkAgent:
         """The vendor SDK module; UserError naming the extra to install when missing."""
         raise NotImplementedError
 
-    async def run(self, request: AgentRequest) -> AgentReply:
+    async def run(
+        self,
+        request: AgentRequest,
+        *,
+        tools: RepoTools | None = None,
+        wire: Callable[[Any, Any, str, int], common.Wire] | None = None,
+    ) -> AgentReply:
+        """`tools` and `wire` replace the read-only repo tools and the adapter's wire (the
+        harness's API implementers add write tools confined to the worktree)."""
         sdk = self.import_sdk()
         try:
             # The SDK's own retries are off: retries belong to the Loop.
@@ -141,12 +149,12 @@ class SdkAgent:
             base_url = str(client.base_url)
             common.check_model_requests_allowed(base_url, backend=self.backend)
             loop = common.Loop(
-                self.wire(sdk, client, self.model, self.limits.max_response_bytes),
+                (wire or self.wire)(sdk, client, self.model, self.limits.max_response_bytes),
                 request,
                 backend=self.backend,
                 model=self.model,
                 base_url=base_url,
-                tools=RepoTools(request.worktree, max_file_bytes=self.max_file_bytes),
+                tools=tools or RepoTools(request.worktree, max_file_bytes=self.max_file_bytes),
                 limits=self.limits,
                 price=self.price,
             )

@@ -118,6 +118,9 @@ class ToolRefusal(Exception):
 class RepoTools:
     """The three read-only tools over one worktree."""
 
+    # The tool names `call` serves (a subclass that adds tools extends it).
+    names: tuple[str, ...] = TOOL_NAMES
+
     def __init__(self, root: Path, *, max_file_bytes: int = 1_000_000) -> None:
         self.root = root.resolve()
         self.max_file_bytes = max_file_bytes

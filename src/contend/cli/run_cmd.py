@@ -92,6 +92,11 @@ def run(ctx: click.Context, /, **opts: Any) -> int:
             f"cost ${r['cost']:.4f}, {r['wall_s']:.1f}s"
         )
         click.echo(f"events: {result.events_path}")
+    for error in result.event_errors:
+        click.echo(
+            f"contend: error: {error}; the slice's record is in {result.events_path.parent}",
+            err=True,
+        )
     return result.outcome.exit_code
 
 
@@ -198,36 +203,14 @@ def note(
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.option("-C", "repo", type=click.Path(path_type=Path), default=".")
 def stats(by: str, fmt: str, repo: Path) -> int:
-    """Seed 001's comparison table of `contend run` slices, per topology."""
-    from contend.harness.metrics import by_topology, indexed, rebuild
+    """Alias of `contend stats --by topology`: seed 001's comparison of the slices."""
+    from contend.harness.metrics import render_topologies, topology_stats
 
-    state_dir = _state_dir(repo)
-    rebuild(state_dir)
-    table = by_topology(indexed(state_dir))
+    table = topology_stats(_state_dir(repo))
     if fmt == "json":
         click.echo(json.dumps(table, indent=2))
-        return 0
-    if not table:
-        click.echo("no slices yet: `contend run --spec SPEC ...` records them")
-        return 0
-
-    def pct(v: float | None) -> str:
-        return "—" if v is None else f"{100 * v:.1f}%"
-
-    def num(v: float | None, unit: str = "") -> str:
-        return "—" if v is None else f"{v:.2f}{unit}"
-
-    click.echo(
-        f"{'topology':<9}{'slices':>7}{'escapes':>9}{'fallbacks':>10}{'weakened':>9}"
-        f"{'1st-pass':>9}{'$/slice':>9}{'review':>9}"
-    )
-    for row in table:
-        click.echo(
-            f"{row['topology']:<9}{row['slices']:>7}{pct(row['defect_escape_rate']):>9}"
-            f"{row['silent_fallbacks_caught']:>10}{row['weakened_assertions_caught']:>9}"
-            f"{pct(row['first_pass_merge_rate']):>9}{num(row['cost_per_slice']):>9}"
-            f"{num(row['human_review_minutes'], 'm'):>9}"
-        )
+    else:
+        click.echo(render_topologies(table), nl=False)
     return 0
 
 

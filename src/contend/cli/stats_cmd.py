@@ -6,7 +6,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -129,9 +129,10 @@ def write_chart(data: dict[str, Any], groups: dict[str, dict[str, Any]], path: P
 @click.option(
     "--by",
     "by",
-    type=click.Choice(BY_CHOICES),
+    type=click.Choice((*BY_CHOICES, "topology")),
     default=None,
-    help="One grouping (default: by topic and by model family).",
+    help="One grouping (default: by topic and by model family); topology: the `contend run` "
+    "slices, seed 001's comparison.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (schema contend.stats/v1).")
 @click.option(
@@ -140,7 +141,13 @@ def write_chart(data: dict[str, Any], groups: dict[str, dict[str, Any]], path: P
     default=None,
     help="Also write a PNG bar chart of the per-critic figures (needs matplotlib).",
 )
-def stats(path: Path, since: str | None, by: By | None, as_json: bool, chart: Path | None) -> int:
+def stats(
+    path: Path,
+    since: str | None,
+    by: By | Literal["topology"] | None,
+    as_json: bool,
+    chart: Path | None,
+) -> int:
     """Whether the critics earn their keep: per topic, model family, critic or branch.
 
     Found rate (fixed or conceded by the author ÷ raised), survival rate (reached a person
@@ -158,6 +165,8 @@ def stats(path: Path, since: str | None, by: By | None, as_json: bool, chart: Pa
     root = repo_root(path)
     settings = load_settings(root)
     state_dir = open_state_dir(root, settings)
+    if by == "topology":
+        return _slice_stats(state_dir, cutoff, as_json, chart)
     refreshed = refresh(state_dir, min_families=settings.min_families)
     rows = stats_rows(state_dir, cutoff)
     data = compute(rows, (by,) if by is not None else ("topic", "family"))
@@ -174,4 +183,19 @@ def stats(path: Path, since: str | None, by: By | None, as_json: bool, chart: Pa
             click.echo(f"chart: {chart}")
     for problem in refreshed.problems:
         click.echo(f"contend: not intact, not counted: {problem}", err=True)
+    return 0
+
+
+def _slice_stats(state_dir: Path, cutoff: str, as_json: bool, chart: Path | None) -> int:
+    """`--by topology`: the `contend run` slices of the same index (contend.harness.metrics)."""
+    from contend.harness.metrics import render_topologies, topology_stats
+
+    if chart is not None:
+        raise UserError("--chart draws the per-critic figures; it does not go with --by topology")
+    table = topology_stats(state_dir, cutoff or None)
+    if as_json:
+        data = {"schema": "contend.slice-stats/v1", "since": cutoff or None, "topologies": table}
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(render_topologies(table), nl=False)
     return 0

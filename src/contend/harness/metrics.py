@@ -4,7 +4,8 @@ table in the state directory's SQLite index (a cache rebuilt from those files).
 A slice's record holds its topology, verdict, reviews and fix rounds, first-pass readiness,
 findings caught by topic and by critic (static and model critics apart, so the static
 critics' share is visible), tokens and cost per role, wall time — and what a person enters
-later: review minutes (`contend run note`).
+later: review minutes (`contend run note`) and defects that escaped (`contend escape SLICE`).
+`contend stats --by topology` prints seed 001's comparison of the indexed slices.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +130,20 @@ def note_slice(
     return record
 
 
+def is_slice(state_dir: Path, slice_id: str) -> bool:
+    return (slice_dir(state_dir, slice_id) / RECORD_FILE).is_file()
+
+
+def record_escape(state_dir: Path, slice_id: str, escape: dict[str, Any]) -> dict[str, Any]:
+    """A defect that got through the slice (`contend escape SLICE`): appended to the
+    record's `escapes` (never replacing one) and counted in the escape rate."""
+    record = load_record(state_dir, slice_id)
+    record["escapes"] = [*record.get("escapes", []), escape]
+    record["defect_escape"] = True
+    record_slice(state_dir, record)
+    return record
+
+
 def rebuild(state_dir: Path) -> int:
     """Re-index every slice record under the state directory; returns how many."""
     folder = state_dir / SLICES_DIR
@@ -144,6 +160,51 @@ def indexed(state_dir: Path) -> list[dict[str, Any]]:
     with _connect(state_dir) as db:
         rows = db.execute("SELECT record FROM slices ORDER BY started, slice_id").fetchall()
     return [json.loads(r[0]) for r in rows]
+
+
+def _started(record: dict[str, Any]) -> datetime:
+    moment = datetime.fromisoformat(str(record["started"]))
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def topology_stats(state_dir: Path, since: str | None = None) -> list[dict[str, Any]]:
+    """Seed 001's table from the index (rebuilt from the records first), of the slices
+    started at or after `since` (an ISO UTC time, as `contend stats --since` gives it)."""
+    rebuild(state_dir)
+    records = indexed(state_dir)
+    if since:
+        cutoff = datetime.fromisoformat(since.replace("Z", "+00:00"))
+        records = [r for r in records if _started(r) >= cutoff]
+    return by_topology(records)
+
+
+def render_topologies(table: Sequence[dict[str, Any]]) -> str:
+    if not table:
+        return "no slices yet: `contend run --spec SPEC ...` records them\n"
+
+    def pct(v: float | None) -> str:
+        return "—" if v is None else f"{100 * v:.1f}%"
+
+    def num(v: float | None, unit: str = "") -> str:
+        return "—" if v is None else f"{v:.2f}{unit}"
+
+    lines = [
+        f"{'topology':<9}{'slices':>7}{'escapes':>9}{'fallbacks':>10}{'weakened':>9}"
+        f"{'1st-pass':>9}{'$/slice':>9}{'review':>9}"
+    ]
+    for row in table:
+        lines.append(
+            f"{row['topology']:<9}{row['slices']:>7}{pct(row['defect_escape_rate']):>9}"
+            f"{row['silent_fallbacks_caught']:>10}{row['weakened_assertions_caught']:>9}"
+            f"{pct(row['first_pass_merge_rate']):>9}{num(row['cost_per_slice']):>9}"
+            f"{num(row['human_review_minutes'], 'm'):>9}"
+        )
+    lines += [
+        "",
+        "escapes: defects found later (`contend escape SLICE`, `contend run note`) ÷ slices a",
+        "person judged; fallbacks/weakened: findings caught; review: mean minutes a person spent",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def by_topology(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ from contend.config import Settings, load_settings
 from contend.errors import AgentError, UserError
 from contend.gitio.git import repo_root
 from contend.harness import core, gitops, prompts
+from contend.harness.api_implementers import API_IMPLEMENTERS, api_implementer
 from contend.harness.config import FocusArea, HarnessConfig, attack_prompt
 from contend.harness.events import (
     SUBTASK_COMPLETED,
@@ -36,7 +37,12 @@ from contend.harness.events import (
     SUBTASK_VERIFIED,
     EventWriter,
 )
-from contend.harness.implementers import CLI_IMPLEMENTERS, cli_implementer
+from contend.harness.implementers import (
+    CLI_IMPLEMENTERS,
+    ClaudeCodeImplementer,
+    cli_implementer,
+    self_reviewer,
+)
 from contend.harness.metrics import RECORD_FILE, record_slice, slice_dir
 from contend.ledger.runs import new_run_id
 from contend.protocol.event_types import GateRanData
@@ -73,6 +79,8 @@ class SliceResult:
     outcome: core.Outcome
     record: dict[str, Any]
     events_path: Path
+    # Event subscribers that failed (each closed after its failure; the slice went on).
+    event_errors: list[str] = field(default_factory=list)
 
 
 def read_spec(path: Path) -> str:
@@ -114,13 +122,18 @@ def cast_for(req: SliceRequest, root: Path, settings: Settings, areas: Sequence[
         from contend.agents import registry
 
         name, _, arg = spec.partition(":")
+        ctx = BackendContext(root, settings, role)
+        if role == "proposer" and name in API_IMPLEMENTERS:
+            return api_implementer(spec, ctx)
         if role == "proposer" and name in CLI_IMPLEMENTERS:
-            return cli_implementer(name, arg or None, BackendContext(root, settings, role))
+            return cli_implementer(name, arg or None, ctx, keep_session=topology == "A")
+        if role == "critic" and topology == "A" and name == "claude":
+            return self_reviewer(arg or None, ctx)
         try:
             parse_spec(spec, role)
         except ValueError as exc:
             raise UserError(str(exc)) from exc
-        return registry.resolve(spec, BackendContext(root, settings, role))
+        return registry.resolve(spec, ctx)
 
     implementer = make(req.implementer, "proposer")
     if not implementer.capabilities.can_fix:
@@ -140,6 +153,11 @@ def cast_for(req: SliceRequest, root: Path, settings: Settings, areas: Sequence[
                 "besides static ones"
             )
         model_specs = [req.implementer]
+        if req.agent_factory is None and req.implementer.split(":", 1)[0] == "codex":
+            notes.append(
+                "codex keeps no session: topology A's self-review is a fresh read-only "
+                "session of the same model (in effect topology B)"
+            )
     elif topology == "B" and not model_specs:
         model_specs = [req.implementer]
     elif topology in ("C", "D") and not model_specs:
@@ -266,6 +284,12 @@ class SliceRunner:
     # --- the loop -----------------------------------------------------------------------
 
     def run(self) -> SliceResult:
+        try:
+            return self._run()
+        finally:
+            self.events.close()
+
+    def _run(self) -> SliceResult:
         started = time.perf_counter()
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self.branch = gitops.create_slice(self.root, self.slice_id, self.base, self.worktree)
@@ -293,6 +317,8 @@ class SliceRunner:
                 elif step.kind == "oracle":
                     self._oracle()
         finally:
+            if isinstance(self.cast.implementer, ClaudeCodeImplementer):
+                self.cast.implementer.discard_sessions()
             gitops.remove_worktree(self.root, self.worktree)
         outcome = self.state.outcome
         if not outcome.ready:
@@ -308,7 +334,14 @@ class SliceRunner:
         )
         record = self._record(started_at, time.perf_counter() - started)
         record_slice(self.state_dir, record)
-        return SliceResult(self.slice_id, self.branch, outcome, record, self.dir / "events.jsonl")
+        return SliceResult(
+            self.slice_id,
+            self.branch,
+            outcome,
+            record,
+            self.dir / "events.jsonl",
+            list(self.events.errors),
+        )
 
     # --- steps --------------------------------------------------------------------------
 
