@@ -235,7 +235,7 @@ class Changed:
                     if (
                         isinstance(stmt, ast.Assign)
                         and isinstance(stmt.value, ast.Call)
-                        and _callee(stmt.value) == "TypeVar"
+                        and pyast.callee_name(stmt.value) == "TypeVar"
                         and len(stmt.value.args) <= 1
                         and not any(k.arg == "bound" for k in stmt.value.keywords)
                     ):
@@ -355,34 +355,14 @@ def type_ignores(change: FileChange, new_tree: ast.Module, context: Changed) -> 
 
 def _raises_blocks(tree: ast.Module) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
-    for node in _statements(tree):
+    for node in pyast.statements(tree):
         if isinstance(node, ast.With | ast.AsyncWith) and any(
-            isinstance(item.context_expr, ast.Call) and _callee(item.context_expr) in _RAISES_BLOCKS
+            isinstance(item.context_expr, ast.Call)
+            and pyast.callee_name(item.context_expr) in _RAISES_BLOCKS
             for item in node.items
         ):
             found.append(pyast.span(node))
     return found
-
-
-def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
-    """Every statement under `tree`; expressions are not visited (a with is a statement)."""
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        for _, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.stmt | ast.excepthandler | ast.match_case):
-                        stack.append(item)
-                        if isinstance(item, ast.stmt):
-                            yield item
-
-
-def _callee(call: ast.Call) -> str:
-    func = call.func
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return func.id if isinstance(func, ast.Name) else ""
 
 
 def _inside(node: ast.AST, where: tuple[int, int]) -> bool:
@@ -434,7 +414,7 @@ def _casts(nodes: Iterable[ast.AST]) -> list[tuple[str, int]]:
         ("cast(Any, ...)", node.lineno)
         for node in nodes
         if isinstance(node, ast.Call)
-        and _callee(node) == "cast"
+        and pyast.callee_name(node) == "cast"
         and node.args
         and _is_any(node.args[0])
     ]
@@ -604,7 +584,7 @@ def _read_key_by_key(fn: pyast.FunctionNode, name: str, absorbers: frozenset[str
     for node in pyast.walk_within(fn):
         if isinstance(node, ast.Name) and node.id == name:
             uses.append(node)
-        elif isinstance(node, ast.Call) and _callee(node) in absorbers:
+        elif isinstance(node, ast.Call) and pyast.callee_name(node) in absorbers:
             allowed.update(id(k.value) for k in node.keywords if k.arg is None)
         elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)) or (
             isinstance(node, ast.Attribute)

@@ -477,13 +477,13 @@ def _unawaited_calls(fn: pyast.FunctionNode) -> list[tuple[ast.Call, str | None]
         elif (
             isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Call)
-            and cl.callee_name(node.value) in _TASK_WRAPPERS
+            and pyast.callee_name(node.value) in _TASK_WRAPPERS
         ):
             wrapper = pyast.unparse(node.value.func)
             discarded.update((id(arg), wrapper) for arg in node.value.args)
         if isinstance(node, ast.Call):
             calls.append(node)
-            if cl.callee_name(node) in _TASK_WRAPPERS:
+            if pyast.callee_name(node) in _TASK_WRAPPERS:
                 skip.update(id(arg) for arg in node.args)
     return [
         (call, discarded.get(id(call)))
@@ -615,7 +615,7 @@ def _unawaited(
 def _is_mutable(node: ast.expr) -> bool:
     if isinstance(node, _MUTABLE_LITERALS):
         return True
-    return isinstance(node, ast.Call) and cl.callee_name(node) in _MUTABLE_CALLS
+    return isinstance(node, ast.Call) and pyast.callee_name(node) in _MUTABLE_CALLS
 
 
 def _mutable_default_sites(

@@ -75,44 +75,22 @@ def lock_objects(tree: ast.Module | None) -> frozenset[str]:
     if tree is None:
         return frozenset()
     found: set[str] = set()
-    for node in _statements(tree):  # assignments are statements: no need to visit expressions
+    for node in pyast.statements(tree):  # assignments are statements: no need to visit expressions
         value: ast.expr | None = None
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign):
             targets, value = [node.target], node.value
-        if isinstance(value, ast.Call) and callee_name(value) in LOCK_TYPES:
+        if isinstance(value, ast.Call) and pyast.callee_name(value) in LOCK_TYPES:
             found.update(pyast.unparse(t) for t in targets)
     return frozenset(found)
-
-
-def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        for _, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.stmt | ast.excepthandler | ast.match_case):
-                        stack.append(item)
-                        if isinstance(item, ast.stmt):
-                            yield item
-
-
-def callee_name(call: ast.Call) -> str:
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return ""
 
 
 def is_lock(expr: ast.expr, locks: frozenset[str]) -> bool:
     """A context expression that is a lock by its name, its constructor or its assignment."""
     if isinstance(expr, ast.Call):
-        name = callee_name(expr)
+        name = pyast.callee_name(expr)
         return name in LOCK_TYPES or is_lock_name(name)
     text = pyast.unparse(expr)
     return text in locks or is_lock_name(text.rsplit(".", 1)[-1])

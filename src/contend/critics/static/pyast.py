@@ -272,6 +272,29 @@ def _statement_children(node: ast.AST) -> Iterator[ast.AST]:
                     yield item
 
 
+def statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement under `tree`, iteratively (no recursion limit); expressions are not
+    visited, so it is cheap where only statements matter (a `with` is a statement)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt | ast.excepthandler | ast.match_case):
+                        stack.append(item)
+                        if isinstance(item, ast.stmt):
+                            yield item
+
+
+def callee_name(call: ast.Call) -> str:
+    """The called name: `f` for `f(...)`, `m` for `obj.m(...)`, "" for anything else."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
 def walk_within(node: ast.AST) -> Iterator[ast.AST]:
     """Like ast.walk, but does not descend into nested functions or classes."""
     stack = list(ast.iter_child_nodes(node))

@@ -234,11 +234,11 @@ def exits_with_error(handler: ast.ExceptHandler) -> bool:
         is_logging(stmt)
         and isinstance(stmt, ast.Expr)
         and isinstance(stmt.value, ast.Call)
-        and call_name(stmt.value) in _ERROR_LOGS
+        and pyast.callee_name(stmt.value) in _ERROR_LOGS
         and (
             handler.name is None
             or uses_name([stmt.value], handler.name)
-            or call_name(stmt.value) in ("exception", "print_exc")
+            or pyast.callee_name(stmt.value) in ("exception", "print_exc")
         )
         for stmt in handler.body
     )
@@ -253,7 +253,7 @@ def exits_with_error(handler: ast.ExceptHandler) -> bool:
         if (
             isinstance(stmt, ast.Expr)
             and isinstance(stmt.value, ast.Call)
-            and call_name(stmt.value) == "exit"
+            and pyast.callee_name(stmt.value) == "exit"
         ):
             return True
     return False
@@ -376,20 +376,11 @@ def is_import_probe(try_node: Try, handler: ast.ExceptHandler) -> bool:
     return has_import
 
 
-def call_name(call: ast.Call) -> str:
-    func = call.func
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return ""
-
-
 def writes(body: Sequence[ast.stmt]) -> bool:
     for stmt in body:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
-                name = call_name(node)
+                name = pyast.callee_name(node)
                 if name in WRITE_VERBS or name.startswith(WRITE_PREFIXES):
                     return True
     return False
