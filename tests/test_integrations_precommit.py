@@ -24,7 +24,7 @@ CLEAN = BEFORE + "\n\ndef g(x):\n    return f(x) + 1\n"
 def pre_commit() -> str:
     found = shutil.which("pre-commit", path=str(Path(sys.executable).parent))
     if found is None:
-        pytest.skip("pre-commit is not installed (dev extra)")
+        pytest.skip("issue 15: pre-commit is not installed (dev extra)")
     return found
 
 

@@ -444,7 +444,8 @@ def test_a_real_commit_runs_and_its_labels_are_all_accounted_for(tmp_path: Path)
     data = Path(os.environ.get("REALCOMMITS_DATA", RC / "data"))
     if not (data / "python" / f"{REAL_COMMIT[0]}.bundle").exists():
         pytest.skip(
-            f"real-commit bundles not built here ({data}); see docs/real-commit-benchmark.md"
+            f"issue 8: real-commit bundles not built here ({data}): fetched code is never "
+            "committed; build them with bench/realcommits/build.py (docs/real-commit-benchmark.md)"
         )
     out = tmp_path / "run.json"
     proc = subprocess.run(

@@ -344,8 +344,8 @@ def _unshare_works() -> bool:
 
 needs_unshare = pytest.mark.skipif(
     not _unshare_works(),
-    reason="needs `unshare -Urm` (user and mount namespaces) to make a read-only bind mount; "
-    "chmod cannot make anything read-only for root",
+    reason="issue 10: needs `unshare -Urm` (user and mount namespaces) to make a read-only "
+    "bind mount; chmod cannot make anything read-only for root",
 )
 
 

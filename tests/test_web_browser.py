@@ -47,7 +47,9 @@ def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).is_file():
         if os.environ.get("BROWSER_TESTS_REQUIRED") == "1":
             pytest.fail(f"no browser at {CHROMIUM} and BROWSER_TESTS_REQUIRED=1")
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium, as .ci/run does)")
+        pytest.skip(
+            f"issue 16: no chromium at {CHROMIUM} (apt-get install chromium, as .ci/run does)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
