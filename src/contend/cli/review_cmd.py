@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from contend.cli.progress import Progress
-from contend.config import load_settings
-from contend.gitio.git import repo_root
 
 
 def _wait_seconds(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
@@ -144,36 +141,29 @@ def review(
     \b
     Exit codes: 0 pass or conditional_pass, 1 fail, 2 usage error, 3 escalate.
     """
+    from contend.integrations.runner import ReviewArgs, load_review_settings
     from contend.review.engine import ReviewRequest
     from contend.review.engine import review as run_review
-    from contend.review.target import resolve_target
 
-    root = repo_root(path)
-    flags = {
-        "critics": list(critics) or None,
-        "proposer": proposer,
-        "oracle": oracle,
-        "gates": list(gates) or None,
-        "max_rounds": max_rounds,
-        "parallelism": parallelism,
-        "min_families": min_families,
-        # `github` is rendered here from report.json, not a configurable format.
-        "format": None if fmt == "github" else fmt,
-        "base": base,
-    }
-
-    def base_of(configured: str | None, exclude: Sequence[str]) -> str | None:
-        # The project config is read at the base of the review asked for (DESIGN §9).
-        return resolve_target(
-            path,
-            base=None if commit_range is not None else configured,
+    # Settings are resolved by the one function the API, MCP server and hook use too.
+    settings = load_review_settings(
+        ReviewArgs(
+            path=path,
+            base=base,
             head=head,
             staged=staged,
             commit_range=commit_range,
-            exclude=exclude,
-        ).base
-
-    settings = load_settings(root, flags=flags, base_of=base_of)
+            critics=critics,
+            proposer=proposer,
+            oracle=oracle,
+            gates=gates,
+            max_rounds=max_rounds,
+            parallelism=parallelism,
+            min_families=min_families,
+            # `github` is rendered here from report.json, not a configurable format.
+            format=None if fmt == "github" else fmt,
+        )
+    )
     request = ReviewRequest(
         path=path,
         base=None if commit_range is not None else settings.base,

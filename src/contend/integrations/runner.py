@@ -41,6 +41,7 @@ class ReviewArgs:
     parallelism: int | None = None
     min_families: int | None = None
     trivial_diff_lines: int | None = None
+    format: str | None = None  # the report format printed; None: as configured
     new: bool = False
     resume: bool = False
     out: Path | None = None
@@ -60,6 +61,7 @@ def flags_of(args: ReviewArgs) -> dict[str, object]:
         "parallelism": args.parallelism,
         "min_families": args.min_families,
         "trivial_diff_lines": args.trivial_diff_lines,
+        "format": args.format,
         "base": args.base,
     }
 
