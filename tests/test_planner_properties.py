@@ -289,10 +289,14 @@ def check_end(
         assert all(a.resolved or a.status in STANDING for a in mine), [
             (a.id, a.status) for a in mine
         ]
-    # Deadlock is the round cap's, and only of a defence pressed to it.
+    # Deadlock is the round cap's, and only of a defence the critic never accepted
+    # (machine.RULES: DEFENDED or RE_ATTACKED, defended at least once). The critic need not
+    # have re-attacked: hypothesis found max_rounds=1, a defence, then a malformed critic
+    # turn — the defence stands unjudged at the cap, which is a deadlock, not a resolution.
     for a in mine:
         if a.status is Status.DEADLOCKED:
-            assert reason == "round_cap" and a.defended_count > 0 and a.re_attacked
+            assert reason == "round_cap" and a.defended_count > 0
+            assert not any(t["action"] in ("accept", "withdraw") for t in a.history), a.history
     # Rounds are numbered on, closed in order, and kept to the cap: round 1 raises, each
     # of the `max_rounds` after it follows one turn of the author. A later session past
     # the cap reviews once more (the author may have changed the code), no more.
