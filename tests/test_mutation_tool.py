@@ -338,3 +338,19 @@ def test_the_fast_path_judges_every_mutant_as_the_slow_path_does(tmp_path: Path)
     assert status["_limit::constant::18 => 19"] == "killed"
     assert status["scale::default::2 => 3"] == "killed"  # fast path: __defaults__ patched
     assert status["is_adult::compare::age >= LIMIT => age > LIMIT"] == "killed"
+
+
+def test_the_score_is_summed_per_package_from_the_files() -> None:
+    """The targets are set per package (protocol/ ≥ 95%, report/ ≥ 90%): the package line
+    adds up its own files and nothing of another package."""
+    per_file = {
+        "src/p/a.py": {"mutants": 10, "killed": 8, "equivalent": 1, "survived": 1},
+        "src/p/b.py": {"mutants": 5, "killed": 5},
+        "src/q/c.py": {"mutants": 4, "killed": 1, "survived": 3},
+    }
+    packages = run._by_package(per_file)
+    assert {p: dict(c) for p, c in packages.items()} == {
+        "src/p": {"mutants": 15, "killed": 13, "equivalent": 1, "survived": 1},
+        "src/q": {"mutants": 4, "killed": 1, "survived": 3},
+    }
+    assert run._line("src/p/", packages["src/p"]).split()[-1] == "92.9%"  # 13 / 14

@@ -4,8 +4,10 @@
 
 A TARGET is a file or a directory (relative to the project root), optionally narrowed to
 one function or class with `FILE::Scope` (e.g. `src/contend/review/engine.py::Engine._body`).
-Without targets it runs the default set (DEFAULT_TARGETS: protocol/, ledger/, report/ and
-the verdict-bearing parts of review/).
+Without targets it runs the default set (DEFAULT_TARGETS: protocol/, ledger/, report/, the
+verdict-bearing parts of review/ and the planners claims/rounds.py and harness/core.py —
+protocol/plan.py and protocol/turns.py are in protocol/); the score is printed per file,
+per package (directory) and in total.
 
 Steps: (1) one pytest session under coverage.py maps every line to the tests that ran it
 (linemap.py; cached in bench/out/mutation/, only changed test files re-run when only tests
@@ -63,6 +65,9 @@ DEFAULT_TARGETS = (
     # where the verdict is decided and what decides it is passed in
     "src/contend/review/engine.py::Engine._body",
     "src/contend/review/respond.py::answer",
+    # the planners (issue 18): what the claim rounds and the harness do next
+    "src/contend/claims/rounds.py",
+    "src/contend/harness/core.py",
 )
 
 
@@ -672,6 +677,11 @@ def _print_report(
             totals[k] += v
         print(_line(file, c))
     print("-" * len(header))
+    packages = _by_package(per_file)
+    if len(packages) > 1:
+        for package in sorted(packages):
+            print(_line(package + "/", packages[package]))
+        print("-" * len(header))
     print(_line("total", totals))
 
     if not_run:
@@ -712,6 +722,7 @@ def _print_report(
     out.mkdir(parents=True, exist_ok=True)
     results = {
         "files": {f: dict(c) for f, c in per_file.items()},
+        "packages": {p: dict(c) for p, c in _by_package(per_file).items()},
         "seconds": round(total_s, 1),
         "mutants": [
             {
@@ -730,6 +741,15 @@ def _print_report(
     }
     (out / "results.json").write_text(json.dumps(results, indent=1))
     return 1 if problems else 0
+
+
+def _by_package(per_file: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """The counts summed per directory (the package): the targets are set per package."""
+    packages: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for file, counts in per_file.items():
+        for k, v in counts.items():
+            packages[file.rsplit("/", 1)[0]][k] += v
+    return packages
 
 
 def _line(name: str, c: dict[str, int]) -> str:

@@ -1,0 +1,103 @@
+"""Ledger verification and reopening, second pass of the mutation run (issue 18): what a
+failed verification keeps of the good prefix, which file it names, and what `Ledger.open`
+leaves on disk — checked on the result and the bytes, not on the lines that compute them."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import orjson
+import pytest
+
+from contend.errors import LedgerCorrupt
+from contend.ledger.anchor import Anchors
+from contend.ledger.store import HEAD_FILE, Ledger, canonical
+from contend.ledger.verify import verify
+
+RUN = "run-1"
+
+
+def write(path: Path, n: int = 3, *, anchors: Anchors | None = None) -> list[bytes]:
+    with Ledger(path, RUN, key=None, anchors=anchors) as ledger:
+        for i in range(n):
+            ledger.append("agent_call", {"i": i})
+        ledger.checkpoint()
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def head_record(seq: int, hash_: str) -> bytes:
+    return canonical({"seq": seq, "hash": hash_, "alg": "sha256", "run": RUN}) + b"\n"
+
+
+def test_a_failed_verification_keeps_exactly_the_entries_before_the_bad_line(
+    tmp_path: Path,
+) -> None:
+    """The head names entry 3 with a hash that is not entry 3's: line 3 is bad, and what
+    the result keeps is lines 1–2 — their count, their bytes and the last one's hash (the
+    point a reader of the result would resume from), not the whole file."""
+    path = tmp_path / "ledger.jsonl"
+    lines = write(path, 4)
+    (tmp_path / HEAD_FILE).write_bytes(head_record(2, "f" * 64))
+    result = verify(path, key=None, anchors=None, keep_entries=True)
+    assert not result.ok and result.first_bad_line == 3
+    assert result.count == 2
+    assert result.good_bytes == len(lines[0]) + len(lines[1])
+    assert result.last_hash == orjson.loads(lines[1])["hash"]
+    assert [e["seq"] for e in result.entries] == [0, 1]
+
+
+@pytest.mark.parametrize("content", [b"", b"myhost", b"myhost\n"])
+def test_a_file_that_is_not_a_ledger_has_no_entry_and_fails_at_line_1(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "hostname"
+    path.write_bytes(content)
+    result = verify(path, key=None, anchors=None)
+    assert (result.ok, result.not_a_ledger) == (False, True)
+    assert (result.count, result.first_bad_line, result.good_bytes) == (0, 1, 0)
+
+
+def test_an_anchor_mismatch_names_the_anchor_file(tmp_path: Path) -> None:
+    """A history re-written from its first line under the same run id: refused at line 1,
+    and the message names the anchor file it was compared with (where to look)."""
+    anchors = Anchors(tmp_path / "anchors")
+    path = tmp_path / "run" / "ledger.jsonl"
+    write(path, anchors=anchors)
+    genuine_anchor = anchors.path(RUN).read_bytes()
+    path.unlink()
+    (path.parent / HEAD_FILE).unlink()
+    anchors.path(RUN).unlink()
+    write(path)  # another history, written without an anchor
+    anchors.path(RUN).write_bytes(genuine_anchor)
+    result = verify(path, key=None, anchors=anchors)
+    assert not result.ok and result.first_bad_line == 1
+    assert result.message == (
+        f"{path}: line 1: is not the first entry anchored for run {RUN} "
+        f"({anchors.path(RUN)}): the history was rewritten from its start"
+    )
+
+
+def test_a_replaced_last_entry_with_a_matching_forged_head_is_caught_by_the_anchor(
+    tmp_path: Path,
+) -> None:
+    """The last entry edited and re-hashed (anyone can recompute sha256) and `ledger.head`
+    rewritten to match: only the anchor, outside the run directory, still knows the
+    acknowledged hash of entry 3."""
+    anchors = Anchors(tmp_path / "anchors")
+    path = tmp_path / "run" / "ledger.jsonl"
+    lines = write(path, anchors=anchors)
+    last = orjson.loads(lines[2])
+    body = {k: v for k, v in last.items() if k != "hash"}
+    body["data"] = {"i": 99}
+    raw = canonical(body)
+    forged_hash = hashlib.sha256(raw).hexdigest()
+    path.write_bytes(lines[0] + lines[1] + raw[:-1] + b',"hash":"' + forged_hash.encode() + b'"}\n')
+    (path.parent / HEAD_FILE).write_bytes(head_record(2, forged_hash))
+    assert verify(path, key=None, anchors=None).ok  # the head alone is fooled
+    result = verify(path, key=None, anchors=anchors)
+    assert not result.ok and result.first_bad_line == 3
+    assert result.message == (
+        f"{path}: line 3: does not match the anchor {anchors.path(RUN)} (the acknowledged "
+        "entry was replaced)"
+    )
