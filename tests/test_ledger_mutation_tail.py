@@ -101,3 +101,110 @@ def test_a_replaced_last_entry_with_a_matching_forged_head_is_caught_by_the_anch
         f"{path}: line 3: does not match the anchor {anchors.path(RUN)} (the acknowledged "
         "entry was replaced)"
     )
+
+
+def chained_line(body: dict[str, object]) -> bytes:
+    """`body` as an unkeyed ledger line, its sha256 recomputed: what anyone can forge."""
+    raw = canonical(body)
+    return raw[:-1] + b',"hash":"' + hashlib.sha256(raw).hexdigest().encode() + b'"}\n'
+
+
+def next_body(lines: list[bytes], **changes: object) -> dict[str, object]:
+    last = orjson.loads(lines[-1])
+    body = {k: v for k, v in last.items() if k != "hash"}
+    body.update({"seq": last["seq"] + 1, "prev": last["hash"], **changes})
+    return body
+
+
+def test_a_respaced_unkeyed_line_whose_hash_covers_its_canonical_form_is_refused(
+    tmp_path: Path,
+) -> None:
+    """sha256 over the canonical bytes still matches, but the bytes on disk are not them:
+    whatever the fold reads must be exactly what was hashed."""
+    path = tmp_path / "ledger.jsonl"
+    lines = write(path)
+    lines[1] = lines[1].replace(b'"kind":"agent_call"', b'"kind": "agent_call"', 1)
+    path.write_bytes(b"".join(lines))
+    result = verify(path, key=None, anchors=None)
+    assert not result.ok and result.first_bad_line == 2
+    assert result.message == (
+        f"{path}: line 2: bytes outside the canonical form (whitespace, escapes, member "
+        "order, or members after the hash): the line is not the canonical serialisation of "
+        "what it parses to"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (b"[1, 2]\n", "is not a JSON object"),
+        (b'{"alg":"sha256","seq":1}\n', "is not a ledger entry (no hash)"),
+    ],
+)
+def test_a_later_line_that_is_no_entry_is_named_not_a_crash(
+    tmp_path: Path, line: bytes, problem: str
+) -> None:
+    path = tmp_path / "ledger.jsonl"
+    lines = write(path, 1)
+    (tmp_path / HEAD_FILE).unlink()
+    path.write_bytes(lines[0] + line)
+    result = verify(path, key=None, anchors=None)
+    assert not result.ok and not result.not_a_ledger
+    assert result.message == f"{path}: line 2: {problem}"
+
+
+def test_an_entry_under_an_unknown_algorithm_is_refused_even_chained(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.jsonl"
+    lines = write(path, 2)
+    (tmp_path / HEAD_FILE).unlink()
+    path.write_bytes(b"".join(lines) + chained_line(next_body(lines, alg="md5")))
+    result = verify(path, key=None, anchors=None)
+    assert not result.ok and result.first_bad_line == 3
+    assert result.message == f"{path}: line 3: names an unknown hash algorithm 'md5'"
+
+
+def test_an_unkeyed_entry_after_keyed_ones_is_named_a_downgrade(tmp_path: Path) -> None:
+    from contend.ledger.keys import LedgerKey
+
+    key = LedgerKey(tmp_path / "k.key", b"k" * 32)
+    path = tmp_path / "ledger.jsonl"
+    with Ledger(path, RUN, key=key, anchors=None) as ledger:
+        ledger.append("agent_call", {"i": 0})
+        ledger.append("agent_call", {"i": 1})
+    (tmp_path / HEAD_FILE).unlink()
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines) + chained_line(next_body(lines, alg="sha256")))
+    for reader in (key, None):  # with the key, and without it (MACs unchecked)
+        result = verify(path, key=reader, anchors=None)
+        assert not result.ok and result.first_bad_line == 3
+        assert result.message == (
+            f"{path}: line 3: an unkeyed entry after keyed ones (a downgrade: entries "
+            "written without the key)"
+        )
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"seq": 7}, "seq 7 where 2 was expected (a line was removed, inserted or moved)"),
+        ({"seq": 2.0}, "seq 2.0 where 2 was expected (a line was removed, inserted or moved)"),
+        ({"schema": "contend.event/v9"}, "names an unknown schema 'contend.event/v9'"),
+        (
+            {"prev": "e" * 64},
+            "prev does not match the previous entry's hash (a line was removed, inserted, "
+            "moved or rewritten)",
+        ),
+        ({"run": "run-2"}, "belongs to run 'run-2', not 'run-1' (spliced in)"),
+    ],
+)
+def test_a_chained_line_that_breaks_the_envelope_is_named(
+    tmp_path: Path, changes: dict[str, object], problem: str
+) -> None:
+    """Each line's hash is right (recomputed), so only the envelope checks can refuse it."""
+    path = tmp_path / "ledger.jsonl"
+    lines = write(path, 2)
+    (tmp_path / HEAD_FILE).unlink()
+    path.write_bytes(b"".join(lines) + chained_line(next_body(lines, **changes)))
+    result = verify(path, key=None, anchors=None)
+    assert not result.ok and result.first_bad_line == 3 and result.count == 2
+    assert result.message == f"{path}: line 3: {problem}"
