@@ -5,6 +5,7 @@ leaves on disk — checked on the result and the bytes, not on the lines that co
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import orjson
@@ -208,3 +209,11 @@ def test_a_chained_line_that_breaks_the_envelope_is_named(
     result = verify(path, key=None, anchors=None)
     assert not result.ok and result.first_bad_line == 3 and result.count == 2
     assert result.message == f"{path}: line 3: {problem}"
+
+
+def test_an_entry_is_stamped_in_utc_with_a_z_and_microseconds(tmp_path: Path) -> None:
+    """`ts` is RFC 3339 UTC with a `Z`, to the microsecond: the index stores it as the
+    run's start and orders runs by it, so every writer must spell it the same way."""
+    with Ledger(tmp_path / "ledger.jsonl", RUN, key=None, anchors=None) as ledger:
+        entry = ledger.append("agent_call", {"i": 0})
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", entry["ts"]), entry["ts"]
