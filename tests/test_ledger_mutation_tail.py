@@ -13,7 +13,7 @@ import pytest
 
 from contend.errors import LedgerCorrupt
 from contend.ledger.anchor import Anchors
-from contend.ledger.store import HEAD_FILE, Ledger, canonical
+from contend.ledger.store import HEAD_FILE, Ledger, canonical, read_head
 from contend.ledger.verify import verify
 
 RUN = "run-1"
@@ -217,3 +217,28 @@ def test_an_entry_is_stamped_in_utc_with_a_z_and_microseconds(tmp_path: Path) ->
     with Ledger(tmp_path / "ledger.jsonl", RUN, key=None, anchors=None) as ledger:
         entry = ledger.append("agent_call", {"i": 0})
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", entry["ts"]), entry["ts"]
+
+
+def test_the_head_of_a_keyed_ledger_names_its_algorithm(tmp_path: Path) -> None:
+    from contend.ledger.keys import LedgerKey
+
+    key = LedgerKey(tmp_path / "k.key", b"k" * 32)
+    path = tmp_path / "ledger.jsonl"
+    with Ledger(path, RUN, key=key, anchors=None) as ledger:
+        ledger.append("agent_call", {"i": 0})
+    head = read_head(path)
+    assert head is not None
+    assert (head.seq, head.alg, head.run, head.kid) == (0, "hmac-sha256", RUN, key.kid)
+
+
+@pytest.mark.parametrize("seq", [-1, "2", True])
+def test_a_head_with_a_seq_that_is_no_position_is_unreadable(tmp_path: Path, seq: object) -> None:
+    path = tmp_path / "ledger.jsonl"
+    write(path)
+    (tmp_path / HEAD_FILE).write_bytes(
+        canonical({"seq": seq, "hash": "a" * 64, "alg": "sha256"}) + b"\n"
+    )
+    with pytest.raises(LedgerCorrupt, match=r"ledger\.head is unreadable \(ValueError: seq "):
+        read_head(path)
+    result = verify(path, key=None, anchors=None)
+    assert not result.ok and "is unreadable" in result.message

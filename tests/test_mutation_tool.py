@@ -354,3 +354,31 @@ def test_the_score_is_summed_per_package_from_the_files() -> None:
         "src/q": {"mutants": 4, "killed": 1, "survived": 3},
     }
     assert run._line("src/p/", packages["src/p"]).split()[-1] == "92.9%"  # 13 / 14
+
+
+def test_a_rerun_judges_only_what_survived_and_keeps_the_earlier_kills(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj")
+    assert run_tool(root).returncode == 0
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text((root / "out" / "results.json").read_text())
+    before = {m["key"]: m["status"] for m in json.loads(earlier.read_text())["mutants"]}
+    target = "src/tiny/calc.py::is_adult::compare::age >= 18 => age > 18"
+    assert before[target] == "survived"
+    # A test written against the survivor; the code under test unchanged.
+    with (root / "tests" / "test_calc.py").open("a") as fh:
+        fh.write("\n\ndef test_eighteen_is_adult():\n    assert is_adult(18)\n")
+    done = run_tool(root, "--rerun", str(earlier))
+    assert done.returncode == 0, done.stdout + done.stderr
+    kept = sum(status == "killed" for status in before.values())
+    assert f"--rerun: {kept} mutants killed in {earlier} counted as killed" in done.stdout
+    after = {
+        m["key"]: m["status"]
+        for m in json.loads((root / "out" / "results.json").read_text())["mutants"]
+    }
+    assert after[target] == "killed"
+    assert all(after[k] == "killed" for k, v in before.items() if v == "killed")
+    # A kill stands only for the code it was judged on.
+    calc = root / "src" / "tiny" / "calc.py"
+    calc.write_text(CALC.replace("return value\n", "return value  # changed\n"))
+    changed = run_tool(root, "--rerun", str(earlier))
+    assert changed.returncode == 2 and "changed since" in changed.stderr

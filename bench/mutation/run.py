@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import re
 import signal
@@ -241,6 +242,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="skip the slow-path mutants (module and class level): reported as not judged",
     )
     parser.add_argument(
+        "--rerun",
+        type=Path,
+        metavar="RESULTS",
+        help="re-judge only the mutants not killed in RESULTS (an earlier results.json of "
+        "the same source files); its kills are counted as they were, not run again",
+    )
+    parser.add_argument(
         "--slow-only",
         action="store_true",
         help="judge every mutant on the slow path (re-import per mutant), to check the fast one",
@@ -288,6 +296,7 @@ def _run(args: argparse.Namespace) -> int:
         changed = {path: changed_lines(root, args.since, path) for path in sources}
         mutants = [m for m in mutants if touches(m, sources[Path(m.path)], changed[Path(m.path)])]
         print(f"--since {args.since}: {len(mutants)} mutants on changed lines", flush=True)
+    earlier = _earlier_kills(args.rerun, sources) if args.rerun else {}
     if args.list:
         for m in mutants:
             mark = "  [equivalent]" if m.key in equivalents else ""
@@ -335,11 +344,19 @@ def _run(args: argparse.Namespace) -> int:
         flush=True,
     )
     for row in rows:
-        if not row.tests:
+        if row.mutant.key in earlier:
+            row.status, row.killer = earlier[row.mutant.key]
+        elif not row.tests:
             row.status = execute.NO_TESTS
         elif row.equivalent is not None and not args.check_equivalents:
             row.status = "equivalent"
     runnable = [r for r in rows if not r.status]
+    if earlier:
+        print(
+            f"--rerun: {sum(r.mutant.key in earlier for r in rows)} mutants killed in "
+            f"{args.rerun} counted as killed; {len(runnable)} to judge",
+            flush=True,
+        )
     args.interrupted = False
     slow_reasons = _plan_patches(runnable, sources, root, source_root, covmap, args.slow_only)
     fast = [r for r in runnable if r.patch is not None]
@@ -408,7 +425,30 @@ def _run(args: argparse.Namespace) -> int:
             args.interrupted = True
 
     total_s = time.monotonic() - started
+    args.sources = {path.as_posix(): _digest(text) for path, text in sources.items()}
     return _print_report(rows, equivalents, targets, total_s, times, out, args)
+
+
+def _earlier_kills(results: Path, sources: dict[Path, str]) -> dict[str, tuple[str, str]]:
+    """key → (status, killer) of the mutants an earlier run killed, if it ran on the same
+    source: a kill stands while the mutated file is unchanged (new tests can only add kills)."""
+    try:
+        data = json.loads(results.read_text())
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--rerun {results}: {exc}") from None
+    then = data.get("sources", {})
+    for path, text in sources.items():
+        if then.get(path.as_posix()) not in (None, _digest(text)):
+            raise UsageError(f"--rerun: {path} changed since {results}; run it whole")
+    return {
+        m["key"]: (m["status"], m["killer"])
+        for m in data.get("mutants", [])
+        if m["status"] in execute.KILLED_STATES and m["key"].split("::", 1)[0] in then
+    }
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _fast_phase(
@@ -723,6 +763,7 @@ def _print_report(
     results = {
         "files": {f: dict(c) for f, c in per_file.items()},
         "packages": {p: dict(c) for p, c in _by_package(per_file).items()},
+        "sources": args.sources,
         "seconds": round(total_s, 1),
         "mutants": [
             {
