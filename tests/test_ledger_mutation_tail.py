@@ -5,6 +5,8 @@ leaves on disk — checked on the result and the bytes, not on the lines that co
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import re
 from pathlib import Path
 
@@ -242,3 +244,28 @@ def test_a_head_with_a_seq_that_is_no_position_is_unreadable(tmp_path: Path, seq
         read_head(path)
     result = verify(path, key=None, anchors=None)
     assert not result.ok and "is unreadable" in result.message
+
+
+def test_opening_a_new_or_an_intact_ledger_discards_nothing(tmp_path: Path) -> None:
+    """`discarded_torn_bytes` is what the engine reports as cut away: zero unless a torn
+    line was truncated — for a ledger that does not exist yet, and for an intact one."""
+    path = tmp_path / "ledger.jsonl"
+    with Ledger.open(path, RUN, key=None, anchors=None) as fresh:
+        assert fresh.discarded_torn_bytes == 0
+        fresh.append("agent_call", {"i": 0})
+    size = path.stat().st_size
+    with Ledger.open(path, RUN, key=None, anchors=None) as again:
+        assert again.discarded_torn_bytes == 0
+        assert again.next_seq == 1
+    assert path.stat().st_size == size
+
+
+def test_the_ledger_file_is_created_readable_by_all_writable_by_its_owner(tmp_path: Path) -> None:
+    """Mode 0644 under the usual umask 022: a ledger is evidence others may read and
+    verify, but only its writer appends to it."""
+    old = os.umask(0o022)
+    try:
+        write(tmp_path / "ledger.jsonl", 1)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "ledger.jsonl").stat().st_mode) == 0o644
