@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 import re
+import stat
 from pathlib import Path
 
 import orjson
@@ -269,3 +269,72 @@ def test_the_ledger_file_is_created_readable_by_all_writable_by_its_owner(tmp_pa
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "ledger.jsonl").stat().st_mode) == 0o644
+
+
+def test_append_returns_the_entry_as_written_with_its_hash(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.jsonl"
+    with Ledger(path, RUN, key=None, anchors=None) as ledger:
+        entry = ledger.append("agent_call", {"i": 0})
+    assert entry == orjson.loads(path.read_bytes())
+    assert entry["hash"] == ledger.head
+
+
+def test_a_failed_write_acknowledges_nothing_and_the_chain_goes_on_from_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk: append raises the OSError itself, and the next append continues the
+    chain from the last acknowledged entry (no gap in seq, prev the last hash on disk)."""
+    import contend.ledger.store as store
+
+    path = tmp_path / "ledger.jsonl"
+    with Ledger(path, RUN, key=None, anchors=None) as ledger:
+        first = ledger.append("agent_call", {"i": 0})
+        real = store._write_all
+
+        def full(fd: int, payload: bytes) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(store, "_write_all", full)
+        with pytest.raises(OSError, match="No space left"):
+            ledger.append_many([("agent_call", {"i": 1}), ("agent_call", {"i": 2})])
+        assert (ledger.next_seq, ledger.head) == (1, first["hash"])
+        monkeypatch.setattr(store, "_write_all", real)
+        ledger.append("agent_call", {"i": 3})
+    result = verify(path, key=None, anchors=None, keep_entries=True)
+    assert result.ok and [e["data"]["i"] for e in result.entries] == [0, 3]
+
+
+def test_a_failed_first_write_leaves_no_trace_in_the_anchor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The anchor's genesis is the first acknowledged entry, not one that failed to write."""
+    import contend.ledger.store as store
+
+    anchors = Anchors(tmp_path / "anchors")
+    path = tmp_path / "run" / "ledger.jsonl"
+    with Ledger(path, RUN, key=None, anchors=anchors) as ledger:
+        real = store._write_all
+
+        def full(fd: int, payload: bytes) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(store, "_write_all", full)
+        with pytest.raises(OSError):
+            ledger.append("agent_call", {"i": 0})
+        monkeypatch.setattr(store, "_write_all", real)
+        ledger.append("agent_call", {"i": 1})
+        ledger.checkpoint()
+    result = verify(path, key=None, anchors=anchors)
+    assert result.ok and result.count == 1, result.message
+
+
+def test_an_empty_batch_writes_nothing_not_even_a_head(tmp_path: Path) -> None:
+    """Nothing acknowledged, nothing recorded: a head for "entry 0 of none" would make
+    the run unreadable (a head with seq -1)."""
+    path = tmp_path / "ledger.jsonl"
+    with Ledger(path, RUN, key=None, anchors=None) as ledger:
+        assert ledger.append_many([]) == []
+    assert path.read_bytes() == b""
+    assert not (tmp_path / HEAD_FILE).exists()
+    with Ledger.open(path, RUN, key=None, anchors=None) as again:
+        assert again.next_seq == 0
