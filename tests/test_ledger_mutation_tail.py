@@ -338,3 +338,19 @@ def test_an_empty_batch_writes_nothing_not_even_a_head(tmp_path: Path) -> None:
     assert not (tmp_path / HEAD_FILE).exists()
     with Ledger.open(path, RUN, key=None, anchors=None) as again:
         assert again.next_seq == 0
+
+
+def test_a_checkpoint_before_any_entry_records_no_head(tmp_path: Path) -> None:
+    """A session that ends before its first event (a crash, an empty review) leaves a
+    ledger a later session may start afresh: no head naming an entry that never was."""
+    anchors = Anchors(tmp_path / "anchors")
+    path = tmp_path / "run" / "ledger.jsonl"
+    with Ledger(path, RUN, key=None, anchors=anchors) as ledger:
+        ledger.checkpoint()
+    assert not (path.parent / HEAD_FILE).exists()
+    assert anchors.read(RUN) is None
+    with Ledger.open(path, RUN, key=None, anchors=anchors) as again:
+        again.append("agent_call", {"i": 0})
+        again.checkpoint()
+    result = verify(path, key=None, anchors=anchors)
+    assert result.ok and result.count == 1, result.message
