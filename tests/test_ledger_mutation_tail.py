@@ -354,3 +354,18 @@ def test_a_checkpoint_before_any_entry_records_no_head(tmp_path: Path) -> None:
         again.checkpoint()
     result = verify(path, key=None, anchors=anchors)
     assert result.ok and result.count == 1, result.message
+
+
+def test_closing_a_ledger_releases_its_descriptors_and_may_be_repeated(tmp_path: Path) -> None:
+    """A long-lived process (the MCP server, the web UI) opens a ledger per run: close must
+    give back every descriptor, and a second close (``with`` after an explicit close) is
+    harmless."""
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        pytest.skip("issue 18: counting open descriptors needs /proc (Linux)")
+    before = len(list(fds.iterdir()))
+    ledger = Ledger(tmp_path / "ledger.jsonl", RUN, key=None, anchors=Anchors(tmp_path / "a"))
+    ledger.append("agent_call", {"i": 0})
+    ledger.close()
+    ledger.close()
+    assert len(list(fds.iterdir())) == before
