@@ -2,6 +2,7 @@
 
     keys    the per-user key and the entry hash functions (sha256, hmac-sha256)
     anchor  each run's head, anchored outside the run directory
+    entries the line format and head record the writer and the verifier share
     store   the writer (canonical lines, redaction, head and anchor after every append)
     verify  the verifier: what the fold reads is what was hashed, first bad line named
     runs    where runs live and how a user names one

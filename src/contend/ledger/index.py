@@ -27,9 +27,7 @@ from pathlib import Path
 
 from contend.errors import ContendError, LedgerCorrupt
 from contend.ledger.anchor import Anchors
-from contend.ledger.keys import LedgerKey
-from contend.ledger.runs import LEDGER_FILE, list_runs
-from contend.ledger.store import (
+from contend.ledger.entries import (
     HASH_SUFFIX,
     USER,
     Entry,
@@ -37,6 +35,8 @@ from contend.ledger.store import (
     resolve_anchors,
     resolve_key,
 )
+from contend.ledger.keys import LedgerKey
+from contend.ledger.runs import LEDGER_FILE, list_runs
 from contend.ledger.verify import VerifyResult, verify
 from contend.protocol.model import Action
 from contend.protocol.state import RunState
