@@ -26,9 +26,9 @@ from typing import Any
 
 import yaml
 
-from contend.agents.schemas import validate
 from contend.claims.events import Event
 from contend.errors import ProtocolError, UserError
+from contend.protocol.reply_schemas import validate
 
 REPLAYED = frozenset({"claim_round_started", "claim_turn", "claim_checkpoint", "claim_proponent"})
 EMPTY_REPLY: Mapping[str, Any] = {
