@@ -24,6 +24,7 @@ from contend.agents.base import AgentRequest
 from contend.claims import events
 from contend.claims.axes import DEFAULT_POLICY, AxisPolicy, seat_agents
 from contend.claims.deadlock import DeadlockReport
+from contend.claims.events import PLANNER_KINDS
 from contend.claims.evidence import read_evidence
 from contend.claims.load import LoadedCard, LoadResult
 from contend.claims.prompts import (
@@ -33,7 +34,7 @@ from contend.claims.prompts import (
     axis_system,
     render_context,
 )
-from contend.claims.replay import PLANNER_KINDS, replay_events
+from contend.claims.replay import replay_events
 from contend.claims.report import (
     ClaimResult,
     ClaimsReport,

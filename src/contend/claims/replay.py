@@ -11,23 +11,6 @@ from contend.claims.events import Event
 from contend.claims.round_state import AgentOutput, Reply, State, Step, TurnsReply, reply_of
 from contend.claims.rounds import plan
 
-# The events the planner writes (each a step's output); a run's ledger holds a prefix of
-# the sequence a replay of its recorded replies produces.
-PLANNER_KINDS = frozenset(
-    {
-        "claim_round_started",
-        "claim_turn",
-        "claim_protocol_error",
-        "claim_concession_refused",
-        "claim_proponent",
-        "claim_checkpoint",
-        "claim_convergence",
-        "claim_narrowed",
-        "claim_deadlock_report",
-        "claim_rounds_finished",
-    }
-)
-
 
 def replay(state: State, recorded: Sequence[Event]) -> Step:
     """The planner run again over the replies a ledger recorded for one claim: the step it
