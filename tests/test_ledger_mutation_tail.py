@@ -243,7 +243,8 @@ def test_a_head_with_a_seq_that_is_no_position_is_unreadable(tmp_path: Path, seq
     with pytest.raises(LedgerCorrupt, match=r"ledger\.head is unreadable \(ValueError: seq "):
         read_head(path)
     result = verify(path, key=None, anchors=None)
-    assert not result.ok and "is unreadable" in result.message
+    assert not result.ok and result.first_bad_line == 4 and result.count == 3
+    assert result.message.startswith(f"{path}: after line 3: {tmp_path / HEAD_FILE} is unreadable")
 
 
 def test_opening_a_new_or_an_intact_ledger_discards_nothing(tmp_path: Path) -> None:
@@ -369,3 +370,32 @@ def test_closing_a_ledger_releases_its_descriptors_and_may_be_repeated(tmp_path:
     ledger.close()
     ledger.close()
     assert len(list(fds.iterdir())) == before
+
+
+def test_without_a_head_the_result_says_a_cut_could_not_be_detected(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.jsonl"
+    write(path)
+    (tmp_path / HEAD_FILE).unlink()
+    result = verify(path, key=None, anchors=None)
+    assert result.ok and not result.strict_ok
+    assert (
+        "no ledger.head: whole lines cut from the end could not be detected by it"
+        in result.unchecked
+    )
+
+
+def test_the_writer_says_which_chain_it_writes(tmp_path: Path) -> None:
+    from contend.ledger.keys import LedgerKey
+
+    with Ledger(tmp_path / "a.jsonl", RUN, key=None, anchors=None) as plain:
+        assert plain.alg == "sha256"
+    key = LedgerKey(tmp_path / "k.key", b"k" * 32)
+    with Ledger(tmp_path / "b.jsonl", "run-2", key=key, anchors=None) as keyed:
+        assert keyed.alg == "hmac-sha256"
+
+
+def test_the_user_default_reads_as_user_in_a_signature() -> None:
+    """help(verify) shows `key: KeyArg = USER`: the default is the user's own key, not None (no key)."""
+    import inspect
+
+    assert "key: 'KeyArg' = USER" in str(inspect.signature(verify))
