@@ -113,6 +113,8 @@ def _subprocess_lines(data_dir: Path, root: Path) -> dict[str, dict[str, set[str
 
 def build_map(out: Path, root: Path, source: Path, tests: list[str], options: list[str]) -> int:
     profile_setup.load()
+    # As `python -m pytest` from the root has it: a test may import `tests.helpers`.
+    sys.path.insert(1, str(root))
     cov = coverage.Coverage(data_file=None, source=[str(source)], config_file=False, messages=False)
     plugin = _PerTestContext(cov)
     scratch = Path(tempfile.mkdtemp(prefix="contend-covmap-"))

@@ -331,6 +331,8 @@ def _run(args: argparse.Namespace) -> int:
     # Pre-import what the suite imports, the project's own modules last and from the real
     # tree; a slow-path child imports again only what the mutant can reach (preload.py).
     sys.path.insert(0, str(source_root))
+    # As `python -m pytest` from the root has it: a test may import `tests.helpers`.
+    sys.path.insert(1, str(root))
     project = frozenset(covmap["project_modules"])
     loaded, failed = preload.preload([*covmap["preload"], *covmap["project_modules"]])
     graph = preload.ImportGraph(source_root)
