@@ -399,3 +399,33 @@ def test_the_user_default_reads_as_user_in_a_signature() -> None:
     import inspect
 
     assert "key: 'KeyArg' = USER" in str(inspect.signature(verify))
+
+
+def test_an_emptied_ledger_whose_head_remains_is_not_a_fresh_start(tmp_path: Path) -> None:
+    """No anchor directory to ask, but `ledger.head` records an entry: the ledger was
+    emptied, not created and never written — refused, and nothing is written."""
+    path = tmp_path / "ledger.jsonl"
+    write(path)
+    path.write_bytes(b"")
+    with pytest.raises(LedgerCorrupt):
+        Ledger.open(path, RUN, key=None, anchors=None)
+    assert path.read_bytes() == b""
+
+
+def test_write_atomic_replaces_the_whole_file_and_leaves_no_temporary(tmp_path: Path) -> None:
+    from contend.ledger.store import write_atomic
+
+    fds = Path("/proc/self/fd")
+    open_before = len(list(fds.iterdir())) if fds.is_dir() else None
+    path = tmp_path / "report.json"
+    path.write_bytes(b"an older, longer content\n")
+    old = os.umask(0o022)
+    try:
+        write_atomic(path, b"new\n")
+    finally:
+        os.umask(old)
+    assert path.read_bytes() == b"new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    if open_before is not None:
+        assert len(list(fds.iterdir())) == open_before
