@@ -4,7 +4,13 @@ verdict, not on the lines."""
 
 from __future__ import annotations
 
+import pytest
+
+from contend.errors import ProtocolError
+from contend.protocol import events as ev
+from contend.protocol.model import Action, Actor
 from contend.protocol.state import fold
+from protocol_helpers import RunBuilder
 
 
 def test_a_session_without_a_run_id_keeps_the_one_the_run_has() -> None:
@@ -18,3 +24,31 @@ def test_a_session_without_a_run_id_keeps_the_one_the_run_has() -> None:
         ]
     )
     assert (state.run_id, state.sessions) == ("r1", 2)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"round": "two"}, {"commit": 5}, {"in_source": "yes"}],
+)
+def test_a_transition_with_every_common_word_and_a_bad_extra_is_refused(
+    extra: dict[str, object],
+) -> None:
+    """Six common members (attack, action, by, actor, text, evidence) plus one extra of
+    the wrong type: the fold must check the extra, however many common members came with it."""
+    run = RunBuilder().thread()
+    run.open_round()
+    run.critic_output()
+    run.raise_attack("A1")
+    run.close_round()
+    line = ev.transition(
+        "A1", Action.DEFEND, by="author", actor=Actor.PROPOSER, text="t", evidence="e"
+    )
+    line = {**line, "data": {**line["data"], **extra}}
+    assert len(line["data"]) == 7
+    with pytest.raises(ProtocolError):
+        run.emit(line)
+    assert run.state.attacks["A1"].history == []
+    good = {**line, "data": {**line["data"], **{k: None for k in extra if k == "commit"}}}
+    good["data"] = {k: v for k, v in good["data"].items() if k not in extra or k == "commit"}
+    run.emit(good)  # the same line with a well-typed (or no) extra is admitted
+    assert len(run.state.attacks["A1"].history) == 1
