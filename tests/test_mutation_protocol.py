@@ -8,6 +8,7 @@ import pytest
 
 from contend.errors import ProtocolError
 from contend.protocol import events as ev
+from contend.protocol.events import EventKind
 from contend.protocol.model import Action, Actor
 from contend.protocol.state import fold
 from protocol_helpers import RunBuilder
@@ -50,3 +51,24 @@ def test_a_transition_with_every_common_word_and_a_bad_extra_is_refused(
     assert run.state.attacks["A1"].history == []
     run.emit(base)  # the same line without the extra is admitted
     assert len(run.state.attacks["A1"].history) == 1
+
+
+def test_every_declared_topic_is_kept_in_order_for_later_critics() -> None:
+    """What a later critic is told is taken: every topic declared, in declaration order."""
+    run = RunBuilder().thread("t1").thread("t2")
+    run.add(EventKind.TOPIC_DECLARED, thread="t2", topic="concurrency")
+    run.add(EventKind.TOPIC_DECLARED, thread="t1", topic="input validation")
+    assert run.state.declared_topics == ["concurrency", "input validation"]
+    assert run.thread_state("t1").topic == "input validation"
+
+
+def test_an_attack_recorded_after_its_round_closed_survives_every_later_close() -> None:
+    """Rounds survived count the closes after the raising round: when the raising round is
+    already closed (the attack is recorded after its close), the next close is one."""
+    run = RunBuilder().thread()
+    run.critic_round()
+    run.critic_round()  # rounds 1 and 2 closed
+    run.raise_attack("A1")  # raised in round 2, recorded after its close
+    assert run.state.attacks["A1"].rounds_survived == 0
+    run.critic_round()
+    assert run.state.attacks["A1"].rounds_survived == 1
