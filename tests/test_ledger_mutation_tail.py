@@ -395,7 +395,8 @@ def test_the_writer_says_which_chain_it_writes(tmp_path: Path) -> None:
 
 
 def test_the_user_default_reads_as_user_in_a_signature() -> None:
-    """help(verify) shows `key: KeyArg = USER`: the default is the user's own key, not None (no key)."""
+    """help(verify) shows `key: KeyArg = USER`: the default is the user's own key, not
+    None (no key)."""
     import inspect
 
     assert "key: 'KeyArg' = USER" in str(inspect.signature(verify))
