@@ -72,3 +72,22 @@ def test_an_attack_recorded_after_its_round_closed_survives_every_later_close() 
     assert run.state.attacks["A1"].rounds_survived == 0
     run.critic_round()
     assert run.state.attacks["A1"].rounds_survived == 1
+
+
+@pytest.mark.parametrize(
+    ("failed", "kind"),
+    [
+        ({"failure": "malformed"}, "malformed"),
+        ({"failure": "timeout", "malformed": True}, "timeout"),
+        ({"timeout": True}, "timeout"),  # a ledger written before `failure`
+        ({"malformed": True}, "malformed"),
+        ({}, "error"),
+    ],
+)
+def test_how_an_agent_failed_is_its_failure_else_what_its_flags_say(
+    failed: dict[str, object], kind: str
+) -> None:
+    run = RunBuilder().thread()
+    run.open_round()
+    run.add(EventKind.AGENT_FAILED, thread="t", role="critic", error="boom", **failed)
+    assert run.thread_state().critic_failure == kind
