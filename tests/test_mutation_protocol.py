@@ -91,3 +91,26 @@ def test_how_an_agent_failed_is_its_failure_else_what_its_flags_say(
     run.open_round()
     run.add(EventKind.AGENT_FAILED, thread="t", role="critic", error="boom", **failed)
     assert run.thread_state().critic_failure == kind
+
+
+def test_a_usable_output_clears_how_the_critic_last_failed() -> None:
+    run = RunBuilder().thread()
+    run.open_round()
+    run.critic_failure("t", "crashed")
+    assert run.thread_state().critic_failure is not None
+    run.critic_output()
+    assert run.thread_state().critic_failure is None
+
+
+@pytest.mark.parametrize("data", [{}, {"note": ""}, {"note": "  \n"}])
+def test_an_escape_without_a_note_is_refused(data: dict[str, object]) -> None:
+    run = RunBuilder()
+    with pytest.raises(ProtocolError, match="has no note"):
+        run.add(EventKind.ESCAPE_RECORDED, **data)
+    assert run.state.escapes == []
+
+
+def test_an_escape_is_kept_with_the_position_it_was_recorded_at() -> None:
+    run = RunBuilder()
+    run.add(EventKind.ESCAPE_RECORDED, note="a race the critics missed")
+    assert run.state.escapes == [{"seq": 1, "note": "a race the critics missed"}]
