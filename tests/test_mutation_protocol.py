@@ -114,3 +114,21 @@ def test_an_escape_is_kept_with_the_position_it_was_recorded_at() -> None:
     run = RunBuilder()
     run.add(EventKind.ESCAPE_RECORDED, note="a race the critics missed")
     assert run.state.escapes == [{"seq": 1, "note": "a race the critics missed"}]
+
+
+def test_admit_names_the_seq_the_refused_line_would_have_had() -> None:
+    """admit checks a transition before it is written, as the fold will: its error names
+    the position the line would take, the one the fold would name."""
+    from contend.protocol.state import admit
+
+    run = RunBuilder().thread()
+    run.open_round()
+    run.critic_output()
+    run.raise_attack("A1")
+    line = ev.transition("A1", Action.DEFEND, by="author", actor=Actor.PROPOSER, text="t")
+    bad = {**line, "data": {**line["data"], "text": 7}}
+    nxt = run.state.last_seq + 1
+    with pytest.raises(ProtocolError, match=rf"transition on attack A1 at seq {nxt}: text 7"):
+        admit(run.state, bad)  # type: ignore[arg-type]
+    with pytest.raises(ProtocolError, match=rf"transition on attack A1 at seq {nxt}: text 7"):
+        run.emit(bad)
