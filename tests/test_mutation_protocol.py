@@ -132,3 +132,13 @@ def test_admit_names_the_seq_the_refused_line_would_have_had() -> None:
         admit(run.state, bad)  # type: ignore[arg-type]
     with pytest.raises(ProtocolError, match=rf"transition on attack A1 at seq {nxt}: text 7"):
         run.emit(bad)
+
+
+def test_a_later_round_closed_twice_is_refused() -> None:
+    """Not only round 1: any round closed again, after others closed before it."""
+    run = RunBuilder().thread()
+    run.critic_round()
+    run.critic_round()  # rounds 1 and 2 closed
+    with pytest.raises(ProtocolError, match="round 2 closed out of order"):
+        run.close_round()
+    assert run.thread_state().closed_rounds == [1, 2]
