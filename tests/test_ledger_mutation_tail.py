@@ -430,3 +430,24 @@ def test_write_atomic_replaces_the_whole_file_and_leaves_no_temporary(tmp_path: 
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     if open_before is not None:
         assert len(list(fds.iterdir())) == open_before
+
+
+def test_a_mac_mismatch_beside_an_unreadable_head_is_named_without_a_key_hint(
+    tmp_path: Path,
+) -> None:
+    """The hint about another key comes from ledger.head; an unreadable head gives no hint,
+    and the MAC mismatch is still the one problem named."""
+    from contend.ledger.keys import LedgerKey
+
+    key = LedgerKey(tmp_path / "k.key", b"k" * 32)
+    path = tmp_path / "ledger.jsonl"
+    with Ledger(path, RUN, key=key, anchors=None) as ledger:
+        ledger.append("agent_call", {"i": 0})
+    path.write_bytes(path.read_bytes().replace(b'{"i":0}', b'{"i":7}', 1))
+    (tmp_path / HEAD_FILE).write_bytes(b'{"seq": "x"}\n')
+    result = verify(path, key=key, anchors=None)
+    assert not result.ok and result.first_bad_line == 1
+    assert result.message == (
+        f"{path}: line 1: MAC mismatch: the line was edited or forged (or written with another "
+        f"ledger key than {key.path})"
+    )
