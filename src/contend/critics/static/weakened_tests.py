@@ -64,6 +64,7 @@ from contend.critics.static import pyast
 from contend.critics.static import weakened_tests_catalogue as wc
 from contend.critics.static import weakened_tests_compare as cmp
 from contend.critics.static import weakened_tests_coverage as cov
+from contend.critics.static import weakened_tests_elsewhere as elsewhere
 from contend.critics.static import weakened_tests_markers as mk
 from contend.critics.static import weakened_tests_moot as moot
 from contend.critics.static import weakened_tests_rules as r
@@ -526,6 +527,11 @@ def _compare_checks(
         leftover_old = [
             c for c in leftover_old if c.key in plain or not _covered(coverage, needs, index[id(c)])
         ]
+    if leftover_old:
+        # Moved to another test: the change added the same check to a test of its test files.
+        repeated = {id(c) for c in leftover_old if c.key in {n.key for n in new_checks}}
+        moved = context.moved_elsewhere(old_fn, old_side, old_checks, repeated)
+        leftover_old = [c for c in leftover_old if id(c) not in moved]
     deprecated = context.behaviour.deprecated if leftover_old else frozenset()
     # New checks left unmatched: the test was rewritten, not only trimmed.
     rewritten = any(c.counts for c in leftover_new)
@@ -837,6 +843,7 @@ class _Context:
     _removed: frozenset[str] | None = None
     _coverage: cov.Coverage | None = None
     _behaviour: cov.Removed | None = None
+    _added: frozenset[str] | None = None
     # The change also adds tests or checks: a deletion may be a rewrite whose equivalence
     # the critic could not establish.
     rewritten: bool = False
@@ -873,6 +880,46 @@ class _Context:
             self._coverage = found
         return self._coverage
 
+    @property
+    def added_checks(self) -> frozenset[str]:
+        """The keys of every check the change added to a test of its test files (see
+        weakened_tests_elsewhere): where an assertion gone from one test may have moved."""
+        if self._added is None:
+            versions: list[tuple[elsewhere.Version, elsewhere.Version | None]] = []
+            for file in self.files:
+                new, old = file.new, file.old
+                if new is None:
+                    continue
+                for qualname, fn in new.functions.items():
+                    before = old.functions.get(qualname) if old is not None else None
+                    if not _is_test(qualname):
+                        continue
+                    if before is not None and _untouched(file, _Ref(file, qualname)):
+                        continue
+                    versions.append(
+                        (
+                            (fn.node, new.constants, new.is_helper),
+                            (before.node, old.constants, old.is_helper)
+                            if before is not None and old is not None
+                            else None,
+                        )
+                    )
+            self._added = elsewhere.added(versions)
+        return self._added
+
+    def moved_elsewhere(
+        self, fn: pyast.Function, side: _Side, checks: list[r.Check], keep: set[int]
+    ) -> set[int]:
+        """Ids of the `checks` of an old test (`fn` of `side`, in the order of `checks_in`)
+        the change added to some test of its test files, leaving out those in `keep`."""
+        wanted = self.added_checks
+        known = [k for _, k in elsewhere.check_keys(fn.node, side.is_helper)]
+        return {
+            id(check)
+            for check, keys in zip(checks, known, strict=True)
+            if id(check) not in keep and keys & wanted
+        }
+
     def still_checked(self, ref: _Ref) -> bool:
         """Is what this deleted test checked still checked: it tested a unit the change
         removed, or every check it made (under each of its cases) is made by a test of
@@ -882,7 +929,12 @@ class _Context:
         fn = ref.old.node
         if cov.tests_removed_behaviour(fn, self.behaviour, old.tree):
             return True
-        return self.coverage.covers_test(old.demand(ref.old))
+        if self.coverage.covers_test(old.demand(ref.old)):
+            return True
+        # Its checks were split over, or moved to, other tests the change added or extended.
+        checks = r.checks_in(fn.body, old.is_helper)
+        counting = {id(c) for c in checks if c.counts}
+        return bool(counting) and counting <= self.moved_elsewhere(ref.old, old, checks, set())
 
 
 def _tree(text: str | None) -> ast.Module | None:
