@@ -129,3 +129,41 @@ def test_a_deleted_test_with_only_some_checks_elsewhere_is_still_deleted() -> No
     """
     # paired with test_finalize as a rename: its second check reads as removed
     assert _rules(old, new) == [("assertion-removed", "test_finalize (was test_finalizer)")]
+
+
+def test_an_assertion_dedented_out_of_the_except_of_a_self_raised_exception_is_kept() -> None:
+    old = """
+    def test_format_exception():
+        try:
+            raise ValueError("test")
+        except ValueError as e:
+            a = format_exc_info(e)
+            b = render(e)
+            assert a == b
+    """
+    new = """
+    def test_format_exception():
+        try:
+            raise ValueError("test")
+        except ValueError as e:
+            a = format_exc_info(e)
+            b = render(e)
+
+        assert a == b
+    """
+    assert _rules(old, new) == []
+
+
+def test_an_expectation_of_the_code_under_test_dropped_from_a_try_is_still_removed() -> None:
+    old = """
+    def test_parse_rejects():
+        try:
+            parse("x")
+        except ValueError as e:
+            assert "bad" in str(e)
+    """
+    new = """
+    def test_parse_rejects():
+        parse("x")
+    """
+    assert [rule for rule, _ in _rules(old, new)] == ["assertions-reduced-to-zero"]
