@@ -676,7 +676,25 @@ def _case_texts(decorator: ast.expr) -> list[ast.expr]:
 
 
 def _skip_keys(fn: pyast.Function | None) -> Counter[str]:
-    return Counter(r.canon(m) for m in _skips_of(fn)) if fn else Counter()
+    return Counter(_skip_key(m) for m in _skips_of(fn)) if fn else Counter()
+
+
+def _skip_key(marker: ast.AST) -> str:
+    """A skip marker by what it skips and when, not by its reason's wording: a reason
+    reworded (or requoted by a sweep) leaves the same skip, not a new one. String conditions
+    (`skipif("sys.platform == 'win32'")`) are conditions, not reasons, and stay."""
+    call = marker.value if isinstance(marker, ast.Expr) else marker
+    if not isinstance(call, ast.Call):
+        return r.canon(marker)
+    condition_first = (r.dotted(call.func) or "").split(".")[-1] in ("skipif", "xfail")
+    args = [
+        a
+        for i, a in enumerate(call.args)
+        if not (isinstance(a, ast.Constant) and isinstance(a.value, str))
+        or (i == 0 and condition_first)
+    ]
+    keywords = [k for k in call.keywords if k.arg not in ("reason", "msg")]
+    return r.canon(ast.Call(func=call.func, args=args, keywords=keywords))
 
 
 def _skips_of(fn: pyast.Function, *, unconditional_only: bool = False) -> list[ast.AST]:
@@ -701,7 +719,7 @@ def _new_skips(
     for marker in _skips_of(new_fn, unconditional_only=old_fn is None):
         if old_fn is None and mk.is_conditional(marker):
             continue
-        key = r.canon(marker)
+        key = _skip_key(marker)
         if before[key]:
             before[key] -= 1
             continue
