@@ -728,8 +728,6 @@ def test_ignore_whose_code_is_a_lint_rule_is_not_raised() -> None:
         assert _run(old, new) == [], comment
 
 
-
-
 def test_bare_ignore_narrowed_to_a_code_is_not_raised() -> None:
     old = "def f(a):\n    return a.b  # type: ignore\n"
     for narrowed in ("# type: ignore[attr-defined]", "# type: ignore[attr-defined, union-attr]"):
