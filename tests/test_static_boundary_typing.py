@@ -962,6 +962,9 @@ SEND_FILE = """
 def send_file(path_or_file, mimetype=None, attachment_filename=None):
     if attachment_filename is None and not isinstance(path_or_file, str):
         raise TypeError("Unable to detect the filename; pass attachment_filename")
+    file = open(path_or_file) if isinstance(path_or_file, str) else path_or_file
+    if isinstance(file, io.TextIOBase):
+        raise ValueError("Files must be opened in binary mode")
     if mimetype is None:
         mimetype = guess(attachment_filename or path_or_file)
     return make_response(path_or_file, mimetype)
@@ -980,9 +983,20 @@ def test_a_guard_of_a_function_turned_into_a_wrapper_of_its_namesake_is_minor() 
         )
     """
     findings = _run(SEND_FILE, new)
-    assert [f.rule for f in findings] == ["validation-guard-removed"]
-    assert findings[0].severity is Severity.MINOR
-    assert "werkzeug.utils.send_file" in findings[0].claim
+    assert [f.rule for f in findings] == ["validation-guard-removed"] * 2
+    assert all(f.severity is Severity.MINOR for f in findings)
+    assert all("werkzeug.utils.send_file" in f.claim for f in findings)
+
+
+def test_a_wrapper_forwarding_only_some_arguments_keeps_a_local_guard_blocking() -> None:
+    new = """
+    import werkzeug.utils
+
+    def send_file(path_or_file, mimetype=None, attachment_filename=None):
+        return werkzeug.utils.send_file(path_or_file, download_name=attachment_filename)
+    """
+    findings = _run(SEND_FILE, new)
+    assert sorted(f.severity.value for f in findings) == ["major", "minor"]
 
 
 def test_a_guard_removed_from_a_function_calling_another_function_still_blocks() -> None:
@@ -991,5 +1005,5 @@ def test_a_guard_removed_from_a_function_calling_another_function_still_blocks()
         return make_response(path_or_file, mimetype or guess(path_or_file))
     """
     findings = _run(SEND_FILE, new)
-    assert [f.rule for f in findings] == ["validation-guard-removed"]
-    assert findings[0].severity is Severity.MAJOR
+    assert [f.rule for f in findings] == ["validation-guard-removed"] * 2
+    assert all(f.severity is Severity.MAJOR for f in findings)

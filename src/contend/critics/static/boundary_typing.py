@@ -459,11 +459,13 @@ def _guards_removed(
 def _namesake_delegate(new_fn: pyast.Function, units: Sequence[ast.expr]) -> str | None:
     """The callee, when the new function calls a function of its own name on another object
     (`werkzeug.utils.send_file` from `send_file`, `super().save` from `save`; not itself)
-    and passes it every parameter the guard checked."""
+    and passes it every parameter the guard checked (all of them, for a guard on a local)."""
     params = _params(new_fn.node)
     checked = {
         n.id for unit in units for n in ast.walk(unit) if isinstance(n, ast.Name) and n.id in params
     }
+    # A guard on a local (derived from the arguments): the wrapper must forward them all.
+    checked = checked or set(params)
     for node in pyast.walk_within(new_fn.node):
         if not isinstance(node, ast.Call) or pyast.callee_name(node) != new_fn.node.name:
             continue
