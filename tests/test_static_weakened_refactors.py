@@ -872,3 +872,26 @@ def test_deleted_test_of_a_function_deprecated_while_another_warning_went_is_min
     [finding] = _check(*changes)
     assert (finding.rule, finding.severity) == ("test-deleted", Severity.MINOR)
     assert "deprecates `safe_join`" in finding.claim
+
+
+def test_deleted_test_class_of_a_newly_deprecated_function_is_minor() -> None:
+    source_old = "def safe_join(a, b):\n    return a + b\n"
+    source_new = (
+        "import warnings\n\n\ndef safe_join(a, b):\n"
+        "    warnings.warn('use werkzeug.utils.safe_join', DeprecationWarning)\n"
+        "    return a + b\n"
+    )
+    tests_old = (
+        "class TestSafeJoin:\n"
+        "    def test_join(self):\n        assert safe_join('a', 'b') == 'ab'\n\n"
+        "    def test_empty(self):\n        assert safe_join('', 'b') == 'b'\n\n\n"
+        "def test_other():\n    assert True\n"
+    )
+    tests_new = "def test_other():\n    assert True\n"
+    changes = [
+        _change("src/pkg/helpers.py", source_old, source_new),
+        _change(PATH, tests_old, tests_new),
+    ]
+    [finding] = _check(*changes)
+    assert (finding.rule, finding.severity) == ("test-class-deleted", Severity.MINOR)
+    assert "deprecates `safe_join`" in finding.claim

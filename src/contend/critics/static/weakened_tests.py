@@ -979,7 +979,9 @@ def _deletions(deleted: list[_Ref], context: _Context) -> Iterator[Finding]:
         else:
             yield _deleted_test(ref, context)
     for (_, owner), refs in by_class.items():
-        yield _deleted_class(owner, refs, context.rewritten)
+        uses = [cov.deprecated_use(ref.old.node, context.behaviour) for ref in refs]
+        deprecated = uses[0] if None not in uses else None
+        yield _deleted_class(owner, refs, context.rewritten, deprecated)
 
 
 def _gained_checks(old_ref: _Ref, new_ref: _Ref) -> bool:
@@ -1028,7 +1030,9 @@ def _deleted_test(ref: _Ref, context: _Context) -> Finding:
     return _deletion(ref.file, RULE_TEST_DELETED, line, claim, what, code, ref.qualname, minor)
 
 
-def _deleted_class(owner: str, refs: list[_Ref], rewritten: bool) -> Finding:
+def _deleted_class(
+    owner: str, refs: list[_Ref], rewritten: bool, deprecated: str | None = None
+) -> Finding:
     file = refs[0].file
     assert file.old is not None  # deleted refs come from old sides
     start = min(ref.old.start_line for ref in refs)
@@ -1048,9 +1052,12 @@ def _deleted_class(owner: str, refs: list[_Ref], rewritten: bool) -> Finding:
     code = file.change.old_lines(first, last)
     what = f"deleted test class `{owner}` (old lines {first}-{last})"
     line = file.new_line_of(first)
-    if rewritten:
+    if deprecated is not None:
+        claim += f" (the change deprecates `{deprecated}`, which each of them uses)"
+    elif rewritten:
         claim += "; the change adds tests or checks elsewhere that may replace them"
-    return _deletion(file, RULE_CLASS_DELETED, line, claim, what, code, owner, rewritten)
+    minor = deprecated is not None or rewritten
+    return _deletion(file, RULE_CLASS_DELETED, line, claim, what, code, owner, minor)
 
 
 def _deletion(
