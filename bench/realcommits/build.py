@@ -1,6 +1,6 @@
 """Build the self-contained git bundles of the real-commit benchmark from fetched mirrors.
 
-    .venv/bin/python bench/realcommits/build.py [--set main|holdout|holdout2] [--project P]... [--data DIR]
+    .venv/bin/python bench/realcommits/build.py [--set main|holdout] [--project P]... [--data DIR]
         [--check]
 
 Needs each project's mirror on this machine: bring it with the `fetch` tool (source in

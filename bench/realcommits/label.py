@@ -1,7 +1,7 @@
 """Check label files, and merge filled-in label stubs (from `run.py --dump`) into them.
 
-    .venv/bin/python bench/realcommits/label.py [--set main|holdout|holdout2] check
-    .venv/bin/python bench/realcommits/label.py [--set main|holdout|holdout2] merge TODO.jsonl... [--replace]
+    .venv/bin/python bench/realcommits/label.py [--set main|holdout] check
+    .venv/bin/python bench/realcommits/label.py [--set main|holdout] merge TODO.jsonl... [--replace]
 
 `check` validates every labels/<lang>/<project>.jsonl of the set (`holdout`: labels-holdout/)
 (fields, TRUE/DEBATABLE/FALSE, a one-line reason, keys matching their fields, no key

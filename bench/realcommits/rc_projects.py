@@ -199,9 +199,7 @@ HOLDOUT2_PROJECTS: tuple[Project, ...] = (
     Project(
         "execa", "js", "github:sindresorhus/execa", "8017b279e19347efaf2587711c2d57dbd4330740", 13
     ),
-    Project(
-        "undici", "js", "github:nodejs/undici", "7eb7c8ec8f23acd9c3da93a286162f8c1dc68326", 13
-    ),
+    Project("undici", "js", "github:nodejs/undici", "7eb7c8ec8f23acd9c3da93a286162f8c1dc68326", 13),
     Project("yargs", "js", "github:yargs/yargs", "2a4378bdc2eac9cf7d0cdfe0a52b1b25f779806a", 13),
     Project("msw", "js", "github:mswjs/msw", "8a19d5485adad2b8a816e04a937f4c76169cd5b9", 13),
 )
@@ -255,8 +253,8 @@ def project(name: str) -> Project:
 
 def data_dir(override: str | None = None, default: Path = DEFAULT_DATA_DIR) -> Path:
     """Where the bundles live: --data, else $REALCOMMITS_DATA, else the set's default
-    (bench/realcommits/data, data-holdout or data-holdout2). Project names differ between the sets, so
-    one directory given by --data or the variable can hold the bundles of both."""
+    (bench/realcommits/data, data-holdout or data-holdout2). Project names differ between
+    the sets, so one directory given by --data or the variable can hold the bundles of all."""
     chosen = override or os.environ.get("REALCOMMITS_DATA")
     return Path(chosen) if chosen else default
 

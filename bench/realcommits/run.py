@@ -1,6 +1,6 @@
 """Run contend's static critics on the real-commit benchmark and print its figures.
 
-    .venv/bin/python bench/realcommits/run.py [--set main|holdout|holdout2] [--lang python|js|all]
+    .venv/bin/python bench/realcommits/run.py [--set main|holdout] [--lang python|js|all]
         [--project P]... [--commit SHA]... [--jobs N] [--json FILE|-] [--show-unlabelled]
         [--dump DIR] [--data DIR] [--labels DIR] [--keep DIR]
 

@@ -1,6 +1,6 @@
 """Choose the benchmark's commits from each project's history, reproducibly; write the manifest.
 
-    .venv/bin/python bench/realcommits/selection.py [--set main|holdout|holdout2] [--project P]... [--check]
+    .venv/bin/python bench/realcommits/selection.py [--set main|holdout] [--project P]... [--check]
 
 (Named `selection.py`, not `select.py`: a `select.py` beside the runner would shadow the
 standard library's `select` module, which `subprocess` imports, in every script of this
