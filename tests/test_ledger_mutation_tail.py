@@ -451,3 +451,13 @@ def test_a_mac_mismatch_beside_an_unreadable_head_is_named_without_a_key_hint(
         f"{path}: line 1: MAC mismatch: the line was edited or forged (or written with another "
         f"ledger key than {key.path})"
     )
+
+
+def test_leaving_a_with_block_releases_the_ledgers_descriptors(tmp_path: Path) -> None:
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        pytest.skip("issue 18: counting open descriptors needs /proc (Linux)")
+    before = len(list(fds.iterdir()))
+    with Ledger(tmp_path / "ledger.jsonl", RUN, key=None, anchors=Anchors(tmp_path / "a")) as led:
+        led.append("agent_call", {"i": 0})
+    assert len(list(fds.iterdir())) == before
