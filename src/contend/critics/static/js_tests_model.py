@@ -104,6 +104,7 @@ _RANKS: dict[str, int] = {
             "assert.lengthOf",
             "assert.deepInclude",
             "assert(===)",
+            "toEqualTypeOf",
         ],
         3,
     ),
@@ -150,6 +151,9 @@ _RANKS: dict[str, int] = {
             "assert.like",
             "assert(in)",
             "assert(instanceof)",
+            "toMatchTypeOf",
+            "toExtend",
+            "toMatchObjectType",
         ],
         2,
     ),
@@ -564,14 +568,22 @@ def _assertion(call: Node) -> Assertion | None:
         node = node.child_by_field_name("object")
     if node is None or node.type != "call_expression":
         return None
-    if callee_name(node) not in ("expect", "expect.soft", "chai.expect"):
+    if callee_name(node) not in _EXPECT_CALLEES:
         return None
     expect_args = node.child_by_field_name("arguments")
     subject_nodes = named_children(expect_args) if expect_args is not None else []
     subject = normalise(text_of(subject_nodes[0])) if subject_nodes else ""
     names.reverse()
     negated = "not" in names[:-1]
+    type_arguments = call.child_by_field_name("type_arguments")
+    if type_arguments is not None:
+        # A type test's expectation is its type argument: `toEqualTypeOf<Array<Item>>()`.
+        args.insert(0, normalise(text_of(type_arguments)))
     return Assertion(call, text, subject, names[-1], negated, tuple(args))
+
+
+# `expectTypeOf(x)` (vitest, expect-type): a type test's subject, checked at compile time.
+_EXPECT_CALLEES = frozenset({"expect", "expect.soft", "chai.expect", "expectTypeOf"})
 
 
 def assertions(body: Node | None) -> list[Assertion]:

@@ -34,6 +34,7 @@ subject (`js_test_pool`: the code it called, named or paraphrased in its title i
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -43,9 +44,21 @@ from tree_sitter import Node
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_test_pairing import (
+    RENAME_THRESHOLD,
+    aliases,
+    fold_title,
+    greedy_pairs,
+    identifies_error,
+    pair_assertions,
+    same_value,
+    split_base,
+    titles_related,
+)
 from contend.critics.static.js_test_pool import (
     Pool,
     about_removed_code,
+    removed_keys,
     removed_names,
     removed_vocabulary,
     removes_code,
@@ -159,107 +172,6 @@ class _Hit:
     old_evidence: str | None = None
 
 
-def _similarity(old: Assertion, new: Assertion, aliases: dict[str, str] | None = None) -> float:
-    """Textual similarity, plus a bonus when both check the same value: the same subject,
-    one's subject moved into the other's arguments (`expect(x).toBe(1)` -> `expect([1, 2])
-    .toContain(x)`), or the new subject derived from the old one (`expect(fn)
-    .toHaveBeenCalledWith(a)` -> `const args = fn.mock.calls[0].arguments; assert.deepEqual
-    (args, [a])`)."""
-    score = SequenceMatcher(None, old.text, new.text, autojunk=False).ratio()
-    related = bool(old.subject) and (
-        old.subject == new.subject or old.subject in new.args or new.subject in old.args
-    )
-    if not related and len(old.subject) >= 3:
-        base, rest = _split_base(new.subject)
-        derived = (aliases or {}).get(base, base) + rest
-        related = derived.startswith((f"{old.subject}.", f"{old.subject}["))
-    return score + (0.5 if related else 0.0)
-
-
-def _split_base(subject: str) -> tuple[str, str]:
-    """`callArgs[0].x` -> ("callArgs", "[0].x")."""
-    for index, char in enumerate(subject):
-        if char in ".[(":
-            return subject[:index], subject[index:]
-    return subject, ""
-
-
-def _aliases(body: Node | None) -> dict[str, str]:
-    """Local names of a test body and the (normalised) expressions they hold."""
-    found: dict[str, str] = {}
-    if body is None:
-        return found
-    for node in walk(body):
-        if node.type != "variable_declarator":
-            continue
-        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-        if name is not None and value is not None and name.type == "identifier":
-            found[text_of(name)] = normalise(text_of(value))
-    return found
-
-
-def greedy_pairs(
-    n_old: int, n_new: int, score: Callable[[int, int], float], threshold: float
-) -> list[tuple[int, int]]:
-    """Index pairs, best score first, each index used once, scores below threshold unpaired.
-
-    Above `_FUZZY_LIMIT` candidate pairs the scoring would cost seconds; items then pair by
-    position, which is what an in-order rewrite (a renamed describe, a rewritten table of
-    assertions) gives."""
-    if n_old * n_new > _FUZZY_LIMIT:
-        return list(zip(range(n_old), range(n_new), strict=False))
-    scored = sorted(
-        ((score(i, j), i, j) for i in range(n_old) for j in range(n_new)),
-        key=lambda item: (-item[0], item[1], item[2]),
-    )
-    pairs: list[tuple[int, int]] = []
-    used_old: set[int] = set()
-    used_new: set[int] = set()
-    for value, i, j in scored:
-        if value < threshold or i in used_old or j in used_new:
-            continue
-        used_old.add(i)
-        used_new.add(j)
-        pairs.append((i, j))
-    return pairs
-
-
-_FUZZY_LIMIT = 2500
-_PAIR_THRESHOLD = 0.4
-_RENAME_THRESHOLD = 0.8
-
-
-def _pair_assertions(
-    old: list[Assertion], new: list[Assertion], aliases: dict[str, str] | None = None
-) -> tuple[list[tuple[Assertion, Assertion]], list[Assertion]]:
-    """(pairs of an old assertion and the new one it became, old assertions with no heir).
-
-    Identical assertions (modulo formatting) cancel first; the rest pair greedily by
-    textual similarity, with a bonus when they check the same subject."""
-    remaining: dict[str, list[Assertion]] = {}
-    for assertion in new:
-        remaining.setdefault(assertion.key, []).append(assertion)
-    unmatched_old: list[Assertion] = []
-    for assertion in old:
-        twins = remaining.get(assertion.key)
-        if twins:
-            twins.pop(0)
-        else:
-            unmatched_old.append(assertion)
-    remaining_new = [a for twins in remaining.values() for a in twins]
-    remaining_new.sort(key=lambda a: a.node.start_byte)
-    index_pairs = greedy_pairs(
-        len(unmatched_old),
-        len(remaining_new),
-        lambda i, j: _similarity(unmatched_old[i], remaining_new[j], aliases),
-        _PAIR_THRESHOLD,
-    )
-    paired_old = {i for i, _j in index_pairs}
-    pairs = [(unmatched_old[i], remaining_new[j]) for i, j in index_pairs]
-    orphans = [a for i, a in enumerate(unmatched_old) if i not in paired_old]
-    return pairs, orphans
-
-
 def _digits(assertion: Assertion) -> int:
     """toBeCloseTo's precision argument; Jest's default is 2."""
     if len(assertion.args) >= 2 and assertion.args[1].isdigit():
@@ -334,6 +246,17 @@ def _covered(
     """Whether a removed assertion's check survives in another form."""
     if pool.kept(orphan.key):
         return True  # moved to another test (or file) of the change
+    member = split_base(orphan.subject)[1].rsplit(".", 1)[-1]
+    if "." in orphan.subject and member in pool.removed_keys:
+        return True  # the property it checked was taken out of the object the code builds
+    old_aliases, new_aliases = aliases(old_body), aliases(test.body)
+    old_keys = Counter(a.key for a in assertions(old_body))
+    if any(
+        identifies_error(orphan, new, old_aliases, new_aliases)
+        and sum(a.key == new.key for a in new_assertions) > old_keys[new.key]
+        for new in new_assertions
+    ):
+        return True  # the error's message check became a check of its code or class
     if orphan.matcher in ("expect.assertions", "expect.hasAssertions") and _counts_itself(
         new_assertions, test
     ):
@@ -342,7 +265,9 @@ def _covered(
         return True  # what it checked no longer exists
     subject = orphan.subject
     if subject and any(
-        new.subject == subject and new.matcher in PINNING and not new.negated
+        same_value(subject, new.subject, old_aliases, new_aliases)
+        and new.matcher in PINNING
+        and not new.negated
         for new in new_assertions
     ):
         return True  # the value is now pinned exactly
@@ -368,8 +293,8 @@ def _now_expects_failure(
 ) -> bool:
     """The old test checked a local result (`const headers = await call()`); the new one no
     longer holds that local and expects the call to fail (`await t.throwsAsync(request)`)."""
-    base, _rest = _split_base(orphan.subject)
-    if not base or base not in _aliases(old_body) or test.body is None:
+    base, _rest = split_base(orphan.subject)
+    if not base or base not in aliases(old_body) or test.body is None:
         return False
     if any(
         node.type in ("identifier", "shorthand_property_identifier") and text_of(node) == base
@@ -453,8 +378,11 @@ def _compare_tests(old: TestCall, new: TestCall, sides: _Sides, pool: Pool) -> l
     if new.kind != "test" or old.body is None or old.body_text() == new.body_text():
         return hits
     old_assertions, new_assertions = assertions(old.body), assertions(new.body)
-    pairs, orphans = _pair_assertions(old_assertions, new_assertions, _aliases(new.body))
+    old_aliases, new_aliases = aliases(old.body), aliases(new.body)
+    pairs, orphans = pair_assertions(old_assertions, new_assertions, new_aliases, old_aliases)
     for old_assertion, new_assertion in pairs:
+        if identifies_error(old_assertion, new_assertion, old_aliases, new_aliases):
+            continue  # the message check became a check of the error's code or class
         hit = _compare_assertion(new, old_assertion, new_assertion, sides.old_lines)
         if hit is not None:
             hits.append(hit)
@@ -540,10 +468,15 @@ def _assertion_set(test: TestCall) -> str | None:
 
 
 def _pair_renamed(
-    old_tests: dict[tuple[str, ...], TestCall], new_tests: dict[tuple[str, ...], TestCall]
+    old_tests: dict[tuple[str, ...], TestCall],
+    new_tests: dict[tuple[str, ...], TestCall],
+    to_new: Callable[[int], int],
 ) -> list[tuple[TestCall, TestCall]]:
     """Old tests whose key changed (their own title or a describe's), found by the same own
-    title, then the same body, then the same assertions, then a similar body."""
+    title, then the same body, then the same assertions, then a similar body, then the same
+    place: a new test written where the old one stood, under a title that keeps at least
+    half of its words (renamed in place and rewritten; the pair is then compared check by
+    check)."""
     lost = [t for key, t in old_tests.items() if key not in new_tests and t.kind == "test"]
     fresh = [t for key, t in new_tests.items() if key not in old_tests and t.kind == "test"]
     pairs: list[tuple[TestCall, TestCall]] = []
@@ -570,9 +503,29 @@ def _pair_renamed(
         lambda i, j: SequenceMatcher(
             None, lost[i].body_text(), fresh[j].body_text(), autojunk=False
         ).ratio(),
-        _RENAME_THRESHOLD,
+        RENAME_THRESHOLD,
     )
-    return pairs + [(lost[i], fresh[j]) for i, j in index_pairs]
+    pairs += [(lost[i], fresh[j]) for i, j in index_pairs]
+    paired_lost = {i for i, _j in index_pairs}
+    paired_fresh = {j for _i, j in index_pairs}
+    fresh = [test for j, test in enumerate(fresh) if j not in paired_fresh]
+    for i, gone in enumerate(lost):
+        if i in paired_lost:
+            continue
+        line = to_new(gone.lines[0])
+        in_place = next(
+            (
+                candidate
+                for candidate in fresh
+                if candidate.lines[0] <= line <= candidate.lines[1]
+                and titles_related(gone, candidate)
+            ),
+            None,
+        )
+        if in_place is not None:
+            pairs.append((gone, in_place))
+            fresh.remove(in_place)
+    return pairs
 
 
 def _empty(test: TestCall) -> bool:
@@ -599,6 +552,32 @@ def _deletion_kept(old: TestCall, pool: Pool, suite: tuple[str, ...] = ()) -> bo
     return bool(checks) and all(pool.kept(a.key) for a in checks)
 
 
+def _moved_with_its_checks(old: TestCall, pool: Pool, old_lines: SourceLines) -> bool:
+    """A deleted test whose own title arrived as a new test elsewhere in the change (another
+    file: a type-test `*.test-d.ts`, a split suite) that checks the same values at least as
+    strictly, locals renamed or not. The heir is used up."""
+    title = fold_title(old.key[-1])
+    old_checks = assertions(old.body)
+    old_aliases = aliases(old.body)
+    for heir in pool.arrived_tests:
+        if heir.body is None or fold_title(heir.key[-1]) != title:
+            continue
+        new_checks = assertions(heir.body)
+        new_aliases = aliases(heir.body)
+        pairs, orphans = pair_assertions(old_checks, new_checks, new_aliases, old_aliases)
+        if any(not pool.kept(orphan.key) for orphan in orphans):
+            continue
+        if any(
+            not identifies_error(before, after, old_aliases, new_aliases)
+            and _compare_assertion(heir, before, after, old_lines) is not None
+            for before, after in pairs
+        ):
+            continue
+        pool.arrived_tests.remove(heir)
+        return True
+    return False
+
+
 def _file_stem(path: str) -> str:
     """`tests/options.detectClash.test.js` -> `options.detectClash`."""
     name = path.rsplit("/", 1)[-1]
@@ -608,7 +587,7 @@ def _file_stem(path: str) -> str:
 def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
     old_tests, new_tests = sides.old_tests, sides.new_tests
     pairs = [(old_tests[key], new) for key, new in new_tests.items() if key in old_tests]
-    renamed = _pair_renamed(old_tests, new_tests)
+    renamed = _pair_renamed(old_tests, new_tests, sides.to_new)
     pairs.extend(renamed)
     hits: list[_Hit] = []
     for old, new in pairs:
@@ -628,6 +607,8 @@ def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
     suite = (_file_stem(sides.change.path),) if sides.change.new_text is None else ()
     for old in deleted:
         if old.disabled or _empty(old) or _deletion_kept(old, pool, suite):
+            continue
+        if _moved_with_its_checks(old, pool, sides.old_lines):
             continue
         line = sides.to_new(old.lines[0]) if sides.change.new_text else 1
         if pool.code_removed:
@@ -715,6 +696,7 @@ def _fill_pool(all_sides: list[_Sides]) -> Pool:
             pool.new_counts.update(a.key for a in assertions(test.body))
             if key not in sides.old_tests and test.body is not None:
                 pool.arrived[test.body_text()] += 1
+                pool.arrived_tests.append(test)
     return pool
 
 
@@ -758,6 +740,7 @@ def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
         removed = removed_vocabulary(changes, tests)
         pool.removed_words, pool.removed_phrases = removed.words, removed.phrases
         pool.code_removed = removes_code(changes, tests)
+        pool.removed_keys = removed_keys(changes, tests)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
     return results
