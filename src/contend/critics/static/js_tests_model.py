@@ -27,6 +27,7 @@ from typing import Literal
 from tree_sitter import Node
 
 from contend.critics.static.base import FileChange, is_test_path
+from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
     JsLanguage,
@@ -656,14 +657,20 @@ def is_test_code(
     new_root: Node | None,
     old_language: JsLanguage | None = None,
     new_language: JsLanguage | None = None,
+    *,
+    layout: TestLayout = NO_LAYOUT,
 ) -> bool:
     """A JS/TS file is test code when its name says so (`*.test.*`, `*.spec.*`, `*.cy.*`,
-    `__tests__/`, and the type tests `*.test-d.ts`, `<name>-tests.ts`, `test-d/`) or when
-    either side declares tests; never under a fixtures directory."""
+    `__tests__/`, and the type tests `*.test-d.ts`, `<name>-tests.ts`, `test-d/`), when the
+    project's runner config names it (`layout`: vitest `include`, jest `testMatch`, mocha
+    `spec`, ava `files`), or when either side declares tests; never under a fixtures
+    directory."""
     paths = [change.path, *([change.old_path] if change.old_path else [])]
     if any(is_fixture_path(path) for path in paths):
         return False
-    named = any(is_test_path(path) or _TEST_NAME.search(path) for path in paths)
+    named = any(
+        is_test_path(path) or _TEST_NAME.search(path) or layout.matches(path) for path in paths
+    )
     if named:
         return True
     new_language = new_language or js_language(change.language)

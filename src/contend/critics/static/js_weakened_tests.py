@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -44,6 +44,7 @@ from tree_sitter import Node
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_test_pairing import (
     RENAME_THRESHOLD,
     aliases,
@@ -643,7 +644,7 @@ def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
 # --- the critic -------------------------------------------------------------------------------
 
 
-def _sides(change: FileChange) -> _Sides | Skipped | None:
+def _sides(change: FileChange, layout: TestLayout) -> _Sides | Skipped | None:
     """Both parsed sides of a test file; None for a file that is not test code."""
     new_language = js_language(change.language)
     old_language = old_side_language(change)
@@ -661,10 +662,10 @@ def _sides(change: FileChange) -> _Sides | Skipped | None:
         if isinstance(root, Skipped):
             # Half a comparison would report every test of the other side; but a file that
             # is not test code at all is no skip of this topic.
-            return root if _named_test(change) else None
+            return root if _named_test(change, layout) else None
         roots.append(root)
     old_root, new_root = roots
-    if not is_test_code(change, old_root, new_root):
+    if not is_test_code(change, old_root, new_root, layout=layout):
         if change.status == "deleted":
             # The diff reader passed it on for its content to decide; it held no tests.
             return Skipped(change.path, "deleted: nothing on the new side to check")
@@ -680,8 +681,8 @@ def _sides(change: FileChange) -> _Sides | Skipped | None:
     )
 
 
-def _named_test(change: FileChange) -> bool:
-    return is_test_code(change, None, None)
+def _named_test(change: FileChange, layout: TestLayout) -> bool:
+    return is_test_code(change, None, None, layout=layout)
 
 
 def _fill_pool(all_sides: list[_Sides]) -> Pool:
@@ -724,11 +725,15 @@ def _findings(sides: _Sides, hits: Iterable[_Hit]) -> Iterator[Finding]:
         )
 
 
-def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
+def check_changes(
+    changes: Sequence[FileChange], layout: TestLayout = NO_LAYOUT
+) -> list[Finding | Skipped]:
+    """Every test file of the change compared with its old version; `layout`: the files the
+    project's test runner config names as tests."""
     results: list[Finding | Skipped] = []
     all_sides: list[_Sides] = []
     for change in changes:
-        sides = _sides(change)
+        sides = _sides(change, layout)
         if isinstance(sides, Skipped):
             results.append(sides)
         elif sides is not None:
@@ -757,6 +762,13 @@ class JsWeakenedTests:
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
         return check_changes(changes)
+
+    def check_in_project(
+        self, changes: Sequence[FileChange], project_files: Mapping[str, str]
+    ) -> Iterable[Finding | Skipped]:
+        """`check`, with the project's root config files (its test runner's config says
+        which files are tests)."""
+        return check_changes(changes, layout_of(project_files))
 
 
 CRITIC = JsWeakenedTests()
