@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from contend.critics.static.js_tests_model import TestCall, assertions, test_calls
+from contend.critics.static.js_assertions import assertions
+from contend.critics.static.js_tests_model import TestCall, test_calls
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
     JsLanguage,

@@ -16,7 +16,8 @@ from difflib import SequenceMatcher
 
 from tree_sitter import Node
 
-from contend.critics.static.js_tests_model import Assertion, TestCall, normalise
+from contend.critics.static.js_assertions import Assertion, normalise
+from contend.critics.static.js_tests_model import TestCall
 from contend.critics.static.treesitter import text_of, walk
 
 # Above this many candidate pairs, fuzzy scoring would cost seconds: pair by position.

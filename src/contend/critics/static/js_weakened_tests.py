@@ -44,6 +44,15 @@ from tree_sitter import Node
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_assertions import (
+    GENERIC_ERRORS,
+    PINNING,
+    Assertion,
+    assertions,
+    branches,
+    exclusive,
+    normalise,
+)
 from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_test_pairing import (
     RENAME_THRESHOLD,
@@ -66,18 +75,7 @@ from contend.critics.static.js_test_pool import (
     title_names_removed,
     vocabulary,
 )
-from contend.critics.static.js_tests_model import (
-    GENERIC_ERRORS,
-    PINNING,
-    Assertion,
-    TestCall,
-    assertions,
-    branches,
-    exclusive,
-    is_test_code,
-    normalise,
-    test_calls,
-)
+from contend.critics.static.js_tests_model import TestCall, is_test_code, test_calls
 from contend.critics.static.treesitter import (
     JS_LANGUAGES,
     SourceLines,
