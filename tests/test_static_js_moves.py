@@ -266,3 +266,20 @@ def test_an_assertion_on_a_property_the_code_still_has_is_reported() -> None:
         ),
     )
     assert [f.rule for f in found] == ["js-assertion-removed"]
+
+
+def test_a_different_test_written_in_place_under_a_sibling_title_is_no_heir() -> None:
+    old = """
+    test('parses numbers', () => {
+      expect(parse('1')).toBe(1)
+    })
+    """
+    new = """
+    test('parses strings', () => {
+      const text = parse('"a"')
+      expect(typeof text).toBe('string')
+      expect(text.length).toBe(1)
+    })
+    """
+    found = tw(change("test/parse.test.js", old, new))
+    assert [f.rule for f in found] == ["js-test-deleted"]

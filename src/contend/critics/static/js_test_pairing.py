@@ -191,8 +191,10 @@ def fold_title(title: str) -> str:
 
 
 def titles_related(old: TestCall, new: TestCall) -> bool:
-    """The new title keeps at least half of the old title's words (`trust proxy number` ->
-    `trust proxy number ignores forwarded headers`)."""
+    """The new title keeps two or more of the old title's words and at least two thirds of
+    them (`trust proxy number` -> `trust proxy number ignores forwarded headers`), so a
+    sibling written in its place (`parses numbers` -> `parses strings`) is not its heir."""
     old_words = set(_TITLE_WORD.findall(old.key[-1].lower()))
     new_words = set(_TITLE_WORD.findall(new.key[-1].lower()))
-    return bool(old_words) and 2 * len(old_words & new_words) >= len(old_words)
+    shared = len(old_words & new_words)
+    return shared >= 2 and 3 * shared >= 2 * len(old_words)

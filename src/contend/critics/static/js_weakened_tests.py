@@ -22,13 +22,20 @@ about what is checked before and after, not about which lines disappeared:
 
 Not weakening: renamed variables, formatting, quote style, added assertions, moves within one
 rank (toEqual -> toStrictEqual, toBe -> toEqual); a test renamed or moved (in the file, or
-verbatim to another file of the same change); tests merged into one that keeps their
-assertions; an assertion moved into another test; per-environment `if`/`else` branches whose
-assertions became one assertion at least as strong; checks on a value the new test pins
-exactly (`expect(stderr).toBe('')` implies every `not.toContain` on `stderr`); a test that
-now expects its call to fail and no longer holds the result it checked; a test put behind a
-condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`); a test deleted with its
-subject (`js_test_pool`: the code it called, named or paraphrased in its title is gone).
+verbatim to another file of the same change); a test whose title arrived in another test
+file of the change (a type-test `*.test-d.ts` included) with every check kept at least as
+strictly, locals renamed or not; a test renamed in place and rewritten (compared check by
+check); tests merged into one that keeps their assertions; an assertion moved into another
+test; per-environment `if`/`else` branches whose assertions became one assertion at least as
+strong; checks on a value the new test pins exactly (`expect(stderr).toBe('')` implies every
+`not.toContain` on `stderr`); an error's message check replaced by a check of its code or
+class; a test that now expects its call to fail and no longer holds the result it checked; a
+test put behind a condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`); a test
+(or a check) deleted with its subject (`js_test_pool`: the code it called, a property the
+code built, or what its title names is gone).
+
+Which files are tests: `js_tests_model` (content, names, and the runner config read by
+`js_runner_config`); how two versions compare: `js_test_versions`, `js_test_pairing`.
 """
 
 from __future__ import annotations
