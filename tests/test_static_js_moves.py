@@ -283,3 +283,17 @@ def test_a_different_test_written_in_place_under_a_sibling_title_is_no_heir() ->
     """
     found = tw(change("test/parse.test.js", old, new))
     assert [f.rule for f in found] == ["js-test-deleted"]
+
+
+def test_two_locals_built_alike_from_different_inputs_are_two_values() -> None:
+    old = """
+    it('has unique inputs and outputs', () => {
+      const uniqueInputs = new Set(testCases.map((x) => x.input))
+      const uniqueExpects = new Set(testCases.map((x) => x.expected))
+      expect(uniqueInputs.size).to.equal(testCases.length)
+      expect(uniqueExpects.size).to.equal(testCases.length)
+    })
+    """
+    new = old.replace("      expect(uniqueInputs.size).to.equal(testCases.length)\n", "")
+    found = tw(change("test/shorten.test.ts", old, new))
+    assert [f.rule for f in found] == ["js-assertion-removed"]

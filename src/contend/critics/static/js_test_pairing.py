@@ -49,16 +49,12 @@ def aliases(body: Node | None) -> dict[str, str]:
     return found
 
 
-def _origin(value: str) -> str:
-    """Where a local's value comes from: `awaitbuild({...})` -> `awaitbuild`."""
-    return value.split("(", 1)[0]
-
-
 def same_value(
     old_subject: str, new_subject: str, old_aliases: dict[str, str], new_aliases: dict[str, str]
 ) -> bool:
     """Two subjects name the same value: the same text, or the same member of two locals
-    (renamed) that hold the result of the same call."""
+    (renamed) that hold the same expression (`new Set(xs.map(f))` and `new Set(xs.map(g))`
+    are two values)."""
     if old_subject == new_subject:
         return bool(old_subject)
     old_base, old_rest = split_base(old_subject)
@@ -66,9 +62,7 @@ def same_value(
     if old_rest != new_rest:
         return False
     old_value, new_value = old_aliases.get(old_base), new_aliases.get(new_base)
-    return (
-        old_value is not None and new_value is not None and _origin(old_value) == _origin(new_value)
-    )
+    return old_value is not None and old_value == new_value
 
 
 def similarity(
