@@ -25,10 +25,10 @@ from contend.agents import registry
 from contend.agents.anthropic_api import SUBMIT, AnthropicAgent, create, import_sdk
 from contend.agents.api_common import Limits
 from contend.agents.base import AgentReply, AgentRequest
-from contend.agents.prompts import CRITIC_SYSTEM, critic_first_turn
-from contend.agents.schemas import CRITIC_SCHEMA
 from contend.config import Settings
 from contend.errors import AgentError, AgentTimeout, UserError
+from contend.protocol.prompts import CRITIC_SYSTEM, critic_first_turn
+from contend.protocol.reply_schemas import CRITIC_SCHEMA
 from fakes.chat_completions import ChatServer
 from fakes.cli_env import diff_of, make_repo, tree_hash
 from fakes.model_server import (

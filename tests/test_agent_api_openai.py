@@ -34,10 +34,10 @@ from contend.agents.openai_api import (
     endpoint_for,
     import_sdk,
 )
-from contend.agents.prompts import CRITIC_SYSTEM, critic_first_turn
-from contend.agents.schemas import CRITIC_SCHEMA
 from contend.config import Settings
 from contend.errors import AgentError, AgentTimeout, UserError
+from contend.protocol.prompts import CRITIC_SYSTEM, critic_first_turn
+from contend.protocol.reply_schemas import CRITIC_SCHEMA
 from fakes.chat_completions import ChatServer, DropMidBody
 from fakes.cli_env import diff_of, make_repo, tree_hash
 from fakes.model_server import CHAT, FakeModelServer, Garbage, Hang, HttpError, Text, ToolUse, Turn

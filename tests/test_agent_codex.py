@@ -24,10 +24,10 @@ import pytest
 from backend_helpers import context
 from contend.agents.base import AgentReply, AgentRequest
 from contend.agents.codex import CodexAgent, codex_home, create, newest_session
-from contend.agents.prompts import CRITIC_SYSTEM, PROPOSER_SYSTEM, critic_first_turn
-from contend.agents.schemas import CRITIC_SCHEMA, PROPOSER_SCHEMA
 from contend.config import Settings
 from contend.errors import AgentError, AgentTimeout, UserError
+from contend.protocol.prompts import CRITIC_SYSTEM, PROPOSER_SYSTEM, critic_first_turn
+from contend.protocol.reply_schemas import CRITIC_SCHEMA, PROPOSER_SCHEMA
 from fakes.cli_env import agent_bin, diff_of, git, make_repo, sha256, tree_hash
 from fakes.model_server import (
     RESPONSES,

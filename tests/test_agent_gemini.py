@@ -16,10 +16,10 @@ import pytest
 from backend_helpers import context
 from contend.agents.base import AgentReply, AgentRequest
 from contend.agents.gemini import ANSWER_INSTRUCTION, GeminiAgent, create
-from contend.agents.prompts import CRITIC_SYSTEM, critic_first_turn
-from contend.agents.schemas import CRITIC_SCHEMA
 from contend.config import Settings
 from contend.errors import AgentError, AgentTimeout, UserError
+from contend.protocol.prompts import CRITIC_SYSTEM, critic_first_turn
+from contend.protocol.reply_schemas import CRITIC_SCHEMA
 from fakes.cli_env import agent_bin, diff_of, make_repo, tree_hash
 from fakes.model_server import GEMINI, FakeModelServer, HttpError, Text, ToolUse, Turn
 

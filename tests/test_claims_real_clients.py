@@ -18,10 +18,11 @@ import pytest
 from contend.agents.claude_code import ClaudeCodeAgent
 from contend.agents.codex import CodexAgent
 from contend.claims.axes import Axis
-from contend.claims.driver import AgentSpeaker, InternalFactSpeaker, Panel, verify_with_agents
+from contend.claims.driver import verify_with_agents
 from contend.claims.findings import CitedRegion
 from contend.claims.load import LoadedCard, load_card_files
 from contend.claims.prompts import EXTERNAL_TOOL_REQUIREMENT
+from contend.claims.speakers import AgentSpeaker, InternalFactSpeaker, Panel
 from contend.config import load_settings
 from fakes.cli_env import agent_bin, isolate_client_env
 from fakes.model_server import ANTHROPIC, RESPONSES, FakeModelServer, Text, ToolUse, Turn

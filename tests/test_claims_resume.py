@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
-from contend.claims.driver import Panel, run_rounds
-from contend.claims.rounds import Setup, replay, replay_events, start
+from contend.claims.driver import run_rounds
+from contend.claims.replay import replay, replay_events
+from contend.claims.round_state import Setup, start
+from contend.claims.speakers import Panel
 from contend.cli.main import main
 from contend.errors import ProtocolError
 from contend.ledger.verify import verify

@@ -16,17 +16,12 @@ import pytest
 from contend.agents.base import AgentRequest
 from contend.agents.scripted import ScriptedAgent
 from contend.claims.axes import Axis
-from contend.claims.driver import (
-    AgentSpeaker,
-    InternalFactSpeaker,
-    Panel,
-    Speaker,
-    verify_with_agents,
-)
+from contend.claims.driver import verify_with_agents
 from contend.claims.findings import CitedRegion
 from contend.claims.load import LoadedCard, load_card_files
 from contend.claims.report import ClaimsReport
-from contend.claims.rounds import AgentOutput
+from contend.claims.round_state import AgentOutput
+from contend.claims.speakers import AgentSpeaker, InternalFactSpeaker, Panel, Speaker
 from contend.claims.turns import TURN_SCHEMA
 from contend.errors import ProtocolError
 
@@ -492,7 +487,8 @@ def test_level_three_seats_five_axes_chosen_by_domain(tmp_path: Path) -> None:
 
 
 def test_turns_for_another_round_are_refused() -> None:
-    from contend.claims.rounds import Setup, TurnsReply, plan, start
+    from contend.claims.round_state import Setup, TurnsReply, start
+    from contend.claims.rounds import plan
 
     state = start(Setup("C", "x", {}, {}, {"internal-logic": "a"}))
     step = plan(state, None)

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contend.claims.convergence import open_attacks
-from contend.claims.rounds import AgentOutput, Setup, State, TurnsReply, plan, replay, start
+from contend.claims.replay import replay
+from contend.claims.round_state import AgentOutput, Setup, State, TurnsReply, start
+from contend.claims.rounds import plan
 
 AXES = ("internal-logic", "external-fact", "internal-fact")
 TEXTS = ("the sample is small", "the unit is wrong", "the baseline differs", "the run is old")

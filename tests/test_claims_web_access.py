@@ -17,9 +17,9 @@ import pytest
 from contend.agents.base import AgentRequest
 from contend.agents.claude_code import ClaudeCodeAgent
 from contend.agents.codex import CodexAgent
-from contend.claims.driver import AgentSpeaker, InternalFactSpeaker
 from contend.claims.load import load_card_files
 from contend.claims.panel import panel_factory, parse_choice
+from contend.claims.speakers import AgentSpeaker, InternalFactSpeaker
 from contend.cli.main import main
 from contend.config import load_settings
 from test_claims_rounds import QUIET, card_file, run, turn

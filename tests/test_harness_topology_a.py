@@ -13,9 +13,10 @@ import pytest
 
 from contend.agents.base import AgentRequest
 from contend.config import load_settings
+from contend.harness.cast import cast_for
 from contend.harness.config import HarnessConfig
 from contend.harness.implementers import ClaudeCodeImplementer, ClaudeCodeSelfReviewer
-from contend.harness.slice import SliceRequest, cast_for, run_slice
+from contend.harness.slice import SliceRequest, run_slice
 from fakes.cli_env import agent_bin
 from fakes.model_server import ANTHROPIC, FakeModelServer, Text, ToolUse, Turn
 from harness_helpers import main_repo, spec_file

@@ -32,9 +32,9 @@ from urllib.parse import urlsplit
 from contend.agents.base import AgentReply, AgentRequest, Usage
 from contend.agents.prices import ModelPrice, Provider, builtin_price
 from contend.agents.repo_tools import RepoTools, ToolResult
-from contend.agents.schemas import validate
 from contend.errors import AgentError, AgentTimeout, Failure, ProtocolError, UserError
 from contend.protocol.event_types import HttpCallData, RawExchange, ToolCallData
+from contend.protocol.reply_schemas import validate
 
 if TYPE_CHECKING:
     from contend.config import Price

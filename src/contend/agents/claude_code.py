@@ -66,9 +66,9 @@ from contend.agents.base import AgentReply, AgentRequest, BackendContext, Usage
 from contend.agents.claude_sessions import find_transcript, newest_session, project_dir
 from contend.agents.cli_agent import CliAgentConfig
 from contend.agents.process import ProcessResult, run_process
-from contend.agents.schemas import validate
 from contend.errors import AgentError, Failure, ProtocolError
 from contend.protocol.event_types import RawExchange
+from contend.protocol.reply_schemas import validate
 
 READ_ONLY_TOOLS = ("Read", "Grep", "Glob")
 # Offered to a critic or oracle only when the request asks for web access: they read the

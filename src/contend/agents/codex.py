@@ -82,9 +82,9 @@ from contend.agents.base import AgentReply, AgentRequest, BackendContext, Usage
 from contend.agents.cli_agent import CliAgentConfig
 from contend.agents.gitpaths import repo_paths
 from contend.agents.process import ProcessResult, run_process
-from contend.agents.schemas import validate
 from contend.errors import AgentError, Failure, ProtocolError, UserError
 from contend.protocol.event_types import RawExchange
+from contend.protocol.reply_schemas import validate
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 _BASE_URL = re.compile(r'base_url\s*=\s*"([^"]+)"')

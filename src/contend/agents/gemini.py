@@ -49,9 +49,9 @@ from contend.agents.api_common import (
 )
 from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Role, Usage
 from contend.agents.process import ProcessResult, run_process
-from contend.agents.schemas import validate
 from contend.errors import AgentError, ProtocolError, UserError
 from contend.protocol.event_types import RawExchange
+from contend.protocol.reply_schemas import validate
 
 if TYPE_CHECKING:
     from contend.config import Settings

@@ -31,9 +31,9 @@ from typing import Any
 
 from contend.agents.api_common import RETRYABLE_STATUS
 from contend.agents.base import AgentReply, AgentRequest, BackendContext, Capabilities, Role, Usage
-from contend.agents.schemas import validate
 from contend.errors import AgentError, AgentTimeout, ProtocolError, UserError
 from contend.protocol.event_types import RawExchange
+from contend.protocol.reply_schemas import validate
 
 QUIET: dict[str, dict[str, Any]] = {
     "critic": {"topic": "", "no_defect_found": True, "objections": [], "judgements": []},

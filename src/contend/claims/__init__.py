@@ -19,7 +19,12 @@
     artifacts.py       the level-3 evaluator artifact set
     events.py          the ledger event kinds of a claims run
     run.py             one run without agents: gate, precheck, internal-fact (reading injected)
+    round_state.py     a claim's rounds as data: setup, state, requests, replies, round context
+    rounds.py          Steps 2–4.5 as one pure planner: plan(state, reply) -> Step
+    replay.py          the planner run again over a ledger's recorded replies (resume)
+    rounds_result.py   the report's ClaimResult of a claim decided in rounds (pure)
+    speakers.py        who speaks: registry agents, the deterministic checker, a person
+    driver.py          the I/O edge: performs the planner's requests with the speakers
 
-Nothing here calls an agent: the round driver (agents by axis, rounds, meta-judge) plans on
-top of these units.
+Only driver.py calls agents (through speakers.py): the planner decides, the driver performs.
 """

@@ -10,27 +10,22 @@ the same round context; a backend failure or unusable output becomes the planner
 as such (a protocol error there), never a default turn. The internal-fact axis defaults to
 contend's deterministic checker, which speaks in the same turn schema: it raises each
 finding once, withdraws one that the narrowed claim no longer carries, and otherwise
-declares no attack point.
+declares no attack point. Who speaks is claims/speakers.py; the report's view of a claim
+decided in rounds is claims/rounds_result.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from contend.agents.base import Agent, AgentRequest
-from contend.agents.scripted import ScriptedAgent
+from contend.agents.base import AgentRequest
 from contend.claims import events
-from contend.claims.axes import DEFAULT_POLICY, Axis, AxisPolicy, seat_agents
-from contend.claims.controls import negative_control
-from contend.claims.convergence import Attack, check_concession
+from contend.claims.axes import DEFAULT_POLICY, AxisPolicy, seat_agents
 from contend.claims.deadlock import DeadlockReport
+from contend.claims.events import PLANNER_KINDS
 from contend.claims.evidence import read_evidence
-from contend.claims.findings import CitedRegion
-from contend.claims.internal_fact import check_claim
 from contend.claims.load import LoadedCard, LoadResult
 from contend.claims.prompts import (
     META_JUDGE_SYSTEM,
@@ -39,147 +34,38 @@ from contend.claims.prompts import (
     axis_system,
     render_context,
 )
+from contend.claims.replay import replay_events
 from contend.claims.report import (
-    AttackLog,
-    Axes,
     ClaimResult,
     ClaimsReport,
-    ConcessionLog,
-    ControlLog,
-    EscalationIssue,
-    ProponentLog,
-    RoundLog,
-    TurnLog,
     build_report,
 )
-from contend.claims.rounds import (
-    PLANNER_KINDS,
+from contend.claims.round_state import (
     AgentOutput,
     Request,
     Setup,
     State,
     Step,
     TurnsReply,
-    plan,
-    replay_events,
     start,
 )
+from contend.claims.rounds import plan
+from contend.claims.rounds_result import rounds_result
 from contend.claims.run import (
-    Prepared,
     Reader,
     _locator,
     card_error_log,
     prepare_card,
     web_unchecked,
 )
+from contend.claims.speakers import (
+    Panel,
+    PanelFor,
+    PersonProponent,
+    Speaker,
+)
 from contend.claims.turns import PROPONENT_SCHEMA, TURN_SCHEMA
-from contend.errors import AgentError, ProtocolError, UserError
-
-INTERNAL_FACT = "internal-fact"  # the deterministic checker's spec on its axis
-
-
-class Speaker(Protocol):
-    """Who speaks for an axis: an agent of the registry, or the deterministic checker."""
-
-    name: str
-
-    async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput: ...
-
-
-@dataclass(slots=True)
-class AgentSpeaker:
-    name: str  # the spec, e.g. "claude" or "scripted:il.json"
-    agent: Agent
-
-    async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
-        del context  # rendered into request.prompt already
-        exhausted = script_exhausted(self.agent, request)
-        if exhausted is not None:
-            # A critic with no turn left is silent (a protocol error naming the script); a
-            # proponent or meta-judge gives no reply, with the same reason.
-            return AgentOutput(self.name, None, exhausted, silent=request.role == "critic")
-        try:
-            reply = await self.agent.run(request)
-        except AgentError as exc:
-            return AgentOutput(self.name, None, f"backend failed: {exc}")
-        if reply.error is not None or reply.output is None:
-            return AgentOutput(
-                self.name, None, reply.error or "no structured output", reply.raw_text
-            )
-        return AgentOutput(self.name, reply.output, None, reply.raw_text)
-
-
-def script_exhausted(agent: Agent, request: AgentRequest) -> str | None:
-    """Why a scripted agent has no turn for this request, or None. The scripted backend
-    answers a round past the end of its list with code review's quiet turn, which no claims
-    schema accepts: in a claim's rounds that is the script's end, said as such."""
-    if not isinstance(agent, ScriptedAgent):
-        return None
-    turns = agent.script.get(request.role, [])
-    if not isinstance(turns, list) or request.round <= len(turns):
-        return None
-    return (
-        f"scripted:{agent.source} has no {request.role} turn for round {request.round} (its "
-        f"script holds {len(turns)}): a scripted claims agent needs a turn for every round "
-        "it speaks in"
-    )
-
-
-@dataclass(slots=True)
-class InternalFactSpeaker:
-    """The deterministic internal-fact checker as an axis agent (no model)."""
-
-    regions: Sequence[CitedRegion]
-    unchecked: Sequence[str]
-    name: str = INTERNAL_FACT
-
-    async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
-        del request  # it reads the context, not a prompt
-        return AgentOutput(self.name, self.turn(context))
-
-    def turn(self, context: Mapping[str, Any]) -> dict[str, Any]:
-        fact = check_claim(str(context["surviving_claim"]), self.regions, self.unchecked)
-        own_open = {
-            a["text"]: a["id"] for a in context["open_attacks"] if a["axis"] == "internal-fact"
-        }
-        current = {a.message: a for a in fact.attacks}
-        attacks = [
-            {
-                "text": message,
-                "decisive": a.verdict == "reject",
-                "evidence": [a.finding.evidence_id]
-                if a.finding is not None and a.finding.evidence_id
-                else [],
-                "narrowing": "",
-            }
-            for message, a in current.items()
-            if message not in own_open
-        ]
-        return {
-            "no_attack_point": not attacks,
-            "position": "reject" if any(a.verdict == "reject" for a in fact.attacks) else "accept",
-            "attacks": attacks,
-            "meta_attacks": [],
-            "withdrawn": [i for text, i in own_open.items() if text not in current],
-            "concessions": [],
-            "external_tools": [],
-            "community_sources": [],
-        }
-
-
-@dataclass(slots=True)
-class Panel:
-    seats: Mapping[str, Speaker]  # axis → who speaks for it
-    proponent: Speaker | None = None
-    meta_judge: Speaker | None = None
-    worktree: Path = Path(".")
-    timeout_s: float = 600.0
-    web_access: frozenset[str] = frozenset()  # axes whose agent is given web access
-    web_asked: bool = False  # `--web-access`: given where the backend allows it
-    cap: int | None = None
-
-
-PanelFor = Callable[[LoadedCard, tuple[Axis, ...], Sequence[CitedRegion], Sequence[str]], Panel]
+from contend.errors import ProtocolError, UserError
 
 
 def _request(
@@ -283,23 +169,11 @@ def _discard(_: Sequence[events.Event]) -> None:
     """The default sink: the caller takes the events from the return value."""
 
 
-@dataclass(slots=True)
-class PersonProponent:
-    """The proponent is a person (`--proposer human`): when the planner asks for the
-    proponent, the claim's rounds pause; the person answers with `contend respond CLAIM
-    --run DIR --reply FILE` and `contend verify --resume DIR` continues them."""
-
-    name: str = "human"
-
-    async def speak(self, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
-        raise AssertionError("a person answers between invocations, never inside a call")
-
-
 async def run_rounds(
     state: State, panel: Panel, sink: Sink = _discard, *, step: Step | None = None
 ) -> tuple[State, list[events.Event]]:
     """Drive one claim's planner until it ends, or pauses for a person; each step's events
-    go to `sink` as they come. `step` continues a replayed claim (rounds.replay)."""
+    go to `sink` as they come. `step` continues a replayed claim (replay.replay)."""
     log: list[events.Event] = []
     step = plan(state, None) if step is None else step
     while True:
@@ -352,12 +226,6 @@ def setup_for(
     )
 
 
-AWAITING = (
-    "waiting for the proponent (a person): contend respond {cid} --run RUN_DIR --reply FILE, "
-    "then contend verify --resume RUN_DIR --agent …"
-)
-
-
 def _by_claim(recorded: Sequence[events.Event]) -> dict[str, list[events.Event]]:
     out: dict[str, list[events.Event]] = {}
     for kind, data in recorded:
@@ -394,7 +262,7 @@ async def verify_with_agents(
 
     With `recorded` (the events of the run's ledger, `contend verify --resume`), the run
     goes on where it stopped: each claim's recorded rounds are replayed through the planner
-    (rounds.replay_events: no agent is asked again for a recorded reply, a person's answer
+    (replay.replay_events: no agent is asked again for a recorded reply, a person's answer
     to a pause included), only the events the ledger does not hold yet are written, and the
     claim continues live from there. A finished claim is rebuilt from its record alone. The
     run's closing event is then the caller's, over all of its claims."""
@@ -432,7 +300,7 @@ async def verify_with_agents(
             state = step.state  # waits for the person still: nothing new to write
         else:
             state, _ = await run_rounds(first, panel, emit, step=step)
-        result = _rounds_result(card, prepared, assignment.reasons, regions, panel, state)
+        result = rounds_result(card, prepared, assignment.reasons, regions, panel, state)
         results.append(result)
         if len(log) > before or _verdict_due(old):
             emit([events.verdict(cid, result.verdict, result.reasons)])
@@ -482,163 +350,3 @@ def _resumed(first: State, old: Sequence[events.Event]) -> Step:
             "mid-write); verify it again in a new run"
         )
     return Step(step.state, produced[len(done) :], step.request)
-
-
-def _rounds_result(
-    card: LoadedCard,
-    prepared: Prepared,
-    axis_reasons: tuple[str, ...],
-    regions: Sequence[CitedRegion],
-    panel: Panel,
-    state: State,
-) -> ClaimResult:
-    checker = panel.seats.get("internal-fact")
-    if isinstance(checker, InternalFactSpeaker):
-        # The deterministic seat read the kept regions: its findings on the surviving claim
-        # go into the report, as they do without agents.
-        prepared.base.fact = check_claim(state.surviving, checker.regions, checker.unchecked)
-        prepared.base.checked = {r.evidence_id for r in checker.regions}
-    if card.card.verification_complexity == 3:
-        # The evaluator artifact set needs a candidate the verifier rejects.
-        control = negative_control(card.card.claim_text, regions)
-        if control is not None:
-            prepared.base.controls = [
-                ControlLog(
-                    candidate=control.candidate, changed=control.changed, verdict=control.verdict
-                )
-            ]
-    if state.phase != "done":
-        waiting = AWAITING.format(cid=card.card.claim_id)
-        state = replace(state, verdict="escalate", reasons=(*state.reasons, waiting))
-    return claim_result(
-        prepared.base.build(
-            state.verdict or "escalate",
-            "rounds",
-            (*prepared.reasons, *state.reasons),
-            axis_reasons,
-            _summary(state),
-        ),
-        state,
-    )
-
-
-def _summary(state: State) -> str:
-    if state.verdict == "escalate-human" and state.deadlock is not None:
-        return state.deadlock.sentences()[0]
-    return (
-        state.reasons[0] if state.reasons else f"{state.verdict} after {len(state.rounds)} rounds"
-    )
-
-
-def claim_result(base: ClaimResult, state: State) -> ClaimResult:
-    """The ClaimResult of a claim decided in rounds."""
-    verdict = state.verdict or "escalate"
-    return base.model_copy(
-        update={
-            "surviving_claim": None if verdict == "reject" else state.surviving,
-            "required_assumptions": list(state.assumptions),
-            "rounds_log": rounds_log(state),
-            "retracted_claims": [
-                *state.retracted,
-                *([state.surviving] if verdict == "reject" else []),
-            ],
-            "escalation_issues": escalation_issues(state),
-            "deadlock_report": state.deadlock,
-            "axes": Axes(
-                assigned=base.axes.assigned,
-                run=list(state.setup.seats),
-                not_run=[],
-                reasons=base.axes.reasons,
-            ),
-            "unverified_echo": list(state.unverified_echo),
-        }
-    )
-
-
-def _attack_log(a: Attack) -> AttackLog:
-    return AttackLog(
-        id=a.id,
-        axis=a.axis,
-        text=a.text,
-        decisive=a.decisive,
-        evidence=list(a.evidence),
-        target=a.target,
-    )
-
-
-def rounds_log(state: State) -> list[RoundLog]:
-    known = set(state.claim_rounds().evidence_ids)
-    out: list[RoundLog] = []
-    own: dict[str, set[str]] = {}
-    for r in state.rounds:
-        turns = []
-        for t in r.turns:
-            own.setdefault(t.axis, set()).update(
-                e for a in (*t.attacks, *t.meta_attacks) for e in a.evidence
-            )
-            turns.append(
-                TurnLog(
-                    axis=t.axis,
-                    agent=state.setup.seats[t.axis],
-                    kind=t.kind,
-                    position=t.position,
-                    attacks=[_attack_log(a) for a in t.attacks],
-                    meta_attacks=[_attack_log(a) for a in t.meta_attacks],
-                    withdrawn=list(t.withdrawn),
-                    concessions=[
-                        ConcessionLog(
-                            text=c.text,
-                            own_evidence=c.own_evidence,
-                            defeated_by=c.defeated_by,
-                            refused=check_concession(c, own[t.axis], known),
-                        )
-                        for c in t.concessions
-                    ],
-                )
-            )
-        p = r.proponent
-        out.append(
-            RoundLog(
-                number=r.number,
-                turns=turns,
-                proponent=None
-                if p is None
-                else ProponentLog(
-                    new_evidence=list(p.new_evidence),
-                    answers=list(p.answers),
-                    decision_relevant=p.decision_relevant,
-                    narrowed_claim=p.narrowed_claim,
-                ),
-            )
-        )
-    return out
-
-
-def escalation_issues(state: State) -> list[EscalationIssue]:
-    if state.verdict == "escalate-human" and state.deadlock is not None:
-        return [
-            EscalationIssue(
-                issue=i.issue,
-                missing=list(i.opposition_evidence),
-                decision_needed=i.decision_needed,
-            )
-            for i in state.deadlock.unresolved
-        ]
-    if state.verdict != "escalate":
-        return []
-    issues = [
-        EscalationIssue(
-            issue=e,
-            missing=[],
-            decision_needed="an agent gave no usable "
-            "turn: rerun with a working agent or decide the claim",
-        )
-        for e in state.protocol_errors
-    ]
-    issues += [
-        EscalationIssue(
-            issue=r, missing=[], decision_needed="decide the claim, or narrow it and verify again"
-        )
-        for r in state.reasons[:1]
-    ]
-    return issues

@@ -46,15 +46,10 @@ from contend.protocol import claims_event_types as ct
 
 Event = tuple[str, dict[str, Any]]
 
-KINDS = frozenset(
+# The events the round planner writes (claims/rounds.py, each a step's output); a run's
+# ledger holds a prefix of the sequence a replay of its recorded replies produces.
+PLANNER_KINDS = frozenset(
     {
-        "claims_run_started",
-        "claim_card_error",
-        "claim_loaded",
-        "claim_gate",
-        "claim_precheck",
-        "claim_axes",
-        "claim_check",
         "claim_round_started",
         "claim_turn",
         "claim_protocol_error",
@@ -65,6 +60,18 @@ KINDS = frozenset(
         "claim_narrowed",
         "claim_deadlock_report",
         "claim_rounds_finished",
+    }
+)
+
+KINDS = PLANNER_KINDS | frozenset(
+    {
+        "claims_run_started",
+        "claim_card_error",
+        "claim_loaded",
+        "claim_gate",
+        "claim_precheck",
+        "claim_axes",
+        "claim_check",
         "claim_awaiting_proponent",
         "claim_proponent_reply",
         "claim_decided",

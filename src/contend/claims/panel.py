@@ -27,7 +27,9 @@ from contend.agents.base import BackendContext, Role
 from contend.agents.registry import resolve
 from contend.backends import parse_spec
 from contend.claims.axes import AXES, DEFAULT_POLICY, Axis, AxisPolicy, seat_agents
-from contend.claims.driver import (
+from contend.claims.findings import CitedRegion
+from contend.claims.load import LoadedCard, LoadResult
+from contend.claims.speakers import (
     INTERNAL_FACT,
     AgentSpeaker,
     InternalFactSpeaker,
@@ -36,8 +38,6 @@ from contend.claims.driver import (
     PersonProponent,
     Speaker,
 )
-from contend.claims.findings import CitedRegion
-from contend.claims.load import LoadedCard, LoadResult
 from contend.config import Settings
 from contend.errors import ProtocolError, UserError
 

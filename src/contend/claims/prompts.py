@@ -1,5 +1,5 @@
 """The words an axis agent, the proponent and the meta-judge are given: pure text from the
-round context (claims/rounds.py). Every agent of a round gets the same context; only the
+round context (claims/round_state.py). Every agent of a round gets the same context; only the
 line naming its own axis differs.
 
 The seed's external-tool requirement is injected into every axis agent's prompt, word for

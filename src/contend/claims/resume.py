@@ -9,7 +9,7 @@ which appends `claim_proponent_reply` to the run's verified ledger, and
 
     contend verify --resume RUN_DIR --agent …
 
-continues: the claim's recorded rounds are replayed through the planner (rounds.replay,
+continues: the claim's recorded rounds are replayed through the planner (claims/replay.py,
 which refuses a round context that differs from the recorded one, so a changed card cannot
 slip in), the person's reply goes through the checkpoint like an agent's, and the rounds go
 on. Here: finding what waits and what was answered in a ledger's entries, and reading a
@@ -26,9 +26,9 @@ from typing import Any
 
 import yaml
 
-from contend.agents.schemas import validate
 from contend.claims.events import Event
 from contend.errors import ProtocolError, UserError
+from contend.protocol.reply_schemas import validate
 
 REPLAYED = frozenset({"claim_round_started", "claim_turn", "claim_checkpoint", "claim_proponent"})
 EMPTY_REPLY: Mapping[str, Any] = {

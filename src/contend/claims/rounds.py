@@ -5,7 +5,8 @@
 The state of one admitted claim and the parsed reply to the last request go in; the events
 to append, the next state and the next request (or None: the claim is decided) come out.
 No agent, file, clock or network here: the driver (claims/driver.py) performs each request
-and feeds the reply back.
+and feeds the reply back. The data it plans over is claims/round_state.py; the replay of a
+recorded claim is claims/replay.py.
 
     turns       every seated axis agent speaks once against the same round context
                 (one context per round, hashed into the ledger); silence or an
@@ -24,19 +25,15 @@ and feeds the reply back.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 from contend.claims import events as ev
 from contend.claims.checkpoint import checkpoint
 from contend.claims.convergence import (
-    SAFETY_CAP,
     Attack,
-    ClaimRounds,
-    Convergence,
     Round,
     Turn,
     Verdict,
@@ -48,190 +45,22 @@ from contend.claims.convergence import (
     repeated_attacks,
     verdict_of,
 )
-from contend.claims.deadlock import DeadlockReport, mechanical_report, parse_deadlock_report
+from contend.claims.deadlock import mechanical_report, parse_deadlock_report
 from contend.claims.events import Event
+from contend.claims.round_state import (
+    AgentOutput,
+    Reply,
+    Request,
+    State,
+    Step,
+    TurnsReply,
+    attack_json,
+    context_hash,
+    reply_record,
+    round_context,
+)
 from contend.claims.turns import ParsedTurn, parse_turn
 from contend.errors import ProtocolError
-from contend.protocol import claims_event_types as ct
-
-Phase = Literal["turns", "proponent", "meta-judge", "done"]
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """What does not change during a claim's rounds."""
-
-    claim_id: str
-    claim_text: str
-    card: Mapping[str, Any]  # the card as read, kebab-case (for the round context)
-    evidence: Mapping[str, str]  # kept evidence id → locator
-    seats: Mapping[str, str]  # axis → agent spec, in the assigned order
-    consensus: Literal["unanimity", "majority", "weighted"] = "unanimity"
-    weights: Mapping[str, float] | None = None
-    proponent: str | None = None
-    meta_judge: str | None = None
-    web_access: frozenset[str] = frozenset()  # axes whose agent can read the web
-    web_asked: bool = False  # web access was asked for (`--web-access`)
-    external_tool: bool = False  # the card says the claim is about an external tool
-    cap: int = SAFETY_CAP
-
-
-@dataclass(frozen=True, slots=True)
-class State:
-    setup: Setup
-    rounds: tuple[Round, ...] = ()
-    phase: Phase = "turns"
-    pending: tuple[Turn, ...] = ()  # this round's turns, while the proponent answers
-    surviving: str = ""
-    assumptions: tuple[str, ...] = ()
-    added_evidence: tuple[tuple[str, str], ...] = ()
-    retracted: tuple[str, ...] = ()
-    convergence: Convergence | None = None
-    verdict: Verdict | None = None
-    reasons: tuple[str, ...] = ()
-    deadlock: DeadlockReport | None = None
-    protocol_errors: tuple[str, ...] = ()
-    external_tools: tuple[str, ...] = ()
-    community_sources: tuple[str, ...] = ()
-
-    def claim_rounds(self, rounds: Sequence[Round] | None = None) -> ClaimRounds:
-        ids = frozenset(self.setup.evidence) | {e for e, _ in self.added_evidence}
-        return ClaimRounds(
-            axes=tuple(self.setup.seats),
-            rounds=tuple(self.rounds if rounds is None else rounds),
-            evidence_ids=ids,
-            consensus=self.setup.consensus,
-            weights=self.setup.weights,
-            cap=self.setup.cap,
-        )
-
-    @property
-    def web_seated(self) -> bool:
-        return bool(self.setup.web_access & set(self.setup.seats))
-
-    @property
-    def unverified_echo(self) -> tuple[str, ...]:
-        """External tools the claim relies on, unless an agent that really had web access
-        cited community reports: otherwise the result rests on official documentation
-        alone ("unverified echo"). Sources named by an agent without web access do not
-        count: it could not have read them."""
-        tools = self.external_tools or (
-            ("the claim's external tool",) if self.setup.external_tool else ()
-        )
-        if not tools or (self.web_seated and self.community_sources):
-            return ()
-        return tools
-
-
-def start(setup: Setup, assumptions: Sequence[str] = ()) -> State:
-    return State(setup, surviving=setup.claim_text, assumptions=tuple(assumptions))
-
-
-@dataclass(frozen=True, slots=True)
-class AgentOutput:
-    """One reply as the driver got it: the structured output, or why there is none."""
-
-    agent: str
-    output: Mapping[str, Any] | None
-    error: str | None = None
-    raw_text: str = ""
-    silent: bool = False  # the agent had no turn to give at all (error says why)
-
-
-@dataclass(frozen=True, slots=True)
-class TurnsReply:
-    round: int
-    context_sha256: str
-    by_axis: Mapping[str, AgentOutput]
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    kind: Literal["turns", "proponent", "meta-judge"]
-    round: int
-    context: Mapping[str, Any]
-    axes: tuple[str, ...] = ()
-
-    @property
-    def context_sha256(self) -> str:
-        return context_hash(self.context)
-
-
-Reply = TurnsReply | AgentOutput
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    state: State
-    events: list[Event] = field(default_factory=list)
-    request: Request | None = None
-
-
-def context_hash(context: Mapping[str, Any]) -> str:
-    text = json.dumps(context, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-# --- the round context ---------------------------------------------------------------------
-
-
-def _attack_json(a: Attack) -> ct.ClaimAttackData:
-    out: ct.ClaimAttackData = {
-        "id": a.id,
-        "axis": a.axis,
-        "text": a.text,
-        "decisive": a.decisive,
-        "evidence": list(a.evidence),
-    }
-    if a.target:
-        out["target"] = a.target
-    if a.narrowing:
-        out["narrowing"] = a.narrowing
-    return out
-
-
-def round_context(state: State) -> dict[str, Any]:
-    """The one context every agent of the next round gets (the same for all of them)."""
-    s = state.setup
-    history = [
-        {
-            "round": r.number,
-            "turns": [
-                {
-                    "axis": t.axis,
-                    "kind": t.kind,
-                    "position": t.position,
-                    "attacks": [_attack_json(a) for a in t.attacks],
-                    "meta_attacks": [_attack_json(a) for a in t.meta_attacks],
-                    "withdrawn": list(t.withdrawn),
-                    "concessions": [c.text for c in t.concessions],
-                }
-                for t in r.turns
-            ],
-            "proponent": None
-            if r.proponent is None
-            else {
-                "new_evidence": list(r.proponent.new_evidence),
-                "answers": list(r.proponent.answers),
-                "decision_relevant": r.proponent.decision_relevant,
-                "narrowed_claim": r.proponent.narrowed_claim,
-            },
-        }
-        for r in state.rounds
-    ]
-    return {
-        "claim_id": s.claim_id,
-        "round": len(state.rounds) + 1,
-        "surviving_claim": state.surviving,
-        "original_claim": s.claim_text,
-        "card": dict(s.card),
-        "required_assumptions": list(state.assumptions),
-        "evidence": {**s.evidence, **dict(state.added_evidence)},
-        "axes": list(s.seats),
-        "open_attacks": [_attack_json(a) for a in open_attacks(state.claim_rounds())],
-        "rounds": history,
-    }
-
 
 # --- the planner ---------------------------------------------------------------------------
 
@@ -347,7 +176,7 @@ def _on_turns(state: State, reply: TurnsReply) -> Step:
         request = Request(
             "proponent",
             number,
-            {**round_context(state), "this_round": [_attack_json(a) for a in open_attacks(probe)]},
+            {**round_context(state), "this_round": [attack_json(a) for a in open_attacks(probe)]},
         )
         return Step(replace(state, phase="proponent", pending=turns), events, request)
     step = _close_round(state, Round(number, turns))
@@ -374,8 +203,8 @@ def _turn_event(cid: str, number: int, agent: str, p: ParsedTurn, got: AgentOutp
         agent=agent,
         kind=t.kind,
         position=t.position,
-        attacks=[_attack_json(a) for a in t.attacks],
-        meta_attacks=[_attack_json(a) for a in t.meta_attacks],
+        attacks=[attack_json(a) for a in t.attacks],
+        meta_attacks=[attack_json(a) for a in t.meta_attacks],
         withdrawn=list(t.withdrawn),
         concessions=[
             {
@@ -390,33 +219,6 @@ def _turn_event(cid: str, number: int, agent: str, p: ParsedTurn, got: AgentOutp
         community_sources=list(p.community_sources),
         error=p.error,
         reply=reply_record(got),
-    )
-
-
-def reply_record(got: AgentOutput | None) -> ct.ClaimReplyData | None:
-    """A reply as the ledger keeps it, enough to replay the planner (`replay`): the
-    structured output, or the error and the raw text."""
-    if got is None:
-        return None
-    record: ct.ClaimReplyData = {
-        "output": None if got.output is None else dict(got.output),
-        "error": got.error,
-        "raw_text": got.raw_text if got.output is None else None,
-    }
-    if got.silent:
-        record["silent"] = True
-    return record
-
-
-def reply_of(agent: str, record: Mapping[str, Any] | None) -> AgentOutput | None:
-    if record is None:
-        return None
-    return AgentOutput(
-        agent,
-        record["output"],
-        record["error"],
-        record["raw_text"] or "",
-        silent=bool(record.get("silent", False)),
     )
 
 
@@ -645,86 +447,3 @@ def _finish(state: State, verdict: Verdict, reasons: Sequence[str], events: list
         ),
     ]
     return Step(state, events, None)
-
-
-# --- replay --------------------------------------------------------------------------------
-
-# The events the planner writes (each a step's output); a run's ledger holds a prefix of
-# the sequence a replay of its recorded replies produces.
-PLANNER_KINDS = frozenset(
-    {
-        "claim_round_started",
-        "claim_turn",
-        "claim_protocol_error",
-        "claim_concession_refused",
-        "claim_proponent",
-        "claim_checkpoint",
-        "claim_convergence",
-        "claim_narrowed",
-        "claim_deadlock_report",
-        "claim_rounds_finished",
-    }
-)
-
-
-def replay(state: State, recorded: Sequence[Event]) -> Step:
-    """The planner run again over the replies a ledger recorded for one claim: the step it
-    had reached (see `replay_events`)."""
-    return replay_events(state, recorded)[0]
-
-
-def replay_events(state: State, recorded: Sequence[Event]) -> tuple[Step, list[Event]]:
-    """The planner run again over the replies a ledger recorded for one claim — its
-    agents' turns (`claim_turn`), the proponent's replies (`claim_checkpoint`,
-    `claim_proponent`, or a person's `claim_proponent_reply` not yet answered), the
-    meta-judge's (`claim_deadlock_report`, `claim_protocol_error`) — until a request has no
-    recorded reply: that step, and every event the planner produced on the way (the last
-    step's included). A round whose turns are recorded for only some of its axes is not
-    fed (it was cut off mid-write: the caller sees more recorded events than produced).
-    The planner refuses turns whose round context differs from the one it builds
-    (ProtocolError), so a changed card or evidence cannot be replayed silently."""
-    turns: dict[int, dict[str, AgentOutput]] = {}
-    proponent: dict[int, AgentOutput] = {}
-    person: dict[int, AgentOutput] = {}
-    meta: AgentOutput | None = None
-    contexts: dict[int, str] = {}
-    for kind, data in recorded:
-        if kind == "claim_round_started":
-            contexts[int(data["round"])] = str(data["context_sha256"])
-        elif kind == "claim_turn":
-            got = reply_of(str(data["agent"]), data.get("reply"))
-            if got is not None:
-                turns.setdefault(int(data["round"]), {})[str(data["axis"])] = got
-        elif kind in ("claim_checkpoint", "claim_proponent"):
-            got = reply_of(str(data["agent"]), data.get("reply"))
-            if got is not None:
-                proponent[int(data["round"])] = got
-        elif kind == "claim_proponent_reply":
-            got = reply_of(str(data.get("by", "human")), data.get("reply"))
-            if got is not None:
-                person[int(data["round"])] = got
-        elif kind in ("claim_deadlock_report", "claim_protocol_error") and (
-            kind == "claim_deadlock_report" or data.get("axis") == "meta-judge"
-        ):
-            meta = reply_of(str(data.get("agent") or "meta-judge"), data.get("reply")) or meta
-    step = plan(state, None)
-    produced: list[Event] = list(step.events)
-    while step.request is not None:
-        request = step.request
-        got_turns = turns.get(request.round, {})
-        if request.kind == "turns" and got_turns and set(request.axes) <= set(got_turns):
-            # The context the agents really saw, as recorded: the planner compares it with
-            # the one it builds now and refuses a difference.
-            seen = contexts.get(request.round, "")
-            reply: Reply = TurnsReply(request.round, seen, got_turns)
-        elif request.kind == "proponent" and request.round in proponent:
-            reply = proponent[request.round]
-        elif request.kind == "proponent" and request.round in person:
-            reply = person[request.round]
-        elif request.kind == "meta-judge" and meta is not None:
-            reply = meta
-        else:
-            return step, produced
-        step = plan(step.state, reply)
-        produced.extend(step.events)
-    return step, produced

@@ -117,7 +117,7 @@ def _config(opts: dict[str, Any]) -> HarnessConfig:
 
 def _batch(opts: dict[str, Any], config: HarnessConfig) -> int:
     from contend.config import load_settings
-    from contend.executor.base import make_executor
+    from contend.executor.factory import make_executor
     from contend.executor.grid import Caps, run_grid
     from contend.executor.journal import Journal
     from contend.gitio.git import repo_root

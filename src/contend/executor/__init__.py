@@ -14,7 +14,8 @@ import contend can run it (a Ray worker on another machine included). The packag
 nothing about experiments: `contend experiment` and `contend run --batch` both use it.
 """
 
-from contend.executor.base import Cell, CellRecord, Executor, make_executor
+from contend.executor.base import Cell, CellRecord, Executor
+from contend.executor.factory import make_executor
 from contend.executor.grid import Caps, GridOutcome, run_grid
 from contend.executor.journal import Journal
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from contend.errors import UserError
 
@@ -123,27 +123,3 @@ async def aexecute_cell(cell: Cell) -> CellRecord:
 
 async def _awaited(awaitable: Any) -> Any:
     return await awaitable
-
-
-ExecutorKind = Literal["local", "process", "ray"]
-EXECUTORS: tuple[ExecutorKind, ...] = ("local", "process", "ray")
-
-
-def make_executor(
-    kind: str, *, ray_address: str | None = None, ray_num_cpus: int | None = None
-) -> Executor:
-    """The executor called `kind`: "local" (asyncio in this process), "process" (a local
-    process pool) or "ray" (needs the extra contend[ray])."""
-    if kind == "local":
-        from contend.executor.local import LocalExecutor
-
-        return LocalExecutor(mode="thread")
-    if kind == "process":
-        from contend.executor.local import LocalExecutor
-
-        return LocalExecutor(mode="process")
-    if kind == "ray":
-        from contend.executor.ray_executor import RayExecutor
-
-        return RayExecutor(address=ray_address, num_cpus=ray_num_cpus)
-    raise UserError(f"unknown executor {kind!r}; executors: {', '.join(EXECUTORS)}")

@@ -13,22 +13,30 @@
                  1/8 + 3 asin(rho)/(4 pi) for three
     otherwise    (rho < 0) no closed form here: Monte Carlo only
 
-Pure numpy and math, no I/O.
+Also the copula thresholds Phi^-1(p_i) the simulator draws against, so the simulator
+imports the closed forms and not the other way round. Pure numpy and math, no I/O.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
-from contend.experiments.simulate import thresholds
-
 QUADRATURE_NODES = 20_001
 QUADRATURE_SPAN = 9.0  # standard deviations of F; the mass beyond is below 1e-18
 Array = np.ndarray[Any, np.dtype[np.float64]]
+
+
+def thresholds(p: Sequence[float]) -> np.ndarray[Any, np.dtype[np.float64]]:
+    """Phi^-1(p_i): -inf for p = 0 (never catches), +inf for p = 1 (always catches)."""
+    inv = NormalDist().inv_cdf
+    return np.array(
+        [-math.inf if v <= 0 else math.inf if v >= 1 else inv(v) for v in p], dtype=np.float64
+    )
 
 
 def poisson_binomial(p: Sequence[float]) -> list[float]:

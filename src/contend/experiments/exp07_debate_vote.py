@@ -27,7 +27,6 @@ from typing import Any
 
 import orjson
 
-from contend.agents.schemas import CRITIC_SCHEMA
 from contend.config import Settings
 from contend.executor import Cell
 from contend.experiments.agents import Asked, Context, ask_all
@@ -43,6 +42,7 @@ from contend.experiments.framework import (
 )
 from contend.experiments.metrics import mean, rate
 from contend.experiments.planted import PlantedItem, planted, unified_diff, write_repo
+from contend.protocol.reply_schemas import CRITIC_SCHEMA
 from contend.review.engine import ReviewRequest, review
 
 ID = "07"

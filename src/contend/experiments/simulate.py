@@ -21,10 +21,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+
+from contend.experiments.closed_forms import reference_values, thresholds
 
 DEFAULT_CHUNK = 1 << 16
 
@@ -48,14 +49,6 @@ def check_inputs(p: Sequence[float], rho: float, trials: int) -> None:
         )
     if trials < 1:
         raise SimulationInputError(f"trials must be at least 1, got {trials}")
-
-
-def thresholds(p: Sequence[float]) -> np.ndarray[Any, np.dtype[np.float64]]:
-    """Phi^-1(p_i): -inf for p = 0 (never catches), +inf for p = 1 (always catches)."""
-    inv = NormalDist().inv_cdf
-    return np.array(
-        [-math.inf if v <= 0 else math.inf if v >= 1 else inv(v) for v in p], dtype=np.float64
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +124,6 @@ def simulate(
 ) -> dict[str, Any]:
     """Monte Carlo survival under both rules with standard errors, beside every closed
     form (or quadrature) that exists for these inputs."""
-    from contend.experiments.closed_forms import reference_values
-
     counts = simulate_counts(p, rho, trials, seed=seed, chunk=chunk)
     adv, adv_se = counts.estimate(counts.adversarial)
     maj, maj_se = counts.estimate(counts.majority)

@@ -7,7 +7,7 @@
     → events, the slice's record in the index, the worktree removed (the branch stays)
 
 Nothing is ever merged into the user's branch: the best outcome is `contend/run/<id>`,
-ready to merge.
+ready to merge. What a slice is asked and returns is request.py; its agents, cast.py.
 """
 
 from __future__ import annotations
@@ -17,223 +17,33 @@ import dataclasses
 import json
 import shutil
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from contend.agents.base import Agent, AgentReply, AgentRequest, BackendContext, Role
-from contend.backends import parse_spec
-from contend.config import Settings, load_settings
+from contend.agents.base import AgentReply, AgentRequest
+from contend.config import load_settings
 from contend.errors import AgentError, UserError
 from contend.gitio.git import repo_root
 from contend.harness import core, gitops, prompts
-from contend.harness.api_implementers import API_IMPLEMENTERS, api_implementer
-from contend.harness.config import FocusArea, HarnessConfig, attack_prompt
+from contend.harness.cast import Focused, cast_for, spread
+from contend.harness.config import attack_prompt
 from contend.harness.events import (
     SUBTASK_COMPLETED,
     SUBTASK_FAILED,
     SUBTASK_VERIFIED,
     EventWriter,
 )
-from contend.harness.implementers import (
-    CLI_IMPLEMENTERS,
-    ClaudeCodeImplementer,
-    cli_implementer,
-    self_reviewer,
-)
+from contend.harness.implementers import ClaudeCodeImplementer
 from contend.harness.metrics import RECORD_FILE, record_slice, slice_dir
+from contend.harness.request import SliceRequest, SliceResult, read_spec
 from contend.ledger.runs import new_run_id
 from contend.protocol.event_types import GateRanData
 from contend.review.engine import ReviewRequest, review
 from contend.review.gates import run_gate
 from contend.review.state_dir import open_state_dir
 
-AgentFactory = Callable[[str, str], Any]  # (spec, role) -> Agent; tests inject doubles
 BLOCKING = frozenset({"critical", "major"})
 GATE_KILLED = "[contend: gate killed after"
-
-
-@dataclass
-class SliceRequest:
-    repo: Path
-    spec_path: Path
-    implementer: str
-    critics: Sequence[str] = ()
-    oracle: str | None = None
-    gates: Sequence[str] = ()
-    config: HarnessConfig = field(default_factory=HarnessConfig)
-    slice_id: str | None = None
-    events_path: Path | None = None
-    agent_timeout_s: float | None = None
-    agent_factory: AgentFactory | None = None
-    # A batch re-runs a slice a crash cut off (it has no record yet) from the start.
-    restart_unfinished: bool = False
-
-
-@dataclass
-class SliceResult:
-    slice_id: str
-    branch: str
-    outcome: core.Outcome
-    record: dict[str, Any]
-    events_path: Path
-    # Event subscribers that failed (each closed after its failure; the slice went on).
-    event_errors: list[str] = field(default_factory=list)
-
-
-def read_spec(path: Path) -> str:
-    """The spec's text; a missing, unreadable or empty spec is one clear error."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"spec {path} does not exist") from None
-    except IsADirectoryError:
-        raise UserError(f"spec {path} is a directory, not a file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"spec {path} cannot be read: {exc}") from None
-    if not text.strip():
-        raise UserError(f"spec {path} is empty: write the task first")
-    return text
-
-
-@dataclass(frozen=True)
-class Cast:
-    """The agents of a slice, as the topology makes them."""
-
-    implementer: Agent
-    critics: dict[str, Agent]  # model critic spec → agent
-    areas: dict[str, tuple[FocusArea, ...]]  # model critic spec → its focus areas
-    oracle: Agent | None
-    critic_specs: list[str]  # what the review's settings name, static first
-    notes: list[str]
-
-
-def cast_for(req: SliceRequest, root: Path, settings: Settings, areas: Sequence[FocusArea]) -> Cast:
-    """Build every agent and hold it against the topology; UserError (exit 2) when the
-    topology's rule is broken, before anything is written."""
-    topology = req.config.topology
-
-    def make(spec: str, role: Role) -> Agent:
-        if req.agent_factory is not None:
-            agent: Agent = req.agent_factory(spec, role)
-            return agent
-        from contend.agents import registry
-
-        name, _, arg = spec.partition(":")
-        ctx = BackendContext(root, settings, role)
-        if role == "proposer" and name in API_IMPLEMENTERS:
-            return api_implementer(spec, ctx)
-        if role == "proposer" and name in CLI_IMPLEMENTERS:
-            return cli_implementer(name, arg or None, ctx, keep_session=topology == "A")
-        if role == "critic" and topology == "A" and name == "claude":
-            return self_reviewer(arg or None, ctx)
-        try:
-            parse_spec(spec, role)
-        except ValueError as exc:
-            raise UserError(str(exc)) from exc
-        return registry.resolve(spec, ctx)
-
-    implementer = make(req.implementer, "proposer")
-    if not implementer.capabilities.can_fix:
-        raise UserError(
-            f"implementer {req.implementer!r} cannot edit files: an implementer needs write "
-            "access (confined to the slice's worktree)"
-        )
-    model_specs: list[str] = []
-    static: list[str] = []
-    for spec in req.critics:
-        (static if spec.split(":", 1)[0] == "static" else model_specs).append(spec)
-    notes: list[str] = []
-    if topology == "A":
-        if model_specs:
-            raise UserError(
-                "topology A is the implementer reviewing its own diff: give no --critic "
-                "besides static ones"
-            )
-        model_specs = [req.implementer]
-        if req.agent_factory is None and req.implementer.split(":", 1)[0] == "codex":
-            notes.append(
-                "codex keeps no session: topology A's self-review is a fresh read-only "
-                "session of the same model (in effect topology B)"
-            )
-    elif topology == "B" and not model_specs:
-        model_specs = [req.implementer]
-    elif topology in ("C", "D") and not model_specs:
-        raise UserError(f"topology {topology} needs a model critic of another family: --critic")
-    critics = {spec: make(spec, "critic") for spec in dict.fromkeys(model_specs)}
-    for spec, critic in critics.items():
-        same = critic.family == implementer.family
-        if topology == "B" and not same:
-            raise UserError(
-                f"topology B is a fresh session of the implementer's model; critic {spec!r} "
-                f"is of family {critic.family}, the implementer of {implementer.family}"
-            )
-        if topology in ("C", "D") and same:
-            raise UserError(
-                f"topology {topology} needs a critic of another model family; {spec!r} is of "
-                f"the implementer's family {implementer.family}"
-            )
-    oracle = None
-    if topology == "D":
-        if req.oracle is None:
-            raise UserError("topology D needs an oracle: --oracle AGENT")
-        oracle = make(req.oracle, "oracle")
-    elif req.oracle is not None:
-        notes.append(f"--oracle {req.oracle} is only called in topology D; not used here")
-    if req.config.static and not static:
-        static = ["static"]
-    specs = list(critics)
-    return Cast(
-        implementer=implementer,
-        critics=critics,
-        areas=_spread(specs, areas),
-        oracle=oracle,
-        critic_specs=[*static, *specs],
-        notes=notes,
-    )
-
-
-def _spread(specs: Sequence[str], areas: Sequence[FocusArea]) -> dict[str, tuple[FocusArea, ...]]:
-    """Each model critic's focus areas: every area has a critic, each critic an area."""
-    if not specs or not areas:
-        return {s: tuple(areas) for s in specs}
-    n = len(specs)
-    if n <= len(areas):
-        return {s: tuple(areas[i::n]) for i, s in enumerate(specs)}
-    return {s: (areas[i % len(areas)],) for i, s in enumerate(specs)}
-
-
-class _Focused:
-    """A model critic as the review engine sees it: its focus areas' attack prompt added to
-    the system prompt, the harness's review number as its round (each review is a fresh
-    engine run), and in topology A the implementer's own session."""
-
-    def __init__(
-        self,
-        inner: Agent,
-        prompt: str,
-        review_no: Callable[[], int],
-        session: Callable[[], str | None],
-    ) -> None:
-        self.inner = inner
-        self.backend = inner.backend
-        self.model = inner.model
-        self.family = inner.family
-        self.capabilities = inner.capabilities
-        self._prompt = prompt
-        self._review_no = review_no
-        self._session = session
-
-    async def run(self, request: AgentRequest) -> AgentReply:
-        request = dataclasses.replace(
-            request,
-            system=f"{request.system}\n\n{self._prompt}",
-            round=self._review_no() + request.round - 1,
-            session=self._session() or request.session,
-        )
-        return await self.inner.run(request)
 
 
 class SliceRunner:
@@ -437,7 +247,7 @@ class SliceRunner:
         cast = (
             self.cast
             if areas == self.cfg.focus_areas
-            else dataclasses.replace(self.cast, areas=_spread(list(self.cast.critics), areas))
+            else dataclasses.replace(self.cast, areas=spread(list(self.cast.critics), areas))
         )
         topology_a = self.cfg.topology == "A"
 
@@ -445,7 +255,7 @@ class SliceRunner:
             agent = cast.critics.get(spec)
             if agent is None or role != "critic":
                 raise UserError(f"the harness has no {role} {spec!r}")
-            return _Focused(
+            return Focused(
                 agent,
                 attack_prompt(cast.areas.get(spec, ())),
                 lambda: number,
@@ -605,3 +415,6 @@ class SliceRunner:
 
 def run_slice(req: SliceRequest) -> SliceResult:
     return SliceRunner(req).run()
+
+
+__all__ = ["SliceRequest", "SliceResult", "SliceRunner", "run_slice"]

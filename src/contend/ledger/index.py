@@ -14,40 +14,50 @@ Besides one row per run (its standing verdict: review/standing.py), the index ke
 rows `contend stats` aggregates — one per attack (who raised it, how it ended, what a
 person decided), one per critic thread (topic, family, spend) and one per escape a person
 recorded — all derived from the ledger alone, so `rebuild` re-derives every figure.
-Claim runs (`contend verify`) are indexed with their own verdict, as kind `claims`.
+Claim runs (`contend verify`) are indexed with their own verdict, as kind `claims`. The rows
+themselves, built from the fold, are index_rows.py; here: the SQLite file, the
+fingerprints, refresh and the queries.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from contend.errors import ContendError, LedgerCorrupt
 from contend.ledger.anchor import Anchors
-from contend.ledger.keys import LedgerKey
-from contend.ledger.runs import LEDGER_FILE, list_runs
-from contend.ledger.store import (
+from contend.ledger.entries import (
     HASH_SUFFIX,
     USER,
-    Entry,
     read_head,
     resolve_anchors,
     resolve_key,
 )
+from contend.ledger.index_rows import (
+    INTACT,
+    TAMPERED,
+    UNREADABLE,
+    AttackRow,
+    EscapeRow,
+    RunRow,
+    ThreadRow,
+    attack_rows,
+    claims_row,
+    escape_rows,
+    not_intact,
+    summarise,
+    thread_rows,
+)
+from contend.ledger.keys import LedgerKey
+from contend.ledger.runs import LEDGER_FILE, list_runs
 from contend.ledger.verify import VerifyResult, verify
-from contend.protocol.model import Action
-from contend.protocol.state import RunState
-from contend.review.standing import Standing, human_decision, standing
+from contend.review.standing import standing
 
 INDEX_FILE = "index.sqlite3"
 _SCHEMA_VERSION = 3
-INTACT = "intact"
-TAMPERED = "tampered"
-UNREADABLE = "unreadable"
-
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -128,70 +138,6 @@ _SELECT_RECENT = (
     " ORDER BY integrity = 'intact', started DESC, run_id DESC LIMIT ?"
 )
 _SELECT_ONE = "SELECT " + _COLUMNS + " FROM runs WHERE run_id = ?"
-_FOUND = frozenset({str(Action.FIX), str(Action.CONCEDE)})
-
-
-@dataclass(frozen=True, slots=True)
-class RunRow:
-    run_id: str
-    started: str  # UTC timestamp of the run's first event ("" when unreadable)
-    key: str
-    sessions: int
-    verdict: str | None  # None when unfinished, or not intact
-    exit_code: int | None
-    attacks: int
-    unresolved: int
-    families: str
-    tokens: int
-    cost: float
-    integrity: str = INTACT  # intact | tampered | unreadable
-    problem: str = ""  # why, when not intact
-    chain: str = ""  # keyed | unkeyed | mixed
-    kind: str = "review"  # review | claims
-    branch: str = ""  # the branch (or detached@commit) reviewed
-    headline: str = ""  # the unresolved attack with the highest contention
-    wall_s: float = 0.0  # wall time of every session together
-    phase: str = ""  # finished | unfinished | interrupted
-    decided: int = 0  # people's decisions recorded in the run
-    escapes: int = 0  # escapes recorded against the run
-
-
-@dataclass(frozen=True, slots=True)
-class AttackRow:
-    """What `stats` needs of one attack: who raised it and how it ended."""
-
-    attack_id: str
-    thread: str
-    critic: str
-    family: str
-    topic: str
-    severity: str
-    status: str
-    resolved: bool
-    found: bool  # the author fixed or conceded it at some point
-    decision: str  # the latest person's decision (uphold | overrule | waive), or ""
-    rounds: int  # closed rounds it stayed unresolved
-
-
-@dataclass(frozen=True, slots=True)
-class ThreadRow:
-    thread: str
-    critic: str
-    family: str
-    topic: str
-    cost: float
-    tokens: int
-
-
-@dataclass(frozen=True, slots=True)
-class EscapeRow:
-    seq: int
-    ts: str
-    note: str
-    path: str
-    line: int | None
-    topic: str
-    person: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,92 +153,6 @@ class Refresh:
     indexed: int = 0
     reread: int = 0
     problems: list[str] = field(default_factory=list)  # "run-id: why", every non-intact run
-
-
-def summarise(
-    run_id: str, started: str, now: Standing, chain: str = "", wall_s: float = 0.0
-) -> RunRow:
-    state = now.state
-    top = state.attacks.get(now.headline) if now.headline is not None else None
-    return RunRow(
-        run_id=run_id,
-        started=started,
-        key=state.artifact.get("key", ""),
-        sessions=state.sessions,
-        verdict=None if now.verdict is None else str(now.verdict),
-        exit_code=now.exit_code,
-        attacks=len(state.attacks),
-        unresolved=len(state.unresolved()),
-        families=",".join(sorted(state.families())),
-        tokens=state.tokens_in + state.tokens_out,
-        cost=round(state.cost, 6),
-        chain=chain,
-        kind="review",
-        branch=str(state.artifact.get("key", "")),
-        headline=(
-            f"[{top.severity}] {top.location.path}:{top.location.start_line} {top.claim}"
-            if top is not None
-            else ""
-        ),
-        wall_s=round(wall_s, 3),
-        phase=now.phase,
-        decided=sum(1 for a in state.attacks.values() for s in a.history if _is_human(s)),
-        escapes=len(state.escapes),
-    )
-
-
-def _is_human(step: Mapping[str, object]) -> bool:
-    return step.get("action") in ("uphold", "overrule", "waive")
-
-
-def _attack_rows(state: RunState) -> list[AttackRow]:
-    rows = []
-    for a in state.attacks.values():
-        decision = human_decision(a)
-        rows.append(
-            AttackRow(
-                attack_id=a.id,
-                thread=a.thread,
-                critic=a.critic,
-                family=a.family,
-                topic=a.topic,
-                severity=str(a.severity),
-                status=str(a.status),
-                resolved=a.resolved,
-                found=any(step.get("action") in _FOUND for step in a.history),
-                decision=str(decision["action"]) if decision is not None else "",
-                rounds=a.rounds_survived,
-            )
-        )
-    return rows
-
-
-def _thread_rows(state: RunState) -> list[ThreadRow]:
-    return [
-        ThreadRow(
-            t.name, t.critic, t.family, t.topic or "", round(t.cost, 6), t.tokens_in + t.tokens_out
-        )
-        for t in state.threads.values()
-    ]
-
-
-def _escape_rows(state: RunState) -> list[EscapeRow]:
-    rows = []
-    for e in state.escapes:
-        person = e.get("person")
-        line = e.get("line")
-        rows.append(
-            EscapeRow(
-                seq=int(e["seq"]),
-                ts=str(e.get("ts", "")),
-                note=str(e["note"]),
-                path=str(e.get("path") or ""),
-                line=int(line) if line is not None else None,
-                topic=str(e.get("topic") or ""),
-                person=str(person.get("name", "")) if isinstance(person, dict) else "",
-            )
-        )
-    return rows
 
 
 @contextmanager
@@ -441,10 +301,10 @@ def _read_run(
     checked = verify(ledger, keep_entries=True, key=key, anchors=anchors, run=run_id)
     started = str(checked.entries[0].get("ts", "")) if checked.entries else ""
     if not checked.ok:
-        return _Read(_not_intact(run_id, started, TAMPERED, checked.message))
+        return _Read(not_intact(run_id, started, TAMPERED, checked.message))
     entries = checked.entries
     if entries and entries[0].get("kind") == CLAIMS_STARTED:
-        return _Read(_claims_row(run_id, started, entries, _chain(checked)))
+        return _Read(claims_row(run_id, started, entries, _chain(checked)))
     try:
         now = standing(entries, min_families=min_families)
         wall_s = sum(
@@ -454,60 +314,15 @@ def _read_run(
         ts = {int(e["seq"]): str(e.get("ts", "")) for e in entries}
         escapes = [
             EscapeRow(e.seq, ts.get(e.seq, ""), e.note, e.path, e.line, e.topic, e.person)
-            for e in _escape_rows(now.state)
+            for e in escape_rows(now.state)
         ]
-        return _Read(row, _attack_rows(now.state), _thread_rows(now.state), escapes)
+        return _Read(row, attack_rows(now.state), thread_rows(now.state), escapes)
     except (ContendError, KeyError, TypeError, ValueError, AttributeError) as exc:
         # A chain that verifies but that the protocol refuses (an unkeyed ledger anyone
         # could have rewritten, or a bug): shown as unreadable with the reason, never
         # allowed to take `status` down for every other run.
         problem = f"{ledger}: the fold refuses it: {exc}"
-        return _Read(_not_intact(run_id, started, UNREADABLE, problem))
-
-
-def _claims_row(run_id: str, started: str, entries: list[Entry], chain: str) -> RunRow:
-    """A `contend verify` run: its claims and the verdict its ledger records."""
-    verdicts = {
-        str(e["data"].get("claim_id")): str(e["data"].get("verdict"))
-        for e in entries
-        if e["kind"] == "claim_verdict"
-    }
-    finished = [e["data"] for e in entries if e["kind"] == "claims_run_finished"]
-    last = finished[-1] if finished else None
-    return RunRow(
-        run_id=run_id,
-        started=started,
-        key="",
-        sessions=1,
-        verdict=str(last["verdict"]) if last is not None else None,
-        exit_code=int(last["exit_code"]) if last is not None else None,
-        attacks=len(verdicts),
-        unresolved=sum(1 for v in verdicts.values() if v != "accept"),
-        families="",
-        tokens=0,
-        cost=0.0,
-        chain=chain,
-        kind="claims",
-        phase="finished" if last is not None else "unfinished",
-    )
-
-
-def _not_intact(run_id: str, started: str, integrity: str, problem: str) -> RunRow:
-    return RunRow(
-        run_id=run_id,
-        started=started,
-        key="",
-        sessions=0,
-        verdict=None,
-        exit_code=None,
-        attacks=0,
-        unresolved=0,
-        families="",
-        tokens=0,
-        cost=0.0,
-        integrity=integrity,
-        problem=problem,
-    )
+        return _Read(not_intact(run_id, started, UNREADABLE, problem))
 
 
 def _chain(checked: VerifyResult) -> str:
@@ -631,3 +446,20 @@ def verdict_counts(state_dir: Path) -> dict[str, int]:
             " ELSE COALESCE(verdict, 'unfinished') END, COUNT(*) FROM runs GROUP BY 1"
         ).fetchall()
     return {str(verdict): int(count) for verdict, count in rows}
+
+
+__all__ = [
+    "CLAIMS_STARTED",
+    "INDEX_FILE",
+    "INTACT",
+    "TAMPERED",
+    "UNREADABLE",
+    "Refresh",
+    "RunRow",
+    "StatsRows",
+    "recent",
+    "refresh",
+    "run_row",
+    "stats_rows",
+    "verdict_counts",
+]

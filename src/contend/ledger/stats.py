@@ -29,7 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from contend.ledger.index import AttackRow, StatsRows, ThreadRow
+from contend.ledger.index import StatsRows
+from contend.ledger.index_rows import AttackRow, ThreadRow
 
 By = Literal["topic", "family", "critic", "branch"]
 BY_CHOICES: tuple[By, ...] = ("topic", "family", "critic", "branch")

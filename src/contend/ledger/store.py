@@ -32,57 +32,36 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
-
-import orjson
+from typing import Any
 
 from contend.errors import LedgerCorrupt
 from contend.ledger.anchor import Anchor, Anchors
+from contend.ledger.entries import (
+    EVENT_SCHEMA,
+    GENESIS,
+    HEAD_FILE,
+    USER,
+    AnchorsArg,
+    Entry,
+    Head,
+    KeyArg,
+    canonical,
+    encode_entry,
+    read_head,
+    resolve_anchors,
+    resolve_key,
+)
 from contend.ledger.keys import (
     HASH_ALG,
     HMAC_ALG,
     Digest,
-    LedgerKey,
-    load_key,
     sha256_hex,
 )
-from contend.ledger.slots import SlotWriter, read_newest
+from contend.ledger.slots import SlotWriter
+from contend.ledger.verify import verify
 from contend.redaction import redact_json
-
-EVENT_SCHEMA = "contend.event/v1"
-SUPPORTED_SCHEMAS = frozenset({EVENT_SCHEMA})
-GENESIS = "0" * 64
-HEAD_FILE = "ledger.head"
-HASH_SUFFIX = b',"hash":"'
-
-Entry = dict[str, Any]
-
-
-class _UserDefault:
-    """Stands for "the user's own key / anchor directory" in a signature."""
-
-    def __repr__(self) -> str:
-        return "USER"
-
-
-USER: Final = _UserDefault()
-KeyArg = LedgerKey | None | _UserDefault
-AnchorsArg = Anchors | None | _UserDefault
-
-
-def resolve_key(key: KeyArg, *, create: bool) -> LedgerKey | None:
-    return load_key(create=create) if isinstance(key, _UserDefault) else key
-
-
-def resolve_anchors(anchors: AnchorsArg) -> Anchors | None:
-    return Anchors.for_user() if isinstance(anchors, _UserDefault) else anchors
-
-
-def canonical(obj: Any) -> bytes:
-    return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
 
 
 def _utc_now() -> str:
@@ -91,58 +70,6 @@ def _utc_now() -> str:
 
 def _new_id() -> str:
     return uuid.uuid4().hex
-
-
-def encode_entry(
-    entry_without_hash: Mapping[str, Any], digest: Digest = sha256_hex
-) -> tuple[bytes, str]:
-    """Return (line bytes with trailing newline, hash hex) for an entry without "hash"."""
-    body = canonical(entry_without_hash)
-    hexdigest = digest(body)
-    return body[:-1] + HASH_SUFFIX + hexdigest.encode() + b'"}\n', hexdigest
-
-
-@dataclass(frozen=True, slots=True)
-class Head:
-    """The last acknowledged entry, as `ledger.head` records it."""
-
-    seq: int
-    hash: str
-    alg: str
-    run: str | None = None
-    kid: str | None = None
-
-    def to_record(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"seq": self.seq, "hash": self.hash, "alg": self.alg}
-        if self.run is not None:
-            data["run"] = self.run
-        if self.kid is not None:
-            data["kid"] = self.kid
-        return data
-
-
-def read_head(ledger_path: Path) -> Head | None:
-    """`ledger.head` beside the ledger; None when absent (or created and never written),
-    LedgerCorrupt when unreadable."""
-    path = ledger_path.parent / HEAD_FILE
-    data, _ = read_newest(path)
-    if data is None:
-        return None
-    try:
-        seq = data["seq"]
-        if type(seq) is not int or seq < 0:
-            raise ValueError(f"seq {seq!r}")
-        return Head(
-            seq=seq,
-            hash=str(data["hash"]),
-            alg=str(data.get("alg", HASH_ALG)),
-            run=None if data.get("run") is None else str(data["run"]),
-            kid=None if data.get("kid") is None else str(data["kid"]),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise LedgerCorrupt(
-            f"{path} is unreadable ({exc.__class__.__name__}: {exc})", path=str(path)
-        ) from exc
 
 
 class Ledger:
@@ -214,8 +141,6 @@ class Ledger:
         away; anything else that fails verification raises LedgerCorrupt and nothing is
         written: a tampered run is not continued, nor replaced by a new history.
         """
-        from contend.ledger.verify import verify
-
         resolved_key = resolve_key(key, create=True)
         resolved_anchors = resolve_anchors(anchors)
         if resolved_anchors is not None and not path.exists():

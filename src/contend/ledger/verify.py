@@ -36,8 +36,7 @@ import orjson
 from contend.errors import LedgerCorrupt
 from contend.gcpause import gc_paused
 from contend.ledger.anchor import Anchor, Anchors
-from contend.ledger.keys import HASH_ALG, HMAC_ALG, LedgerKey, hmac_pads
-from contend.ledger.store import (
+from contend.ledger.entries import (
     GENESIS,
     HASH_SUFFIX,
     HEAD_FILE,
@@ -51,6 +50,7 @@ from contend.ledger.store import (
     resolve_anchors,
     resolve_key,
 )
+from contend.ledger.keys import HASH_ALG, HMAC_ALG, LedgerKey, hmac_pads
 
 # Every line the writer emits starts so (sorted keys: "alg" sorts first).
 _ENTRY_START = b'{"alg":"'

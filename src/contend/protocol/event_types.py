@@ -297,7 +297,7 @@ class ProtocolViolationData(TypedDict):
 class DeadlockReportData(TypedDict, total=False):  # kept as given, shown in the reports
     attack: str
     thread: str
-    report: dict[str, Any]  # the oracle's report (agents/schemas ORACLE_SCHEMA)
+    report: dict[str, Any]  # the oracle's report (protocol/reply_schemas ORACLE_SCHEMA)
 
 
 class MergeData(TypedDict, total=False):  # kept as given, shown in the reports

@@ -1,7 +1,7 @@
 """What critics, proposers and oracles answer, parsed into typed values at the boundary.
 
 An agent's structured output is checked against the schema it was given
-(agents/schemas.py) and then read into the dataclasses below, so a planner never touches
+(protocol/reply_schemas.py) and then read into the dataclasses below, so a planner never touches
 the raw JSON. Output that does not fit is a ProtocolError: the planner records the reply
 as unusable (malformed), as it does a reply the backend itself could not parse.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from contend.agents.schemas import CRITIC_SCHEMA, ORACLE_SCHEMA, PROPOSER_SCHEMA, validate
 from contend.protocol.model import Action, Severity
+from contend.protocol.reply_schemas import CRITIC_SCHEMA, ORACLE_SCHEMA, PROPOSER_SCHEMA, validate
 
 
 @dataclass(frozen=True, slots=True)

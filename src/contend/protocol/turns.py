@@ -28,15 +28,6 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from contend.agents.prompts import (
-    CRITIC_SYSTEM,
-    ORACLE_SYSTEM,
-    PROPOSER_SYSTEM,
-    critic_first_turn,
-    critic_next_turn,
-    fence,
-)
-from contend.agents.schemas import CRITIC_SCHEMA, ORACLE_SCHEMA, PROPOSER_SCHEMA
 from contend.errors import IllegalTransition, ProtocolError
 from contend.protocol import events as ev
 from contend.protocol.calls import record_call
@@ -64,6 +55,14 @@ from contend.protocol.plan import (
     RunGates,
     Step,
 )
+from contend.protocol.prompts import (
+    CRITIC_SYSTEM,
+    ORACLE_SYSTEM,
+    PROPOSER_SYSTEM,
+    critic_first_turn,
+    critic_next_turn,
+    fence,
+)
 from contend.protocol.replies import (
     Answer,
     Judgement,
@@ -72,6 +71,7 @@ from contend.protocol.replies import (
     parse_oracle,
     parse_proposer,
 )
+from contend.protocol.reply_schemas import CRITIC_SCHEMA, ORACLE_SCHEMA, PROPOSER_SCHEMA
 from contend.protocol.state import RunState, ThreadState
 from contend.protocol.termination import (
     Limits,

@@ -2,7 +2,9 @@
 
 Written for the strictest structured-output modes (every property required, no extra
 properties), so the same schema can be handed to `claude --json-schema`,
-`codex exec --output-schema` and the OpenAI/Anthropic APIs unchanged.
+`codex exec --output-schema` and the OpenAI/Anthropic APIs unchanged. It lives in the
+pure core because the planners (turns.py, replies.py) build requests and read replies
+against it; the agent adapters below import it from here, never the other way round.
 """
 
 from __future__ import annotations

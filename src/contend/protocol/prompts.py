@@ -1,4 +1,5 @@
-"""Prompts for critics, proposers and the oracle. Pure string building.
+"""Prompts for critics, proposers and the oracle. Pure string building, in the core because
+the turn planners (turns.py) put them into the requests they plan.
 
 Wording avoids terms that vendor safety filters tend to refuse in reviews ("attack",
 "exploit", "hack"): critics are asked to "find defects" and raise "objections".
