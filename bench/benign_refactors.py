@@ -7,6 +7,8 @@ is checked raises on these; contend must not.
 - `merge_tests`: two or more tests of one class, each asserting `f(a) == b` for the same f,
   merged into one test looping over their cases;
 - `move_test`: a test moved to another class of the file and renamed;
+- `split_test`: a test of several `self.assertEqual(f(a), b)` lines split in two: its last
+  assertions moved to a new sibling test (the check moved to another test of the change);
 - `parametrize_test`: a test method whose body is `self.assertEqual(f(a), b)` lines moved
   out of its class as a module-level `@pytest.mark.parametrize` test of the same cases;
 - `pytest_raises`: `with self.assertRaises(E):` (Warns, the Regex forms) restated as
@@ -280,6 +282,31 @@ def move_test(src: Source, rng: random.Random) -> list[Mutation]:
     return out
 
 
+def split_test(src: Source, rng: random.Random) -> list[Mutation]:
+    """A test whose body is two or more `self.assertEqual(f(a), b)` lines split in two: the
+    second half of its assertions moved to a new test right after it."""
+    out = []
+    for _cls, func in test_methods(src):
+        if func.decorator_list or isinstance(func, ast.AsyncFunctionDef):
+            continue
+        body = [s for s in func.body if not _is_docstring(s)]
+        if len(body) < 2 or _cases(src, body) is None or src.indent(func) is None:
+            continue
+        new_name = f"{func.name}_split"
+        if new_name in src.text:
+            continue
+        keep = len(body) // 2
+        moved = "".join(
+            src.lines[s.lineno - 1] for s in body[keep:]
+        )  # one line each (`_case` holds only one-line statements)
+        indent = src.indent(func) or ""
+        header = f"{indent}def {new_name}(self):\n"
+        cut_start = src.line_offset(body[keep].lineno)
+        cut_end = src.line_offset(body[-1].lineno + 1)
+        out.append(_mutation("split_test", Edit(cut_start, cut_end, "\n" + header + moved)))
+    return out
+
+
 _INLINE_ASSERTS = frozenset({"assertEqual", "assertTrue", "assertFalse", "assertIsNone"})
 
 
@@ -479,6 +506,7 @@ REFACTORS = {
     "loop_cases": loop_cases,
     "merge_tests": merge_tests,
     "move_test": move_test,
+    "split_test": split_test,
     "parametrize_test": parametrize_test,
     "pytest_raises": pytest_raises,
     "inline_local": inline_local,

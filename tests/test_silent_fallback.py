@@ -76,6 +76,35 @@ def test_reraise_in_handler_turned_into_default() -> None:
     assert finding.old_evidence is not None and "raise StoreError" in finding.old_evidence
 
 
+PROCEDURE = """\
+def refresh(self, waiters, sock):
+    try:
+        self._poll(sock)
+    except OSError as exc:
+        raise
+    waiters.current = None
+"""
+
+
+def test_a_procedure_handing_the_caught_error_on_instead_of_raising_is_not_a_default() -> None:
+    # trio: the error goes to every waiting task (`waiters.wake_all(exc)`), then a bare
+    # return: a function that returns nothing on any path has no result to mistake.
+    new = PROCEDURE.replace("        raise\n", "        waiters.wake_all(exc)\n        return\n")
+    assert check(PROCEDURE, new) == []
+
+
+def test_a_procedure_that_only_logs_the_error_before_returning_is_still_a_default() -> None:
+    new = PROCEDURE.replace("        raise\n", "        log.warning(exc)\n        return\n")
+    assert rules(check(PROCEDURE, new)) == [("raise-to-default", 6)]
+
+
+def test_a_function_with_results_handing_the_error_on_is_still_a_default() -> None:
+    new = PROCEDURE.replace("        raise\n", "        waiters.wake_all(exc)\n        return\n")
+    new = new.replace("    waiters.current = None\n", "    return waiters.current\n")
+    old = PROCEDURE.replace("    waiters.current = None\n", "    return waiters.current\n")
+    assert rules(check(old, new)) == [("raise-to-default", 6)]
+
+
 def test_changed_raise_message_is_not_a_fallback() -> None:
     new = RAISING.replace('f"no {key}"', 'f"missing key {key!r}"')
     assert check(RAISING, new) == []

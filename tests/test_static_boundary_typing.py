@@ -157,13 +157,36 @@ def test_type_ignore_forms_are_minor() -> None:
         return x, y, z
     """
     findings = _run(old, new)
-    assert _rules(findings) == [
-        ("type-ignore-added", 2),
-        ("type-ignore-added", 3),
-        ("type-ignore-added", 4),
-    ]
+    # Only the blanket ignore: a coded one names the one error it waives (see the next test).
+    assert _rules(findings) == [("type-ignore-added", 2)]
     assert all(f.severity is Severity.MINOR for f in findings)
-    assert "type:ignore[attr-defined]" in findings[1].claim
+    assert "# type: ignore`" in findings[0].claim
+
+
+def test_blanket_ignores_are_raised_and_coded_ones_are_not() -> None:
+    old = "def f(a):\n    return helper(a)\n"
+    for comment in (
+        "# type: ignore",
+        "# pyright: ignore",
+        "# pyre-ignore",
+        "# pyre-fixme",
+    ):
+        new = f"def f(a):\n    return helper(a)  {comment}\n"
+        assert _rules(_run(old, new)) == [("type-ignore-added", 2)], comment
+    for comment in (
+        "# type: ignore[arg-type]",
+        "# type:ignore[attr-defined, union-attr]",
+        "# pyright: ignore[reportGeneralTypeIssues]",
+        "# pyre-fixme[6]",
+    ):
+        new = f"def f(a):\n    return helper(a)  {comment}\n"
+        assert _run(old, new) == [], comment
+
+
+def test_ignore_in_a_main_demo_block_is_not_raised() -> None:
+    old = "def f(a):\n    return a\n"
+    new = old + '\n\nif __name__ == "__main__":\n    print(f(1).real)  # type: ignore\n'
+    assert _run(old, new) == []
 
 
 def test_type_ignore_in_a_string_is_not_a_comment() -> None:
@@ -598,7 +621,7 @@ def test_runs_through_the_registry_and_honours_a_waiver() -> None:
                 raise TypeError("age must be an int")
             # contend: allow boundary-typing -- range checked by the schema
             person.age = age
-            return person.raw  # type: ignore[attr-defined]
+            return person.raw  # type: ignore
         """
     )
     result = run_static([change_from_texts("src/app/core.py", old, new)], "static:boundary-typing")
@@ -618,7 +641,7 @@ class Loader:
     def load(self, raw: Any) -> Any:
         if not isinstance(raw, bytes):
             raise TypeError("bytes expected")
-        return cast(Any, raw.decode())  # type: ignore[return-value]
+        return cast(Any, raw.decode())  # type: ignore
 
     def _size(self, name):
         if not isinstance(name, str) or len(name) == 0:
@@ -705,20 +728,13 @@ def test_ignore_whose_code_is_a_lint_rule_is_not_raised() -> None:
         assert _run(old, new) == [], comment
 
 
-def test_ignore_mixing_a_lint_code_and_a_type_code_is_raised() -> None:
-    old = "def f(a):\n    return helper(a)\n"
-    new = "def f(a):\n    return helper(a)  # type: ignore[no-untyped-call, arg-type]\n"
-    assert _rules(_run(old, new)) == [("type-ignore-added", 2)]
-
-
 def test_bare_ignore_narrowed_to_a_code_is_not_raised() -> None:
     old = "def f(a):\n    return a.b  # type: ignore\n"
     for narrowed in ("# type: ignore[attr-defined]", "# type: ignore[attr-defined, union-attr]"):
         new = f"def f(a):\n    return a.b  {narrowed}\n"
         assert _run(old, new) == [], narrowed
-    wider = "def f(a):\n    return a.b  # type: ignore[attr-defined]\n"
-    widest = "def f(a):\n    return a.b  # type: ignore[attr-defined, arg-type]\n"
-    assert _rules(_run(wider, widest)) == [("type-ignore-added", 2)]
+    coded = "def f(a):\n    return a.b  # type: ignore[attr-defined]\n"
+    assert _rules(_run(coded, old)) == [("type-ignore-added", 2)]  # widened to a blanket
 
 
 def test_ignore_on_a_wrong_call_inside_a_raises_block_is_not_raised() -> None:
@@ -739,6 +755,7 @@ def test_ignore_on_a_wrong_call_inside_a_raises_block_is_not_raised() -> None:
     # The raises block is what decides, also outside a test file (a self-check module).
     assert _run(old, new, path="src/app/selfcheck.py") == []
     outside = new.replace("    with pytest.raises(TypeError):\n    ", "")
+    outside = outside.replace("# type: ignore[arg-type]", "# type: ignore")
     assert _rules(_run(old, outside, path="src/app/selfcheck.py")) == [("type-ignore-added", 4)]
 
 
@@ -939,3 +956,54 @@ def test_raise_message_moved_into_a_variable_is_the_same_guard() -> None:
     """
     moved = fall.replace('raise TypeError("no")', 'msg = "no"\n        raise TypeError(msg)')
     assert _run(fall, moved) == []
+
+
+SEND_FILE = """
+def send_file(path_or_file, mimetype=None, attachment_filename=None):
+    if attachment_filename is None and not isinstance(path_or_file, str):
+        raise TypeError("Unable to detect the filename; pass attachment_filename")
+    file = open(path_or_file) if isinstance(path_or_file, str) else path_or_file
+    if isinstance(file, io.TextIOBase):
+        raise ValueError("Files must be opened in binary mode")
+    if mimetype is None:
+        mimetype = guess(attachment_filename or path_or_file)
+    return make_response(path_or_file, mimetype)
+"""
+
+
+def test_a_guard_of_a_function_turned_into_a_wrapper_of_its_namesake_is_minor() -> None:
+    # flask: send_file's implementation moved to werkzeug.utils.send_file (guards with it);
+    # the critic cannot read the other library, so the removal is not demonstrated.
+    new = """
+    import werkzeug.utils
+
+    def send_file(path_or_file, mimetype=None, attachment_filename=None):
+        return werkzeug.utils.send_file(
+            path_or_file, mimetype=mimetype, download_name=attachment_filename
+        )
+    """
+    findings = _run(SEND_FILE, new)
+    assert [f.rule for f in findings] == ["validation-guard-removed"] * 2
+    assert all(f.severity is Severity.MINOR for f in findings)
+    assert all("werkzeug.utils.send_file" in f.claim for f in findings)
+
+
+def test_a_wrapper_forwarding_only_some_arguments_keeps_a_local_guard_blocking() -> None:
+    new = """
+    import werkzeug.utils
+
+    def send_file(path_or_file, mimetype=None, attachment_filename=None):
+        return werkzeug.utils.send_file(path_or_file, download_name=attachment_filename)
+    """
+    findings = _run(SEND_FILE, new)
+    assert sorted(f.severity.value for f in findings) == ["major", "minor"]
+
+
+def test_a_guard_removed_from_a_function_calling_another_function_still_blocks() -> None:
+    new = """
+    def send_file(path_or_file, mimetype=None, attachment_filename=None):
+        return make_response(path_or_file, mimetype or guess(path_or_file))
+    """
+    findings = _run(SEND_FILE, new)
+    assert [f.rule for f in findings] == ["validation-guard-removed"] * 2
+    assert all(f.severity is Severity.MAJOR for f in findings)

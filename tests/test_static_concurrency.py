@@ -815,3 +815,39 @@ def test_module_global_mutated_without_its_lock() -> None:
 def test_async_methods_are_left_to_the_await_rules() -> None:
     new = POOL + "\n    async def put(self, conn):\n        self._conns.append(conn)\n"
     assert _run(POOL, new) == []
+
+
+def test_await_dropped_inside_an_exception_expectation_is_not_reported() -> None:
+    # trio: `await r.receive_nowait()` was the bug (the method is synchronous); were it a
+    # coroutine, nothing would be raised and pytest.raises would fail the test loudly.
+    old = """
+    async def test_closed(r):
+        with pytest.raises(ClosedResourceError):
+            await r.receive_nowait()
+        with pytest.raises(ClosedResourceError):
+            await r.receive()
+    """
+    new = """
+    async def test_closed(r):
+        with pytest.raises(ClosedResourceError):
+            r.receive_nowait()
+        with pytest.raises(ClosedResourceError):
+            r.receive()
+    """
+    assert _run(old, new, "tests/test_channel.py") == []
+
+
+def test_await_dropped_from_a_nowait_method_is_not_reported() -> None:
+    old = """
+    async def drain(queue):
+        item = await queue.get_nowait()
+        await queue.join()
+        return item
+    """
+    new = """
+    async def drain(queue):
+        item = queue.get_nowait()
+        queue.join()
+        return item
+    """
+    assert _rules(_run(old, new)) == [("await-dropped", 3)]

@@ -93,12 +93,12 @@ def test_weak_hash_not_for_security_is_not_reported() -> None:
 
 def test_a_changed_argument_line_of_a_multiline_call_is_reported_over_the_whole_call() -> None:
     old = module(["subprocess.run(", "    cmd,", "    shell=True,", ")"])
-    new = module(["subprocess.run(", "    cmd + ' --verbose',", "    shell=True,", ")"])
+    new = module(["subprocess.run(", "    cmd + ' ' + name,", "    shell=True,", ")"])
     findings, _ = check(change_from_texts("app/run.py", old, new))
     assert [(f.rule, f.start_line, f.end_line) for f in findings] == [
         ("bandit-B602", RISKY_LINE, RISKY_LINE + 3)
     ]
-    assert findings[0].evidence.splitlines()[1] == "        cmd + ' --verbose',"
+    assert findings[0].evidence.splitlines()[1] == "        cmd + ' ' + name,"
 
 
 def test_nosec_does_not_hide_an_added_finding() -> None:
@@ -171,9 +171,67 @@ def test_bandit_runs_once_for_all_files(monkeypatch: pytest.MonkeyPatch) -> None
         change_from_texts(f"pkg/m{i}.py", module([]), module(["eval(expr)"])) for i in range(4)
     ]
     findings, _ = check(*changes)
-    assert len(calls) == 1
-    assert len(calls[0]) == 4
+    # One run over the new sides, one over the old sides of the files with a hit (to tell a
+    # hit the change introduced from one it only touched).
+    assert [len(c) for c in calls] == [4, 4]
     assert sorted(f.path for f in findings) == [f"pkg/m{i}.py" for i in range(4)]
+
+
+def test_no_second_run_when_nothing_is_hit(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[list[str]] = []
+    real = security._run_bandit
+
+    def spy(fnames: list[str]) -> Any:
+        calls.append(fnames)
+        return real(fnames)
+
+    monkeypatch.setattr(security, "_run_bandit", spy)
+    assert check(change_from_texts("pkg/m.py", module([]), module(["x = 1"]))) == ([], [])
+    assert [len(c) for c in calls] == [1]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # pyupgrade: %-format to f-string inside the call that was flagged before
+        ('subprocess.run("ls %s" % cmd, shell=True)', 'subprocess.run(f"ls {cmd}", shell=True)'),
+        # u'' prefixes dropped, quotes changed
+        ("eval(u'1 + ' + expr)", 'eval("1 + " + expr)'),
+        # reformatted over several lines
+        ("yaml.load(data)", "yaml.load(\n        data\n    )"),
+    ],
+)
+def test_a_hit_the_old_version_already_had_is_not_reported(old: str, new: str) -> None:
+    change = change_from_texts("app/sweep.py", module([old]), module([new]))
+    assert RISKY_LINE in change.added_lines
+    assert check(change) == ([], [])
+
+
+def test_a_hit_moved_into_another_function_is_not_reported() -> None:
+    old = module(["eval(expr)"]) + "\n\ndef other(expr):\n    return expr\n"
+    new = module([]) + "\n\ndef other(expr):\n    return eval(expr)\n"
+    assert check(change_from_texts("app/x.py", old, new)) == ([], [])
+
+
+def test_a_hit_over_other_names_is_reported() -> None:
+    old = module(["eval(expr)"])
+    new = module(["eval(data)"])
+    findings, _ = check(change_from_texts("app/x.py", old, new))
+    assert [f.rule for f in findings] == ["bandit-B307"]
+
+
+def test_a_second_hit_added_beside_an_old_one_is_reported() -> None:
+    old = module(["eval(expr)"])
+    new = module(["eval(expr)", "exec(data)"])
+    findings, _ = check(change_from_texts("app/x.py", old, new))
+    assert [(f.rule, f.start_line) for f in findings] == [("bandit-B102", RISKY_LINE + 1)]
+
+
+def test_a_duplicated_dangerous_line_is_reported_once() -> None:
+    findings, _ = check(
+        change_from_texts("app/x.py", module(["eval(expr)"]), module(["eval(expr)", "eval(expr)"]))
+    )
+    assert [(f.rule, f.start_line) for f in findings] == [("bandit-B307", RISKY_LINE + 1)]
 
 
 def _fake_bandit(manager_factory: Callable[..., Any]) -> tuple[ModuleType, ...]:

@@ -843,3 +843,55 @@ def test_checks_of_an_unpacked_result_part_the_api_no_longer_returns_are_moot() 
         schema.dump(blog)
     """
     assert _run(old, new) == []
+
+
+def test_deleted_test_of_a_function_deprecated_while_another_warning_went_is_minor() -> None:
+    # flask: safe_join starts warning in the same commit that moves send_file's own
+    # deprecation warnings to werkzeug, so the module warns no more often than before.
+    source_old = (
+        "import warnings\n\n\ndef send_file(path, cache_timeout=None):\n"
+        "    if cache_timeout is not None:\n"
+        "        warnings.warn('cache_timeout is renamed', DeprecationWarning)\n"
+        "    return path\n\n\ndef safe_join(a, b):\n    return a + b\n"
+    )
+    source_new = (
+        "import warnings\n\n\ndef send_file(path):\n    return path\n\n\n"
+        "def safe_join(a, b):\n"
+        "    warnings.warn('use werkzeug.utils.safe_join', DeprecationWarning)\n"
+        "    return a + b\n"
+    )
+    tests_old = (
+        "def test_send():\n    assert send_file('x') == 'x'\n\n\n"
+        "def test_safe_join():\n    assert safe_join('a', 'b') == 'ab'\n"
+    )
+    tests_new = "def test_send():\n    assert send_file('x') == 'x'\n"
+    changes = [
+        _change("src/pkg/helpers.py", source_old, source_new),
+        _change(PATH, tests_old, tests_new),
+    ]
+    [finding] = _check(*changes)
+    assert (finding.rule, finding.severity) == ("test-deleted", Severity.MINOR)
+    assert "deprecates `safe_join`" in finding.claim
+
+
+def test_deleted_test_class_of_a_newly_deprecated_function_is_minor() -> None:
+    source_old = "def safe_join(a, b):\n    return a + b\n"
+    source_new = (
+        "import warnings\n\n\ndef safe_join(a, b):\n"
+        "    warnings.warn('use werkzeug.utils.safe_join', DeprecationWarning)\n"
+        "    return a + b\n"
+    )
+    tests_old = (
+        "class TestSafeJoin:\n"
+        "    def test_join(self):\n        assert safe_join('a', 'b') == 'ab'\n\n"
+        "    def test_empty(self):\n        assert safe_join('', 'b') == 'b'\n\n\n"
+        "def test_other():\n    assert True\n"
+    )
+    tests_new = "def test_other():\n    assert True\n"
+    changes = [
+        _change("src/pkg/helpers.py", source_old, source_new),
+        _change(PATH, tests_old, tests_new),
+    ]
+    [finding] = _check(*changes)
+    assert (finding.rule, finding.severity) == ("test-class-deleted", Severity.MINOR)
+    assert "deprecates `safe_join`" in finding.claim

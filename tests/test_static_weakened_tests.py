@@ -505,6 +505,34 @@ def test_pytest_skip_call_without_issue() -> None:
     assert _rules([finding]) == [("skip-without-issue", 21)]
 
 
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            '@pytest.mark.xfail(IS_PYPY, reason="no _files attribute")',
+            "@pytest.mark.xfail(IS_PYPY, reason=\"no '_files' attribute\")",
+        ),
+        ("@pytest.mark.skip(u'no fork')", '@pytest.mark.skip("no fork on this runner")'),
+        (
+            '@pytest.mark.skipif("slow == 1", reason="x")',
+            '@pytest.mark.skipif("slow == 1", reason="y")',
+        ),
+    ],
+)
+def test_a_skip_whose_reason_was_only_reworded_is_not_new(before: str, after: str) -> None:
+    old = PYTEST_OLD.replace("def test_interest():", f"{before}\ndef test_interest():")
+    new = PYTEST_OLD.replace("def test_interest():", f"{after}\ndef test_interest():")
+    assert _run(old, new) == []
+
+
+def test_a_skip_whose_string_condition_changed_is_new() -> None:
+    before = '@pytest.mark.skipif("slow == 1", reason="x")'
+    after = '@pytest.mark.skipif("True", reason="x")'
+    old = PYTEST_OLD.replace("def test_interest():", f"{before}\ndef test_interest():")
+    new = PYTEST_OLD.replace("def test_interest():", f"{after}\ndef test_interest():")
+    assert [f.rule for f in _run(old, new)] == ["skip-without-issue"]
+
+
 def test_module_pytestmark_skip_without_issue() -> None:
     new = PYTEST_OLD.replace(
         "import pytest\n", 'import pytest\n\npytestmark = pytest.mark.skip(reason="wip")\n'

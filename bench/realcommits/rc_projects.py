@@ -3,13 +3,17 @@
 Owns the project tables and the paths every script shares (manifest, labels, data dir,
 mirrors), per *set*. Pure data; no git, no I/O beyond computing paths.
 
-Two sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
+Three sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
 
 - `main` — the set the critics are tuned against (`manifest.jsonl`, `labels/`, `data/`);
 - `holdout` — other projects, kept away from that tuning, so the figures of the main set
   can be checked on commits nobody tuned for (`manifest-holdout.jsonl`,
   `labels-holdout/`, `data-holdout/`). Its projects are in neither the main set nor the
-  independent check's (requests, click, httpx; express, axios, vitest).
+  independent check's (requests, click, httpx; express, axios, vitest);
+- `holdout2` — a fresh holdout of yet other projects, built after `holdout` had been seen
+  while the critics were tuned, so it can again show overfitting
+  (`manifest-holdout2.jsonl`, `labels-holdout2/`, `data-holdout2/`). Its projects are in
+  none of the sets above nor the independent check.
 
 `head` pins the history a project's commits are chosen from: selection only walks commits
 reachable from it, so re-running `selection.py` on a mirror that has moved on picks the
@@ -158,6 +162,49 @@ HOLDOUT_PROJECTS: tuple[Project, ...] = (
 )
 
 
+HOLDOUT2_PROJECTS: tuple[Project, ...] = (
+    # Python — in no other set and not the independent check.
+    Project(
+        "aiohttp",
+        "python",
+        "github:aio-libs/aiohttp",
+        "495e778360d1924da63e16dba0f0d76baf56a56a",
+        14,
+    ),
+    Project(
+        "starlette",
+        "python",
+        "github:encode/starlette",
+        "cb8f84f5284dc301ca7a31eb732b9e140769dd48",
+        14,
+    ),
+    Project(
+        "loguru", "python", "github:Delgan/loguru", "2a17be730e111cf874d0bf967c4c5da15b7e4670", 14
+    ),
+    Project(
+        "jsonschema",
+        "python",
+        "github:python-jsonschema/jsonschema",
+        "b37f7be6dc7966a1f1a67557976041ffe0826cb3",
+        14,
+    ),
+    Project(
+        "packaging",
+        "python",
+        "github:pypa/packaging",
+        "053c884615f2e83d80705251b447769ec2599653",
+        14,
+    ),
+    # JavaScript / TypeScript — likewise.
+    Project(
+        "execa", "js", "github:sindresorhus/execa", "8017b279e19347efaf2587711c2d57dbd4330740", 13
+    ),
+    Project("undici", "js", "github:nodejs/undici", "7eb7c8ec8f23acd9c3da93a286162f8c1dc68326", 13),
+    Project("yargs", "js", "github:yargs/yargs", "2a4378bdc2eac9cf7d0cdfe0a52b1b25f779806a", 13),
+    Project("msw", "js", "github:mswjs/msw", "8a19d5485adad2b8a816e04a937f4c76169cd5b9", 13),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class BenchSet:
     """One set of commits: its projects and where its manifest, labels and bundles live."""
@@ -178,6 +225,13 @@ SETS: dict[str, BenchSet] = {
         HERE / "labels-holdout",
         HERE / "data-holdout",
     ),
+    "holdout2": BenchSet(
+        "holdout2",
+        HOLDOUT2_PROJECTS,
+        HERE / "manifest-holdout2.jsonl",
+        HERE / "labels-holdout2",
+        HERE / "data-holdout2",
+    ),
 }
 
 
@@ -189,17 +243,18 @@ def bench_set(name: str) -> BenchSet:
 
 
 def project(name: str) -> Project:
-    for p in (*PROJECTS, *HOLDOUT_PROJECTS):
+    every = tuple(p for s in SETS.values() for p in s.projects)
+    for p in every:
         if p.name == name:
             return p
-    known = ", ".join(p.name for p in (*PROJECTS, *HOLDOUT_PROJECTS))
+    known = ", ".join(p.name for p in every)
     raise KeyError(f"unknown project {name!r} (known: {known})")
 
 
 def data_dir(override: str | None = None, default: Path = DEFAULT_DATA_DIR) -> Path:
     """Where the bundles live: --data, else $REALCOMMITS_DATA, else the set's default
-    (bench/realcommits/data, or data-holdout). Project names differ between the sets, so
-    one directory given by --data or the variable can hold the bundles of both."""
+    (bench/realcommits/data, data-holdout or data-holdout2). Project names differ between
+    the sets, so one directory given by --data or the variable can hold the bundles of all."""
     chosen = override or os.environ.get("REALCOMMITS_DATA")
     return Path(chosen) if chosen else default
 

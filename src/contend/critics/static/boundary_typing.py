@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import difflib
 import re
 from collections import Counter
@@ -428,6 +429,7 @@ def _guards_removed(
         if _became_default(guard, new_fn):
             continue  # silent-fallback's raise-to-default says it, with the old raise
         line = _map_line(change, old_fn, new_fn, start)
+        delegate = _namesake_delegate(new_fn, missing)
         if isinstance(guard.node, ast.Raise):
             claim = (
                 f"`{new_fn.qualname}` no longer raises `{_raised_name(guard.node)}` for values "
@@ -440,7 +442,49 @@ def _guards_removed(
                 f"`{pyast.unparse(missing[0])}` (old line {start}); invalid input now flows on "
                 "unchecked"
             )
-        yield _finding(change, GUARD_REMOVED, (line, line), claim, (start, end), new_fn.qualname)
+        found = _finding(change, GUARD_REMOVED, (line, line), claim, (start, end), new_fn.qualname)
+        if delegate is not None:
+            # The function became a wrapper of its namesake elsewhere (the implementation
+            # moved, its guards presumably with it): not demonstrated, so not blocking.
+            found = dataclasses.replace(
+                found,
+                claim=f"{found.claim} (it now hands `{_short_names(missing)}` to "
+                f"`{delegate}`, which may keep the guard)",
+                severity=Severity.MINOR,
+                confidence=Confidence.MEDIUM,
+            )
+        yield found
+
+
+def _namesake_delegate(new_fn: pyast.Function, units: Sequence[ast.expr]) -> str | None:
+    """The callee, when the new function calls a function of its own name on another object
+    (`werkzeug.utils.send_file` from `send_file`, `super().save` from `save`; not itself)
+    and passes it every parameter the guard checked (all of them, for a guard on a local)."""
+    params = _params(new_fn.node)
+    checked = {
+        n.id for unit in units for n in ast.walk(unit) if isinstance(n, ast.Name) and n.id in params
+    }
+    # A guard on a local (derived from the arguments): the wrapper must forward them all.
+    checked = checked or set(params)
+    for node in pyast.walk_within(new_fn.node):
+        if not isinstance(node, ast.Call) or pyast.callee_name(node) != new_fn.node.name:
+            continue
+        owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if owner is None or (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+            continue  # recursion, not a wrapper
+        passed = {
+            n.id
+            for arg in [*node.args, *(k.value for k in node.keywords)]
+            for n in ast.walk(arg)
+            if isinstance(n, ast.Name)
+        }
+        if checked and checked <= passed:
+            return pyast.unparse(node.func)
+    return None
+
+
+def _short_names(units: Sequence[ast.expr]) -> str:
+    return ", ".join(dict.fromkeys(pyast.unparse(u) for u in units))
 
 
 def _became_default(guard: _Guard, new_fn: pyast.Function) -> bool:

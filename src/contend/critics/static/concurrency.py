@@ -499,11 +499,14 @@ def _awaits_dropped(
     budget = {callee: old[callee] - new[callee] for callee in old}
     if not any(count > 0 for count in budget.values()):
         return
+    expecting = _under_expectation(new_fn.node)
     for call, wrapper in _unawaited_calls(new_fn.node):
         if call.lineno not in change.added_lines:
             continue
         callee = pyast.unparse(call.func)
         if budget.get(callee, 0) <= 0:
+            continue
+        if wrapper is None and (id(call) in expecting or callee.endswith(_SYNC_SUFFIXES)):
             continue
         budget[callee] -= 1
         how = (
@@ -519,6 +522,28 @@ def _awaits_dropped(
             f"`{new_fn.qualname}` {how}: nothing waits for the work and its errors are lost",
             old_lines=_awaited_lines(old_fn.node, callee),
         )
+
+
+# `get_nowait`, `put_nowait`, `receive_nowait`, `send_nowait`: asyncio's and trio's names for
+# the synchronous twin of an awaitable method. Awaiting one was the bug; dropping the await
+# is its fix.
+_SYNC_SUFFIXES = ("_nowait",)
+_EXPECTING = frozenset({"raises", "assertRaises", "assertRaisesRegex", "warns", "assertWarns"})
+
+
+def _under_expectation(fn: pyast.FunctionNode) -> set[int]:
+    """Ids of the calls inside a `with pytest.raises(...)` / `assertRaises` block: a call
+    there whose await went missing cannot fail silently — no exception comes out of an
+    unawaited coroutine, so the expectation itself fails the test."""
+    found: set[int] = set()
+    for node in pyast.walk_within(fn):
+        if isinstance(node, ast.With | ast.AsyncWith) and any(
+            isinstance(item.context_expr, ast.Call)
+            and pyast.callee_name(item.context_expr) in _EXPECTING
+            for item in node.items
+        ):
+            found.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return found
 
 
 def _awaited_lines(fn: pyast.FunctionNode, callee: str) -> tuple[int, int]:

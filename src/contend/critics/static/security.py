@@ -41,6 +41,7 @@ import re
 import sys
 import tempfile
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -233,13 +234,94 @@ class SecurityCritic:
         for fname, reason in skipped:
             change = _lookup(by_fname, fname)
             results.append(Skipped(change.path, _SKIP_REASONS.get(reason, reason), self.topic))
+        kept: dict[str, list[_BanditIssue]] = {}
+        untouched: dict[str, list[_BanditIssue]] = {}
         for issue in issues:
             change = _lookup(by_fname, issue.fname)
-            if change.touches(issue.start_line, issue.end_line) and issue.test_id not in (
-                _AUDIT_TESTS
-            ):
-                results.append(_finding(change, issue))
+            if issue.test_id in _AUDIT_TESTS:
+                continue
+            touched = change.touches(issue.start_line, issue.end_line)
+            (kept if touched else untouched).setdefault(change.path, []).append(issue)
+        by_path = {change.path: change for change in by_fname.values()}
+        for path, found in _introduced(kept, untouched, by_path).items():
+            results.extend(_finding(by_path[path], issue) for issue in found)
         return results
+
+
+def _introduced(
+    kept: dict[str, list[_BanditIssue]],
+    untouched: dict[str, list[_BanditIssue]],
+    changes: dict[str, FileChange],
+) -> dict[str, list[_BanditIssue]]:
+    """Per path, the issues the change brought in: those the old version did not have.
+
+    A sweep (pyupgrade, a reformat, a rename) touches lines that held a bandit hit before;
+    the hit is on an added line but the change did not introduce it. So the old sides of
+    the files with a hit are scanned too (one more bandit run, only when there is a hit),
+    and a hit counts as old when the old version had a hit of the same test over the same
+    names (a sweep rewrites the line: its spelling changes, not its construct; code moved
+    to another function keeps its names)."""
+    olds = {p: changes[p] for p in kept if changes[p].old_text is not None}
+    if not olds:
+        return kept
+    with tempfile.TemporaryDirectory(prefix="contend-bandit-old-") as tmp:
+        by_fname: dict[str, str] = {}
+        for path, change in olds.items():
+            dest = _destination(Path(tmp), change.old_path or change.path)
+            if dest is None:
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(change.old_text or "", encoding="utf-8")
+            by_fname[os.path.normpath(dest)] = path
+        old_issues, skipped = _run_bandit(sorted(by_fname))
+    unread = {by_fname[os.path.normpath(f)] for f, _ in skipped}
+    per_path: dict[str, list[_BanditIssue]] = {}
+    for old in old_issues:
+        per_path.setdefault(by_fname[os.path.normpath(old.fname)], []).append(old)
+    return {
+        path: issues
+        if path not in by_fname.values() or path in unread  # no old side read: all new
+        else _new_hits(changes[path], issues, untouched.get(path, []), per_path.get(path, []))
+        for path, issues in kept.items()
+    }
+
+
+def _new_hits(
+    change: FileChange,
+    issues: list[_BanditIssue],
+    untouched: list[_BanditIssue],
+    old_issues: list[_BanditIssue],
+) -> list[_BanditIssue]:
+    """The hits of `issues` (on touched lines) with no partner among the old version's hits
+    left over by the hits on untouched lines: a partner is a hit of the same test over the
+    same names (each old hit partners one new hit, so a dangerous line duplicated is still
+    reported once)."""
+    old_tree = pyast.parse_old_side(change.old_text)
+    new_tree = pyast.parse_old_side(change.new_text)
+    pool = Counter((old.test_id, _names(old_tree, old)) for old in old_issues)
+    pool.subtract((issue.test_id, _names(new_tree, issue)) for issue in untouched)
+    fresh: list[_BanditIssue] = []
+    for issue in issues:
+        key = (issue.test_id, _names(new_tree, issue))
+        if pool[key] > 0:
+            pool[key] -= 1
+        else:
+            fresh.append(issue)
+    return fresh
+
+
+def _names(tree: ast.Module | None, issue: _BanditIssue) -> frozenset[str]:
+    """The names and attributes read on a hit's lines: what the flagged construct is made
+    of, whatever its spelling (quotes, `u''`, %-format or f-string, line breaks)."""
+    if tree is None:
+        return frozenset()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name | ast.Attribute) and (
+            issue.start_line <= node.lineno <= issue.end_line
+        ):
+            found.add(node.id if isinstance(node, ast.Name) else node.attr)
+    return frozenset(found)
 
 
 def focus(text: str, added_lines: frozenset[int]) -> str:

@@ -332,8 +332,11 @@ class _FileCheck:
         for ret in returns:
             if not self._touched(ret):
                 old_returns[pyast.dump(ret)] -= 1  # an unchanged return accounts for its copy
+        procedure = all(r.value is None for r in returns) and not _generator(scope.node)
         for ret in returns:
             if not self._touched(ret) or not sa.is_default(ret.value, None):
+                continue
+            if procedure and _hands_on(scope.node, ret):
                 continue
             key = pyast.dump(ret)
             if old_returns[key] > 0:
@@ -676,3 +679,31 @@ def _scopes(tree: ast.Module | None) -> dict[str, _Scope]:
 
 def _short(qualname: str) -> str:
     return "module-level code" if qualname == MODULE_SCOPE else qualname
+
+
+def _generator(fn: ast.AST) -> bool:
+    """A generator's bare `return` ends its iteration early: an empty result, a default."""
+    return any(isinstance(n, ast.Yield | ast.YieldFrom) for n in pyast.walk_within(fn))
+
+
+def _hands_on(fn: ast.AST, ret: ast.Return) -> bool:
+    """Is `ret` a bare return of a function that returns no value anywhere, in an `except
+    ... as e` handler that passes `e` to a call other than a log (`waiters.wake_all(e)`,
+    `future.set_exception(e)`)? The failure is delivered, not lost, and there is no result
+    a caller could mistake for a real one."""
+    for handler in pyast.walk_within(fn):
+        if not isinstance(handler, ast.ExceptHandler) or handler.name is None:
+            continue
+        if not any(n is ret for stmt in handler.body for n in ast.walk(stmt)):
+            continue
+        return any(
+            isinstance(n, ast.Call)
+            and pyast.callee_name(n) not in sa.LOG_METHODS
+            and any(
+                isinstance(a, ast.Name) and a.id == handler.name
+                for a in [*n.args, *(k.value for k in n.keywords)]
+            )
+            for stmt in handler.body
+            for n in ast.walk(stmt)
+        )
+    return False

@@ -64,6 +64,7 @@ from contend.critics.static import pyast
 from contend.critics.static import weakened_tests_catalogue as wc
 from contend.critics.static import weakened_tests_compare as cmp
 from contend.critics.static import weakened_tests_coverage as cov
+from contend.critics.static import weakened_tests_elsewhere as elsewhere
 from contend.critics.static import weakened_tests_markers as mk
 from contend.critics.static import weakened_tests_moot as moot
 from contend.critics.static import weakened_tests_rules as r
@@ -526,6 +527,11 @@ def _compare_checks(
         leftover_old = [
             c for c in leftover_old if c.key in plain or not _covered(coverage, needs, index[id(c)])
         ]
+    if leftover_old:
+        # Moved to another test: the change added the same check to a test of its test files.
+        repeated = {id(c) for c in leftover_old if c.key in {n.key for n in new_checks}}
+        moved = context.moved_elsewhere(old_fn, old_side, old_checks, repeated)
+        leftover_old = [c for c in leftover_old if id(c) not in moved]
     deprecated = context.behaviour.deprecated if leftover_old else frozenset()
     # New checks left unmatched: the test was rewritten, not only trimmed.
     rewritten = any(c.counts for c in leftover_new)
@@ -670,7 +676,25 @@ def _case_texts(decorator: ast.expr) -> list[ast.expr]:
 
 
 def _skip_keys(fn: pyast.Function | None) -> Counter[str]:
-    return Counter(r.canon(m) for m in _skips_of(fn)) if fn else Counter()
+    return Counter(_skip_key(m) for m in _skips_of(fn)) if fn else Counter()
+
+
+def _skip_key(marker: ast.AST) -> str:
+    """A skip marker by what it skips and when, not by its reason's wording: a reason
+    reworded (or requoted by a sweep) leaves the same skip, not a new one. String conditions
+    (`skipif("sys.platform == 'win32'")`) are conditions, not reasons, and stay."""
+    call = marker.value if isinstance(marker, ast.Expr) else marker
+    if not isinstance(call, ast.Call):
+        return r.canon(marker)
+    condition_first = (r.dotted(call.func) or "").split(".")[-1] in ("skipif", "xfail")
+    args = [
+        a
+        for i, a in enumerate(call.args)
+        if not (isinstance(a, ast.Constant) and isinstance(a.value, str))
+        or (i == 0 and condition_first)
+    ]
+    keywords = [k for k in call.keywords if k.arg not in ("reason", "msg")]
+    return r.canon(ast.Call(func=call.func, args=args, keywords=keywords))
 
 
 def _skips_of(fn: pyast.Function, *, unconditional_only: bool = False) -> list[ast.AST]:
@@ -695,7 +719,7 @@ def _new_skips(
     for marker in _skips_of(new_fn, unconditional_only=old_fn is None):
         if old_fn is None and mk.is_conditional(marker):
             continue
-        key = r.canon(marker)
+        key = _skip_key(marker)
         if before[key]:
             before[key] -= 1
             continue
@@ -837,6 +861,7 @@ class _Context:
     _removed: frozenset[str] | None = None
     _coverage: cov.Coverage | None = None
     _behaviour: cov.Removed | None = None
+    _added: frozenset[str] | None = None
     # The change also adds tests or checks: a deletion may be a rewrite whose equivalence
     # the critic could not establish.
     rewritten: bool = False
@@ -873,6 +898,46 @@ class _Context:
             self._coverage = found
         return self._coverage
 
+    @property
+    def added_checks(self) -> frozenset[str]:
+        """The keys of every check the change added to a test of its test files (see
+        weakened_tests_elsewhere): where an assertion gone from one test may have moved."""
+        if self._added is None:
+            versions: list[tuple[elsewhere.Version, elsewhere.Version | None]] = []
+            for file in self.files:
+                new, old = file.new, file.old
+                if new is None:
+                    continue
+                for qualname, fn in new.functions.items():
+                    before = old.functions.get(qualname) if old is not None else None
+                    if not _is_test(qualname):
+                        continue
+                    if before is not None and _untouched(file, _Ref(file, qualname)):
+                        continue
+                    versions.append(
+                        (
+                            (fn.node, new.constants, new.is_helper),
+                            (before.node, old.constants, old.is_helper)
+                            if before is not None and old is not None
+                            else None,
+                        )
+                    )
+            self._added = elsewhere.added(versions)
+        return self._added
+
+    def moved_elsewhere(
+        self, fn: pyast.Function, side: _Side, checks: list[r.Check], keep: set[int]
+    ) -> set[int]:
+        """Ids of the `checks` of an old test (`fn` of `side`, in the order of `checks_in`)
+        the change added to some test of its test files, leaving out those in `keep`."""
+        wanted = self.added_checks
+        known = [k for _, k in elsewhere.check_keys(fn.node, side.is_helper)]
+        return {
+            id(check)
+            for check, keys in zip(checks, known, strict=True)
+            if id(check) not in keep and keys & wanted
+        }
+
     def still_checked(self, ref: _Ref) -> bool:
         """Is what this deleted test checked still checked: it tested a unit the change
         removed, or every check it made (under each of its cases) is made by a test of
@@ -882,7 +947,12 @@ class _Context:
         fn = ref.old.node
         if cov.tests_removed_behaviour(fn, self.behaviour, old.tree):
             return True
-        return self.coverage.covers_test(old.demand(ref.old))
+        if self.coverage.covers_test(old.demand(ref.old)):
+            return True
+        # Its checks were split over, or moved to, other tests the change added or extended.
+        checks = r.checks_in(fn.body, old.is_helper)
+        counting = {id(c) for c in checks if c.counts}
+        return bool(counting) and counting <= self.moved_elsewhere(ref.old, old, checks, set())
 
 
 def _tree(text: str | None) -> ast.Module | None:
@@ -909,7 +979,9 @@ def _deletions(deleted: list[_Ref], context: _Context) -> Iterator[Finding]:
         else:
             yield _deleted_test(ref, context)
     for (_, owner), refs in by_class.items():
-        yield _deleted_class(owner, refs, context.rewritten)
+        uses = [cov.deprecated_use(ref.old.node, context.behaviour) for ref in refs]
+        deprecated = uses[0] if None not in uses else None
+        yield _deleted_class(owner, refs, context.rewritten, deprecated)
 
 
 def _gained_checks(old_ref: _Ref, new_ref: _Ref) -> bool:
@@ -958,7 +1030,9 @@ def _deleted_test(ref: _Ref, context: _Context) -> Finding:
     return _deletion(ref.file, RULE_TEST_DELETED, line, claim, what, code, ref.qualname, minor)
 
 
-def _deleted_class(owner: str, refs: list[_Ref], rewritten: bool) -> Finding:
+def _deleted_class(
+    owner: str, refs: list[_Ref], rewritten: bool, deprecated: str | None = None
+) -> Finding:
     file = refs[0].file
     assert file.old is not None  # deleted refs come from old sides
     start = min(ref.old.start_line for ref in refs)
@@ -978,9 +1052,12 @@ def _deleted_class(owner: str, refs: list[_Ref], rewritten: bool) -> Finding:
     code = file.change.old_lines(first, last)
     what = f"deleted test class `{owner}` (old lines {first}-{last})"
     line = file.new_line_of(first)
-    if rewritten:
+    if deprecated is not None:
+        claim += f" (the change deprecates `{deprecated}`, which each of them uses)"
+    elif rewritten:
         claim += "; the change adds tests or checks elsewhere that may replace them"
-    return _deletion(file, RULE_CLASS_DELETED, line, claim, what, code, owner, rewritten)
+    minor = deprecated is not None or rewritten
+    return _deletion(file, RULE_CLASS_DELETED, line, claim, what, code, owner, minor)
 
 
 def _deletion(

@@ -558,6 +558,9 @@ def removed_behaviour(
             warned -= new_summary.warnings
             if new_summary.warnings > (old_summary.warnings if old_summary else 0):
                 deprecating.add(module_stem(path))
+            if new_summary.warnings:
+                # A function can start warning while another warning of the module goes
+                # (moved elsewhere with its code): asked of every module that warns at all.
                 deprecated.update(_newly_deprecated(old, new, old_summary, new_summary))
     return Removed(
         frozenset(before - after),
@@ -651,7 +654,7 @@ def _newly_deprecated(
     new_summary: _Summary,
 ) -> Iterator[str]:
     """Names a module starts deprecating: quoted in a new deprecation message, or
-    functions that start warning (asked only of a module that warns more than before)."""
+    functions that start warning (asked of every module that names a deprecation warning)."""
     before = old_summary.deprecation_texts if old_summary is not None else frozenset()
     for text in new_summary.deprecation_texts - before:
         for quoted in _QUOTED.findall(text):
