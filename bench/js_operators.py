@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from contend.critics.static.js_tests_model import assertions, test_calls
+from contend.critics.static.js_assertions import assertions
+from contend.critics.static.js_tests_model import TestCall, test_calls
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
     JsLanguage,
@@ -473,6 +474,115 @@ def bn_move_test_to_new_file(src: Source) -> list[Edit]:
     return edits
 
 
+def _rename_locals(node: Node) -> str:
+    """The text of `node` with every local it declares renamed (`result` -> `resultMoved`),
+    identifiers only (titles and other strings keep their words); a name also used as a
+    shorthand property (`{ result }`) keeps its name."""
+    declared = {
+        text_of(name)
+        for item in walk(node)
+        if item.type == "variable_declarator"
+        and (name := item.child_by_field_name("name")) is not None
+        and name.type == "identifier"
+        and len(text_of(name)) >= 3
+    }
+    shorthand = {text_of(item) for item in walk(node) if item.type.startswith("shorthand_property")}
+    spans = sorted(
+        (item.start_byte, item.end_byte)
+        for item in walk(node)
+        if item.type == "identifier" and text_of(item) in declared - shorthand
+    )
+    data = text_of(node).encode("utf-8")
+    out = bytearray()
+    position = node.start_byte
+    for start, end in spans:
+        out += data[position - node.start_byte : start - node.start_byte]
+        out += data[start - node.start_byte : end - node.start_byte] + b"Moved"
+        position = end
+    out += data[position - node.start_byte :]
+    return out.decode("utf-8")
+
+
+def _test_statements(src: Source) -> Iterator[tuple[TestCall, Node, int, int]]:
+    """(test, its statement, first byte of its line, last byte of its line) for tests with
+    assertions standing as statements of their own lines."""
+    for test in test_calls(src.root).values():
+        statement = test.node.parent
+        if test.kind != "test" or statement is None or statement.type != "expression_statement":
+            continue
+        if not assertions(test.body):
+            continue
+        line_start = src.data.rfind(b"\n", 0, statement.start_byte) + 1
+        line_end = src.data.find(b"\n", statement.end_byte)
+        if line_end == -1 or src.data[line_start : statement.start_byte].strip():
+            continue
+        yield test, statement, line_start, line_end
+
+
+def bn_move_test_to_type_file(src: Source) -> list[Edit]:
+    """One test moved into a new type-test file (`x.test-d.ts`) of the same change, out of
+    its `describe`, with its locals renamed (tanstack-query's move of type tests)."""
+    edits = []
+    imports = "".join(
+        text_of(n) + "\n" for n in named_children(src.root) if n.type == "import_statement"
+    )
+    stem = re.sub(r"(\.(test|spec))?\.[cm]?[jt]sx?$", "", src.path)
+    ext = "tsx" if src.path.endswith("x") else "ts"
+    for _test, statement, line_start, line_end in _test_statements(src):
+        removed = splice(src, line_start, line_end + 1, "")
+        moved = _rename_locals(statement)
+        extra = ((f"{stem}.test-d.{ext}", None, imports + moved + "\n"),)
+        edits.append(Edit(removed.new_text, frozenset(), extra))
+    return edits
+
+
+def bn_rename_in_place(src: Source) -> list[Edit]:
+    """A test renamed in place (its title extended) and rewritten: locals renamed, `toEqual`
+    made `toStrictEqual` — the same checks, in the same place (fastify's renamed tests)."""
+    edits = []
+    for test, statement, _start, _end in _test_statements(src):
+        arguments = test.node.child_by_field_name("arguments")
+        args = named_children(arguments) if arguments is not None else []
+        if not args or args[0].type != "string":
+            continue
+        title = text_of(args[0])
+        text = _rename_locals(statement).replace(".toEqual(", ".toStrictEqual(")
+        renamed_title = f"{title[0]}{title[1:-1]} when configured explicitly{title[0]}"
+        if text.count(title) != 1:
+            continue
+        edits.append(
+            splice(
+                src, statement.start_byte, statement.end_byte, text.replace(title, renamed_title)
+            )
+        )
+    return edits
+
+
+_MESSAGE_CHECK = re.compile(
+    r"^(?:expect\((?P<a>[\w$.]+)\.message\)\.(?:toBe|toEqual|toStrictEqual)\(.*\)"
+    r"|assert\.(?:strictEqual|equal|deepStrictEqual)\((?P<b>[\w$.]+)\.message,.*\))$",
+    re.DOTALL,
+)
+
+
+def bn_message_to_code(src: Source) -> list[Edit]:
+    """An exact check of an error's message replaced by one of its code (fastify's Node 19
+    port test): `expect(err.message).toBe("...")` -> `expect(err.code).toBe("ERR_X")`."""
+    edits = []
+    for body in _tests(src):
+        for assertion in assertions(body):
+            match = _MESSAGE_CHECK.match(text_of(assertion.node))
+            if match is None:
+                continue
+            error = match.group("a") or match.group("b")
+            if match.group("a"):
+                insert = f'expect({error}.code).toBe("ERR_INVALID_ARG")'
+            else:
+                insert = f'assert.strictEqual({error}.code, "ERR_INVALID_ARG")'
+            edits.append(splice(src, assertion.node.start_byte, assertion.node.end_byte, insert))
+    return edits
+
+
 def bn_stricter_matcher(src: Source) -> list[Edit]:
     """`toEqual(x)` -> `toStrictEqual(x)` (stricter, same rank)."""
     edits = []
@@ -618,6 +728,9 @@ BENIGN: dict[str, tuple[Operator, bool | None]] = {
     "swap_functions": (bn_swap_functions, False),
     "rename_test": (bn_rename_test, True),
     "move_test_to_new_file": (bn_move_test_to_new_file, True),
+    "move_test_to_type_file": (bn_move_test_to_type_file, True),
+    "rename_in_place": (bn_rename_in_place, True),
+    "message_to_code": (bn_message_to_code, True),
     "stricter_matcher": (bn_stricter_matcher, True),
     "add_assertion": (bn_add_assertion, True),
     "run_if": (bn_run_if, True),

@@ -128,6 +128,9 @@ def main() -> None:
     parser.add_argument("--per-operator", type=int, default=25)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--show", type=int, default=3, help="misses/false alarms shown each")
+    parser.add_argument(
+        "--only", action="append", default=[], help="only this operator or control (repeatable)"
+    )
     args = parser.parse_args()
     repos = args.repos or sorted(Path("/work/.mirror").glob("*/repo"))
     started = time.perf_counter()
@@ -143,6 +146,8 @@ def main() -> None:
     broken: Counter[str] = Counter()
     plans = [(topic, name, op, need) for name, (topic, op, need) in DEFECTS.items()]
     plans += [("benign", name, op, need) for name, (op, need) in BENIGN.items()]
+    if args.only:
+        plans = [plan for plan in plans if plan[1] in args.only]
     for kind, name, operator, need in plans:
         pool = tests if need is True else code if need is False else sources
         order = list(pool)

@@ -54,7 +54,9 @@ def text_report(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 def inject(monkeypatch: pytest.MonkeyPatch, findings: Sequence[Finding]) -> None:
     """Make the static critics return exactly `findings` (the seam the engine calls)."""
 
-    def fake_run_static(changes: Sequence[FileChange], topics: Any) -> StaticResult:
+    def fake_run_static(
+        changes: Sequence[FileChange], topics: Any, **_options: Any
+    ) -> StaticResult:
         return StaticResult(findings=[f for f in findings if f.topic in topics])
 
     monkeypatch.setattr("contend.review.engine.run_static", fake_run_static)

@@ -372,3 +372,31 @@ def test_many_line_evidence_keeps_the_head_and_tail_of_the_span() -> None:
         assert evidence.rstrip().endswith("line_1999 = 1999")
         assert "lines cut" in evidence
         assert len(evidence) < 3_000
+
+
+@dataclass
+class ProjectFakeCritic(FakeCritic):
+    """A FakeCritic that also reads the project's root config files."""
+
+    projects: list[dict[str, str]] = field(default_factory=list)
+
+    def check_in_project(
+        self, changes: Sequence[FileChange], project_files: dict[str, str]
+    ) -> Iterable[Finding | Skipped]:
+        self.projects.append(dict(project_files))
+        return self.check(changes)
+
+
+def test_project_files_reach_only_the_critics_that_read_them() -> None:
+    aware = ProjectFakeCritic(Topic.TEST_WEAKENING, frozenset({"javascript"}))
+    plain = FakeCritic(Topic.SILENT_FALLBACK, frozenset({"javascript"}))
+    change = change_from_texts("test/a.js", "x\n", "x\nBAD\n")
+    files = {".mocharc.json": '{"spec": "test/**/*.js"}'}
+    result = run_static([change], critics=[aware, plain], project_files=files)
+    assert aware.projects == [files]
+    assert plain.seen == ["test/a.js"]
+    assert len(result.findings) == 2
+    # Without project files the aware critic is called as any other.
+    run_static([change], critics=[aware])
+    assert aware.projects == [files]
+    assert aware.seen == ["test/a.js", "test/a.js"]

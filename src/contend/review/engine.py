@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from contend import __version__
 from contend.change import CONFIG_FILES, FileChange, Skipped
 from contend.config import Settings
+from contend.critics.static.js_runner_config import read_runner_config
 from contend.critics.static.review_config import configs_of
 from contend.critics.static.runner import run_static
 from contend.errors import ConfigError, UserError
@@ -403,7 +404,10 @@ class _Session:
         self, topics: frozenset[Topic], changes: Sequence[Any], skipped: Sequence[Skipped]
     ) -> None:
         t0 = time.perf_counter()
-        result = run_static(changes, topics)
+        # The test runner's config at the base says which files are tests (read at the base,
+        # as contend's own config is: a change cannot redefine how it is reviewed).
+        project_files = read_runner_config(self.root, self.target.base)
+        result = run_static(changes, topics, project_files=project_files)
         wall = time.perf_counter() - t0
         skipped_paths = {s.path for s in [*skipped, *result.skipped]}
         for s in result.skipped:

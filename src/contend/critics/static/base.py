@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from contend.change import ChangeStatus as ChangeStatus
 from contend.change import FileChange as FileChange
@@ -107,3 +107,14 @@ class TopicCritic(Protocol):
     languages: frozenset[Language]
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]: ...
+
+
+@runtime_checkable
+class ProjectAwareCritic(Protocol):
+    """A critic that also reads the project's root config files (name -> text, at the
+    review's base revision): the JS/TS critics learn from the test runner's config which
+    files are tests. The runner calls `check_in_project` when it has those files."""
+
+    def check_in_project(
+        self, changes: Sequence[FileChange], project_files: Mapping[str, str]
+    ) -> Iterable[Finding | Skipped]: ...

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,6 +42,7 @@ from contend.critics.static import js_fallback_context as context
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_tests_model import is_test_code
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
@@ -520,7 +521,7 @@ def _introduced(hits: list[_Hit], old: _Handlers, new: _Handlers) -> list[_Hit]:
     return [hit for hit in hits if new_counts[hit.key] > old_counts[hit.key]]
 
 
-def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
+def check_file(change: FileChange, layout: TestLayout = NO_LAYOUT) -> Iterator[Finding | Skipped]:
     language = js_language(change.language)
     if language is None or change.new_text is None:
         return
@@ -538,7 +539,7 @@ def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
             yield parsed
         else:
             old_root = parsed
-    test_code = is_test_code(change, old_root, new_root)
+    test_code = is_test_code(change, old_root, new_root, layout=layout)
     hits = [
         hit
         for hit in _hits(_handlers(new_root, language, change.added_lines, test_code))
@@ -582,9 +583,17 @@ class JsSilentFallback:
     languages: frozenset[FileLanguage] = _JS
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
+        return self.check_in_project(changes, {})
+
+    def check_in_project(
+        self, changes: Sequence[FileChange], project_files: Mapping[str, str]
+    ) -> Iterable[Finding | Skipped]:
+        """`check`, with the project's root config files (its test runner's config says
+        which files are tests)."""
+        layout = layout_of(project_files)
         results: list[Finding | Skipped] = []
         for change in changes:
-            results.extend(check_file(change))
+            results.extend(check_file(change, layout))
         return results
 
 

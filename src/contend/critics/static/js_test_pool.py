@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from contend.critics.static.base import FileChange
+from contend.critics.static.js_tests_model import TestCall
 from contend.critics.static.treesitter import (
     callee_name,
     functions,
@@ -45,6 +46,11 @@ class Pool:
     code_removed: bool = False
     # Normalised bodies of tests that are new in their file (moved-in candidates).
     arrived: Counter[str] = field(default_factory=Counter)
+    # Tests that are new in their file, in any test file of the change (heirs of a move).
+    arrived_tests: list[TestCall] = field(default_factory=list)
+    # Object property names the change's code builds fewer times than before (`id: req.id`
+    # taken out of a serializer): a check of that property went with it.
+    removed_keys: frozenset[str] = frozenset()
 
     def kept(self, text: str) -> bool:
         return self.new_counts[text] >= self.old_counts[text]
@@ -257,3 +263,36 @@ def _is_api_member(fn: Node) -> bool:
         and (left := parent.child_by_field_name("left")) is not None
         and left.type == "member_expression"
     )
+
+
+# `key: value` at the start of a line: an object literal's property (or an interface field).
+_PROPERTY_LINE = re.compile(r"""^\s*['"]?([A-Za-z_$][\w$]*)['"]?\s*\??:(?!:)""")
+_NOT_KEYS = frozenset({"case", "default"})
+
+
+def _property_keys(text: str) -> Counter[str]:
+    found: Counter[str] = Counter()
+    for line in text.split("\n"):
+        match = _PROPERTY_LINE.match(line)
+        if match and match.group(1) not in _NOT_KEYS:
+            found[match.group(1)] += 1
+    return found
+
+
+def removed_keys(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:
+    """Property names that the change's code (not tests) writes as `key:` fewer times than
+    before, among keys on the lines it deleted: an object the code builds lost the field."""
+    before: Counter[str] = Counter()
+    after: Counter[str] = Counter()
+    touched: set[str] = set()
+    for change in changes:
+        if change.path in tests or not is_js_code(change):
+            continue
+        if change.old_text is not None:
+            before.update(_property_keys(change.old_text))
+            old_lines = change.old_text.split("\n")
+            gone = [old_lines[n - 1] for n in change.removed_lines if n <= len(old_lines)]
+            touched.update(_property_keys("\n".join(gone)))
+        if change.new_text is not None:
+            after.update(_property_keys(change.new_text))
+    return frozenset(key for key in touched if after[key] < before[key])

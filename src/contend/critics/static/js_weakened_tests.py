@@ -22,57 +22,48 @@ about what is checked before and after, not about which lines disappeared:
 
 Not weakening: renamed variables, formatting, quote style, added assertions, moves within one
 rank (toEqual -> toStrictEqual, toBe -> toEqual); a test renamed or moved (in the file, or
-verbatim to another file of the same change); tests merged into one that keeps their
-assertions; an assertion moved into another test; per-environment `if`/`else` branches whose
-assertions became one assertion at least as strong; checks on a value the new test pins
-exactly (`expect(stderr).toBe('')` implies every `not.toContain` on `stderr`); a test that
-now expects its call to fail and no longer holds the result it checked; a test put behind a
-condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`); a test deleted with its
-subject (`js_test_pool`: the code it called, named or paraphrased in its title is gone).
+verbatim to another file of the same change); a test whose title arrived in another test
+file of the change (a type-test `*.test-d.ts` included) with every check kept at least as
+strictly, locals renamed or not; a test renamed in place and rewritten (compared check by
+check); tests merged into one that keeps their assertions; an assertion moved into another
+test; per-environment `if`/`else` branches whose assertions became one assertion at least as
+strong; checks on a value the new test pins exactly (`expect(stderr).toBe('')` implies every
+`not.toContain` on `stderr`); an error's message check replaced by a check of its code or
+class; a test that now expects its call to fail and no longer holds the result it checked; a
+test put behind a condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`); a test
+(or a check) deleted with its subject (`js_test_pool`: the code it called, a property the
+code built, or what its title names is gone).
+
+Which files are tests: `js_tests_model` (content, names, and the runner config read by
+`js_runner_config`); how two versions compare: `js_test_versions`, `js_test_pairing`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from difflib import SequenceMatcher
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from tree_sitter import Node
 
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_assertions import assertions
+from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_test_pool import (
     Pool,
-    about_removed_code,
+    removed_keys,
     removed_names,
     removed_vocabulary,
     removes_code,
-    title_names_removed,
-    vocabulary,
 )
-from contend.critics.static.js_tests_model import (
-    GENERIC_ERRORS,
-    PINNING,
-    Assertion,
-    TestCall,
-    assertions,
-    branches,
-    exclusive,
-    is_test_code,
-    normalise,
-    test_calls,
-)
+from contend.critics.static.js_test_versions import Hit, Sides, compare_files
+from contend.critics.static.js_tests_model import is_test_code, test_calls
 from contend.critics.static.treesitter import (
     JS_LANGUAGES,
     SourceLines,
     js_language,
-    named_children,
     old_side_language,
     parse_checked,
-    text_of,
-    walk,
 )
 from contend.protocol.model import Severity
 
@@ -134,535 +125,10 @@ RULES = (
 )
 _CONFIDENCE = {info.rule: info.confidence for info in RULES}
 
-# A tracker reference: #123, ABC-123 (in a comment only: a title may say "UTF-8"), /issues/ URL.
-_ISSUE_REF = re.compile(r"#\d+|https?://\S+/issues/\d+")
-_TRACKER_KEY = re.compile(r"\b[A-Z][A-Z0-9]+-\d+\b")
-_COMMENT = re.compile(r"//.*$|/\*.*?\*/", re.MULTILINE)
-
-
-def has_issue_reference(header_lines: str, title: str) -> bool:
-    """Whether a skip is tied to a tracked issue, in its title or a comment beside it."""
-    comments = " ".join(_COMMENT.findall(header_lines))
-    return bool(
-        _ISSUE_REF.search(title) or _ISSUE_REF.search(comments) or _TRACKER_KEY.search(comments)
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class _Hit:
-    rule: str
-    severity: Severity
-    start_line: int
-    end_line: int
-    claim: str
-    symbol: str
-    old_evidence: str | None = None
-
-
-def _similarity(old: Assertion, new: Assertion, aliases: dict[str, str] | None = None) -> float:
-    """Textual similarity, plus a bonus when both check the same value: the same subject,
-    one's subject moved into the other's arguments (`expect(x).toBe(1)` -> `expect([1, 2])
-    .toContain(x)`), or the new subject derived from the old one (`expect(fn)
-    .toHaveBeenCalledWith(a)` -> `const args = fn.mock.calls[0].arguments; assert.deepEqual
-    (args, [a])`)."""
-    score = SequenceMatcher(None, old.text, new.text, autojunk=False).ratio()
-    related = bool(old.subject) and (
-        old.subject == new.subject or old.subject in new.args or new.subject in old.args
-    )
-    if not related and len(old.subject) >= 3:
-        base, rest = _split_base(new.subject)
-        derived = (aliases or {}).get(base, base) + rest
-        related = derived.startswith((f"{old.subject}.", f"{old.subject}["))
-    return score + (0.5 if related else 0.0)
-
-
-def _split_base(subject: str) -> tuple[str, str]:
-    """`callArgs[0].x` -> ("callArgs", "[0].x")."""
-    for index, char in enumerate(subject):
-        if char in ".[(":
-            return subject[:index], subject[index:]
-    return subject, ""
-
-
-def _aliases(body: Node | None) -> dict[str, str]:
-    """Local names of a test body and the (normalised) expressions they hold."""
-    found: dict[str, str] = {}
-    if body is None:
-        return found
-    for node in walk(body):
-        if node.type != "variable_declarator":
-            continue
-        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-        if name is not None and value is not None and name.type == "identifier":
-            found[text_of(name)] = normalise(text_of(value))
-    return found
-
-
-def greedy_pairs(
-    n_old: int, n_new: int, score: Callable[[int, int], float], threshold: float
-) -> list[tuple[int, int]]:
-    """Index pairs, best score first, each index used once, scores below threshold unpaired.
-
-    Above `_FUZZY_LIMIT` candidate pairs the scoring would cost seconds; items then pair by
-    position, which is what an in-order rewrite (a renamed describe, a rewritten table of
-    assertions) gives."""
-    if n_old * n_new > _FUZZY_LIMIT:
-        return list(zip(range(n_old), range(n_new), strict=False))
-    scored = sorted(
-        ((score(i, j), i, j) for i in range(n_old) for j in range(n_new)),
-        key=lambda item: (-item[0], item[1], item[2]),
-    )
-    pairs: list[tuple[int, int]] = []
-    used_old: set[int] = set()
-    used_new: set[int] = set()
-    for value, i, j in scored:
-        if value < threshold or i in used_old or j in used_new:
-            continue
-        used_old.add(i)
-        used_new.add(j)
-        pairs.append((i, j))
-    return pairs
-
-
-_FUZZY_LIMIT = 2500
-_PAIR_THRESHOLD = 0.4
-_RENAME_THRESHOLD = 0.8
-
-
-def _pair_assertions(
-    old: list[Assertion], new: list[Assertion], aliases: dict[str, str] | None = None
-) -> tuple[list[tuple[Assertion, Assertion]], list[Assertion]]:
-    """(pairs of an old assertion and the new one it became, old assertions with no heir).
-
-    Identical assertions (modulo formatting) cancel first; the rest pair greedily by
-    textual similarity, with a bonus when they check the same subject."""
-    remaining: dict[str, list[Assertion]] = {}
-    for assertion in new:
-        remaining.setdefault(assertion.key, []).append(assertion)
-    unmatched_old: list[Assertion] = []
-    for assertion in old:
-        twins = remaining.get(assertion.key)
-        if twins:
-            twins.pop(0)
-        else:
-            unmatched_old.append(assertion)
-    remaining_new = [a for twins in remaining.values() for a in twins]
-    remaining_new.sort(key=lambda a: a.node.start_byte)
-    index_pairs = greedy_pairs(
-        len(unmatched_old),
-        len(remaining_new),
-        lambda i, j: _similarity(unmatched_old[i], remaining_new[j], aliases),
-        _PAIR_THRESHOLD,
-    )
-    paired_old = {i for i, _j in index_pairs}
-    pairs = [(unmatched_old[i], remaining_new[j]) for i, j in index_pairs]
-    orphans = [a for i, a in enumerate(unmatched_old) if i not in paired_old]
-    return pairs, orphans
-
-
-def _digits(assertion: Assertion) -> int:
-    """toBeCloseTo's precision argument; Jest's default is 2."""
-    if len(assertion.args) >= 2 and assertion.args[1].isdigit():
-        return int(assertion.args[1])
-    return 2
-
-
-def _flat(node: Node) -> str:
-    return " ".join(text_of(node).split())
-
-
-def _compare_assertion(
-    test: TestCall, old: Assertion, new: Assertion, old_lines: SourceLines
-) -> _Hit | None:
-    start, end = new.lines
-    old_text = old_lines.lines(*old.lines)
-    before, after = _flat(old.node), _flat(new.node)
-    title = test.title
-    old_error, new_error = old.expected_error, new.expected_error
-    if old_error and new_error is not None and new_error != old_error:
-        if new_error in GENERIC_ERRORS:
-            return _Hit(
-                "js-expected-error-widened",
-                Severity.MAJOR,
-                start,
-                end,
-                f"in test `{title}`, `{before}` became `{after}`: it no longer checks "
-                f"which error is thrown ({old_error} -> {new_error or 'any error'})",
-                title,
-                old_text,
-            )
-        return None
-    if old.matcher == "toBeCloseTo" == new.matcher and _digits(new) < _digits(old):
-        return _Hit(
-            "js-tolerance-widened",
-            Severity.MAJOR,
-            start,
-            end,
-            f"in test `{title}`, `{before}` became `{after}`: toBeCloseTo now accepts "
-            f"a difference of 10^-{_digits(new)} instead of 10^-{_digits(old)}",
-            title,
-            old_text,
-        )
-    old_rank, new_rank = old.rank, new.rank
-    if old_rank is None or new_rank is None or new_rank >= old_rank:
-        return None
-    return _Hit(
-        "js-assertion-weakened",
-        Severity.MAJOR,
-        start,
-        end,
-        f"in test `{title}`, `{before}` became `{after}` "
-        f"({_describe(old)} -> {_describe(new)}): the new assertion also passes for values "
-        "the old one rejected",
-        title,
-        old_text,
-    )
-
-
-def _describe(assertion: Assertion) -> str:
-    return f"not.{assertion.matcher}" if assertion.negated else assertion.matcher
-
-
-def _covered(
-    orphan: Assertion,
-    test: TestCall,
-    old_body: Node,
-    pairs: list[tuple[Assertion, Assertion]],
-    new_assertions: list[Assertion],
-    pool: Pool,
-) -> bool:
-    """Whether a removed assertion's check survives in another form."""
-    if pool.kept(orphan.key):
-        return True  # moved to another test (or file) of the change
-    if orphan.matcher in ("expect.assertions", "expect.hasAssertions") and _counts_itself(
-        new_assertions, test
-    ):
-        return True  # node:test's `t.plan(n)`, or an assertion that fails by itself
-    if about_removed_code(orphan.node, pool.removed_names):
-        return True  # what it checked no longer exists
-    subject = orphan.subject
-    if subject and any(
-        new.subject == subject and new.matcher in PINNING and not new.negated
-        for new in new_assertions
-    ):
-        return True  # the value is now pinned exactly
-    if _now_expects_failure(orphan, old_body, test, new_assertions):
-        return True  # the value is no longer produced: the test checks the error instead
-    own = branches(orphan, old_body)
-    if own:
-        # Per-environment branches merged: a branch-mate became an assertion at least as
-        # strong, and only one branch ever ran.
-        for old, new in pairs:
-            if (
-                exclusive(own, branches(old, old_body))
-                and new.rank is not None
-                and orphan.rank is not None
-                and new.rank >= orphan.rank
-            ):
-                return True
-    return False
-
-
-def _now_expects_failure(
-    orphan: Assertion, old_body: Node, test: TestCall, new_assertions: list[Assertion]
-) -> bool:
-    """The old test checked a local result (`const headers = await call()`); the new one no
-    longer holds that local and expects the call to fail (`await t.throwsAsync(request)`)."""
-    base, _rest = _split_base(orphan.subject)
-    if not base or base not in _aliases(old_body) or test.body is None:
-        return False
-    if any(
-        node.type in ("identifier", "shorthand_property_identifier") and text_of(node) == base
-        for node in walk(test.body)
-    ):
-        return False
-    old_expects_error = any(a.expected_error is not None for a in assertions(old_body))
-    return not old_expects_error and any(a.expected_error is not None for a in new_assertions)
-
-
-def _counts_itself(new_assertions: list[Assertion], test: TestCall) -> bool:
-    """`expect.assertions(n)` guards a callback whose assertion might never run; a test that
-    plans its assertions (`t.plan(n)`) or asserts the rejection itself needs no count."""
-    body = text_of(test.body) if test.body is not None else ""
-    return ".plan(" in body or any(
-        (
-            a.matcher in ("assert.throws", "toThrow", "toThrowError")
-            or a.matcher == "assert.rejects"
-            or ".rejects." in a.text
-        )
-        and _awaited(a.node)
-        for a in new_assertions
-    )
-
-
-def _awaited(node: Node) -> bool:
-    """Whether an assertion's result is awaited or returned (a rejection then fails the
-    test); a synchronous `toThrow` / `assert.throws` always runs where it stands."""
-    if not text_of(node).startswith(("assert.rejects", "expect(")) or (
-        ".rejects" not in text_of(node) and not text_of(node).startswith("assert.rejects")
-    ):
-        return True
-    parent = node.parent
-    while parent is not None and parent.type in ("parenthesized_expression", "member_expression"):
-        parent = parent.parent
-    return parent is not None and parent.type in ("await_expression", "return_statement")
-
-
-# --- comparing two versions of one test -----------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Sides:
-    change: FileChange
-    old_root: Node | None
-    new_root: Node | None
-    old_tests: dict[tuple[str, ...], TestCall]
-    new_tests: dict[tuple[str, ...], TestCall]
-    old_lines: SourceLines
-    new_lines: SourceLines
-    _to_new: Callable[[int], int] | None = None
-
-    def to_new(self, line: int) -> int:
-        if self._to_new is None:
-            self._to_new = _line_mapper(self.change.old_text or "", self.change.new_text)
-        return self._to_new(line)
-
-
-def _compare_tests(old: TestCall, new: TestCall, sides: _Sides, pool: Pool) -> list[_Hit]:
-    start, end = new.lines
-    hits: list[_Hit] = []
-    if "only" in new.modifiers and "only" not in old.modifiers:
-        hits.append(_only_hit(new))
-    if new.disabled and not old.disabled:
-        header_lines = sides.new_lines.lines(max(start - 1, 1), start)
-        if not has_issue_reference(header_lines, new.title):
-            how = "marked todo" if "todo" in new.modifiers else "skipped"
-            hits.append(
-                _Hit(
-                    "js-test-skipped",
-                    Severity.MINOR,
-                    start,
-                    start,
-                    f"{new.kind} `{new.title}` is now {how} with no issue reference "
-                    "(#123, ABC-123 or an /issues/ URL): what it checked is no longer checked",
-                    new.title,
-                    sides.old_lines.lines(old.lines[0], old.lines[0]),
-                )
-            )
-        return hits  # a disabled test asserts nothing; the skip is the finding
-    if new.kind != "test" or old.body is None or old.body_text() == new.body_text():
-        return hits
-    old_assertions, new_assertions = assertions(old.body), assertions(new.body)
-    pairs, orphans = _pair_assertions(old_assertions, new_assertions, _aliases(new.body))
-    for old_assertion, new_assertion in pairs:
-        hit = _compare_assertion(new, old_assertion, new_assertion, sides.old_lines)
-        if hit is not None:
-            hits.append(hit)
-    for orphan in orphans:
-        if _covered(orphan, new, old.body, pairs, new_assertions, pool):
-            continue
-        gone = _flat(orphan.node)
-        # Reported where the assertion was: its old line mapped into the surviving test.
-        line = min(max(sides.to_new(orphan.lines[0]), start), end)
-        hits.append(
-            _Hit(
-                "js-assertion-removed",
-                Severity.MINOR if _commented_out_with_reason(orphan, new) else Severity.MAJOR,
-                line,
-                line,
-                f"test `{new.title}` still exists but no longer asserts `{gone}`, and no "
-                "other test of the change does",
-                new.title,
-                sides.old_lines.lines(*orphan.lines),
-            )
-        )
-    return hits
-
-
-def _commented_out_with_reason(orphan: Assertion, test: TestCall) -> bool:
-    """The assertion is still there, commented out, beside a comment that says why (three
-    words or more): a visible, documented decision rather than a silent removal."""
-    if test.body is None:
-        return False
-    comments = [text_of(node) for node in walk(test.body) if node.type == "comment"]
-    flat = [normalise(comment.lstrip("/*").rstrip("*/")) for comment in comments]
-    if orphan.text not in flat:
-        return False
-    return any(
-        normalise(comment) != orphan.text and len(re.findall(r"[A-Za-z']+", comment)) >= 3
-        for comment in (c.lstrip("/*").rstrip("*/") for c in comments)
-    )
-
-
-def _only_hit(test: TestCall) -> _Hit:
-    start = test.lines[0]
-    return _Hit(
-        "js-test-only",
-        Severity.MAJOR,
-        start,
-        start,
-        f"{test.kind} `{test.title}` is focused (`.only` / `f` prefix): every other test in "
-        "the file silently stops running",
-        test.title,
-    )
-
-
-def _line_mapper(old_src: str, new_src: str | None) -> Callable[[int], int]:
-    """Where an old-side line sits in the new text: its copy, or the start of its hunk."""
-    if not new_src:
-        return lambda _line: 1
-    new_count = max(len(new_src.splitlines()), 1)
-    matcher = SequenceMatcher(None, old_src.splitlines(), new_src.splitlines(), autojunk=False)
-    opcodes = [op for op in matcher.get_opcodes() if op[0] != "insert"]
-
-    def to_new(line: int) -> int:
-        for tag, i1, i2, j1, _j2 in opcodes:
-            if i1 <= line - 1 < i2:
-                offset = line - 1 - i1 if tag == "equal" else 0
-                return min(j1 + offset + 1, new_count)
-        return new_count
-
-    return to_new
-
-
-def _own_title(test: TestCall) -> str | None:
-    return test.key[-1]
-
-
-def _body_or_none(test: TestCall) -> str | None:
-    return test.body_text() if test.body is not None else None
-
-
-def _assertion_set(test: TestCall) -> str | None:
-    """The sorted assertions of a test: a test moved and renamed keeps them."""
-    found = sorted(a.key for a in assertions(test.body))
-    return "\n".join(found) if found else None
-
-
-def _pair_renamed(
-    old_tests: dict[tuple[str, ...], TestCall], new_tests: dict[tuple[str, ...], TestCall]
-) -> list[tuple[TestCall, TestCall]]:
-    """Old tests whose key changed (their own title or a describe's), found by the same own
-    title, then the same body, then the same assertions, then a similar body."""
-    lost = [t for key, t in old_tests.items() if key not in new_tests and t.kind == "test"]
-    fresh = [t for key, t in new_tests.items() if key not in old_tests and t.kind == "test"]
-    pairs: list[tuple[TestCall, TestCall]] = []
-    for same in (_own_title, _body_or_none, _assertion_set):
-        by_value: dict[str, list[TestCall]] = {}
-        for test in fresh:
-            value = same(test)
-            if value is not None:
-                by_value.setdefault(value, []).append(test)
-        still_lost: list[TestCall] = []
-        for test in lost:
-            value = same(test)
-            candidates = by_value.get(value, []) if value is not None else []
-            if candidates:
-                heir = candidates.pop(0)
-                pairs.append((test, heir))
-                fresh.remove(heir)
-            else:
-                still_lost.append(test)
-        lost = still_lost
-    index_pairs = greedy_pairs(
-        len(lost),
-        len(fresh),
-        lambda i, j: SequenceMatcher(
-            None, lost[i].body_text(), fresh[j].body_text(), autojunk=False
-        ).ratio(),
-        _RENAME_THRESHOLD,
-    )
-    return pairs + [(lost[i], fresh[j]) for i, j in index_pairs]
-
-
-def _empty(test: TestCall) -> bool:
-    """A placeholder (`test("x", () => {})`) checked nothing."""
-    block = test.body.child_by_field_name("body") if test.body is not None else None
-    return block is None or (block.type == "statement_block" and not named_children(block))
-
-
-def _deletion_kept(old: TestCall, pool: Pool, suite: tuple[str, ...] = ()) -> bool:
-    """A deleted test whose body arrived verbatim in another file, whose every assertion is
-    still asserted as often somewhere in the change (merged into another test), or whose
-    subject the change removed from the code. `suite`: the name of a test file deleted as a
-    whole, which names its tests' subject as a `describe` does (`options.detectClash`)."""
-    if old.body is not None and pool.arrived[old.body_text()] > 0:
-        pool.arrived[old.body_text()] -= 1
-        return True
-    if about_removed_code(old.body, pool.removed_names):
-        return True
-    if old.body is not None and vocabulary(text_of(old.body)) & pool.removed_words:
-        return True  # it exercised behaviour the change removed from the code
-    if title_names_removed((*suite, *old.key), pool.removed_phrases):
-        return True  # its title names a message or comment of code the change removed
-    checks = assertions(old.body)
-    return bool(checks) and all(pool.kept(a.key) for a in checks)
-
-
-def _file_stem(path: str) -> str:
-    """`tests/options.detectClash.test.js` -> `options.detectClash`."""
-    name = path.rsplit("/", 1)[-1]
-    return re.sub(r"(\.(test|spec))?\.[cm]?[jt]sx?$", "", name)
-
-
-def compare_files(sides: _Sides, pool: Pool) -> list[_Hit]:
-    old_tests, new_tests = sides.old_tests, sides.new_tests
-    pairs = [(old_tests[key], new) for key, new in new_tests.items() if key in old_tests]
-    renamed = _pair_renamed(old_tests, new_tests)
-    pairs.extend(renamed)
-    hits: list[_Hit] = []
-    for old, new in pairs:
-        hits.extend(_compare_tests(old, new, sides, pool))
-    heirs = {old.key for old, _new in renamed}
-    paired_new = {new.key for _old, new in pairs}
-    for key, new in new_tests.items():
-        header = new.lines[0]
-        touched = sides.change.touches(header, header)
-        if key not in paired_new and "only" in new.modifiers and touched:
-            hits.append(_only_hit(new))
-    deleted = [
-        old
-        for key, old in old_tests.items()
-        if key not in new_tests and key not in heirs and old.kind == "test"
-    ]
-    suite = (_file_stem(sides.change.path),) if sides.change.new_text is None else ()
-    for old in deleted:
-        if old.disabled or _empty(old) or _deletion_kept(old, pool, suite):
-            continue
-        line = sides.to_new(old.lines[0]) if sides.change.new_text else 1
-        if pool.code_removed:
-            # The change also deletes code: often the behaviour went with its test. Shown,
-            # not blocking, until a person confirms the behaviour is really gone.
-            severity = Severity.MINOR
-            claim = (
-                f"test `{old.title}` was deleted and what it asserted is asserted nowhere else "
-                "in this change, which also deletes code: confirm the behaviour it checked is "
-                "gone too"
-            )
-        else:
-            severity = Severity.MAJOR
-            claim = (
-                f"test `{old.title}` was deleted: what it asserted is asserted nowhere else "
-                "in this change"
-            )
-        hits.append(
-            _Hit(
-                "js-test-deleted",
-                severity,
-                line,
-                line,
-                claim,
-                old.title,
-                sides.old_lines.lines(*old.lines),
-            )
-        )
-    return hits
-
-
 # --- the critic -------------------------------------------------------------------------------
 
 
-def _sides(change: FileChange) -> _Sides | Skipped | None:
+def _sides(change: FileChange, layout: TestLayout) -> Sides | Skipped | None:
     """Both parsed sides of a test file; None for a file that is not test code."""
     new_language = js_language(change.language)
     old_language = old_side_language(change)
@@ -680,15 +146,15 @@ def _sides(change: FileChange) -> _Sides | Skipped | None:
         if isinstance(root, Skipped):
             # Half a comparison would report every test of the other side; but a file that
             # is not test code at all is no skip of this topic.
-            return root if _named_test(change) else None
+            return root if _named_test(change, layout) else None
         roots.append(root)
     old_root, new_root = roots
-    if not is_test_code(change, old_root, new_root):
+    if not is_test_code(change, old_root, new_root, layout=layout):
         if change.status == "deleted":
             # The diff reader passed it on for its content to decide; it held no tests.
             return Skipped(change.path, "deleted: nothing on the new side to check")
         return None
-    return _Sides(
+    return Sides(
         change,
         old_root,
         new_root,
@@ -699,11 +165,11 @@ def _sides(change: FileChange) -> _Sides | Skipped | None:
     )
 
 
-def _named_test(change: FileChange) -> bool:
-    return is_test_code(change, None, None)
+def _named_test(change: FileChange, layout: TestLayout) -> bool:
+    return is_test_code(change, None, None, layout=layout)
 
 
-def _fill_pool(all_sides: list[_Sides]) -> Pool:
+def _fill_pool(all_sides: list[Sides]) -> Pool:
     pool = Pool()
     for sides in all_sides:
         for test in sides.old_tests.values():
@@ -715,10 +181,11 @@ def _fill_pool(all_sides: list[_Sides]) -> Pool:
             pool.new_counts.update(a.key for a in assertions(test.body))
             if key not in sides.old_tests and test.body is not None:
                 pool.arrived[test.body_text()] += 1
+                pool.arrived_tests.append(test)
     return pool
 
 
-def _findings(sides: _Sides, hits: Iterable[_Hit]) -> Iterator[Finding]:
+def _findings(sides: Sides, hits: Iterable[Hit]) -> Iterator[Finding]:
     change = sides.change
     for hit in sorted(hits, key=lambda item: (item.start_line, item.rule)):
         evidence = (
@@ -742,11 +209,15 @@ def _findings(sides: _Sides, hits: Iterable[_Hit]) -> Iterator[Finding]:
         )
 
 
-def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
+def check_changes(
+    changes: Sequence[FileChange], layout: TestLayout = NO_LAYOUT
+) -> list[Finding | Skipped]:
+    """Every test file of the change compared with its old version; `layout`: the files the
+    project's test runner config names as tests."""
     results: list[Finding | Skipped] = []
-    all_sides: list[_Sides] = []
+    all_sides: list[Sides] = []
     for change in changes:
-        sides = _sides(change)
+        sides = _sides(change, layout)
         if isinstance(sides, Skipped):
             results.append(sides)
         elif sides is not None:
@@ -758,6 +229,7 @@ def check_changes(changes: Sequence[FileChange]) -> list[Finding | Skipped]:
         removed = removed_vocabulary(changes, tests)
         pool.removed_words, pool.removed_phrases = removed.words, removed.phrases
         pool.code_removed = removes_code(changes, tests)
+        pool.removed_keys = removed_keys(changes, tests)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
     return results
@@ -774,6 +246,13 @@ class JsWeakenedTests:
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
         return check_changes(changes)
+
+    def check_in_project(
+        self, changes: Sequence[FileChange], project_files: Mapping[str, str]
+    ) -> Iterable[Finding | Skipped]:
+        """`check`, with the project's root config files (its test runner's config says
+        which files are tests)."""
+        return check_changes(changes, layout_of(project_files))
 
 
 CRITIC = JsWeakenedTests()

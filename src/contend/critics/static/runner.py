@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from contend.critics.static import pyast
 from contend.critics.static.base import (
     FileChange,
     Finding,
+    ProjectAwareCritic,
     Skipped,
     StaticResult,
     Topic,
@@ -43,12 +44,15 @@ def run_static(
     *,
     skipped: Iterable[Skipped] = (),
     critics: Sequence[TopicCritic] | None = None,
+    project_files: Mapping[str, str] | None = None,
 ) -> StaticResult:
     """Findings of the selected topics (a selection string like "static:secrets", topics, or
     None for all), sorted by (path, line, topic, rule), with waivers applied.
 
     `skipped` (e.g. from `collect_changes`) is carried into the result first; `critics`
-    replaces the registry, for tests."""
+    replaces the registry, for tests; `project_files`: the repository's root config files
+    (name -> text, read at the review's base), passed to the critics that read them
+    (`ProjectAwareCritic`)."""
     if isinstance(topics, str):
         topics = parse_selection(topics)
     if critics is None:
@@ -67,7 +71,7 @@ def run_static(
             mine = [c for c in mine if c.path not in unparsable]
         if not mine:
             continue
-        for item in _check(critic, mine):
+        for item in _check(critic, mine, project_files):
             if isinstance(item, Finding):
                 findings.append(cap_evidence(item))
             else:
@@ -78,18 +82,28 @@ def run_static(
     return StaticResult(findings=waived, skipped=_unique([*skipped, *extra_skips]))
 
 
-def _check(critic: TopicCritic, changes: Sequence[FileChange]) -> list[Finding | Skipped]:
+def _check(
+    critic: TopicCritic,
+    changes: Sequence[FileChange],
+    project_files: Mapping[str, str] | None = None,
+) -> list[Finding | Skipped]:
     """The critic's results over `changes`; when a file is nested too deeply for it, that
     file is found by checking one file at a time and becomes a skip for the critic's topic."""
+
+    def run(some: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
+        if project_files is not None and isinstance(critic, ProjectAwareCritic):
+            return critic.check_in_project(some, project_files)
+        return critic.check(some)
+
     try:
-        return list(critic.check(changes))
+        return list(run(changes))
     except RecursionError:
         if len(changes) == 1:
             return [_too_deep(changes[0].path, critic.topic)]
     results: list[Finding | Skipped] = []
     for change in changes:
         try:
-            results.extend(critic.check([change]))
+            results.extend(run([change]))
         except RecursionError:
             results.append(_too_deep(change.path, critic.topic))
     return results
