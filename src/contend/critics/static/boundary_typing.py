@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from contend.critics.static import boundary_typing_marks as marks
+from contend.critics.static import boundary_typing_primitives as primitives
 from contend.critics.static import pyast
 from contend.critics.static import silent_fallback_ast as sa
 from contend.critics.static.base import (
@@ -134,7 +135,7 @@ def _check_file(
     yield from marks.type_ignores(change, new_tree, context)
     yield from marks.casts_to_any(change, new_tree, context)
     yield from marks.any_annotations(change, new_tree, context)
-    yield from marks.primitive_checks(change, new_funcs, old_funcs)
+    yield from primitives.primitive_checks(change, new_funcs, old_funcs)
 
 
 def _touched(change: FileChange, old_fn: pyast.Function, new_fn: pyast.Function) -> bool:
