@@ -13,6 +13,7 @@ from contend.critics.static import pyast
 from contend.critics.static import weakened_tests_compare as cmp
 from contend.critics.static import weakened_tests_coverage as cov
 from contend.critics.static import weakened_tests_moot as moot
+from contend.critics.static import weakened_tests_removed as rm
 from contend.critics.static import weakened_tests_rules as r
 from contend.critics.static.base import (
     Finding,
@@ -102,7 +103,7 @@ def compare_checks(
         candidates = [(cmp.affinity(gone, check), -i) for i, check in enumerate(leftover_new)]
         best, first = max(candidates, default=(0, 0))  # ties: the earliest new check
         old_text = old_lines_of(old_side, gone.node)
-        on_the_way_out = cov.mentions(gone.node, deprecated)
+        on_the_way_out = rm.mentions(gone.node, deprecated)
         if best == 0:
             if gone.counts:
                 kind = "test" if is_test(new_fn.qualname) else "function"
@@ -141,7 +142,7 @@ def _moot(
     found = {
         id(c)
         for c in old_checks
-        if moot.gone_with_the_api(c, context.behaviour) or cov.mentions(c.node, dropped)
+        if moot.gone_with_the_api(c, context.behaviour) or rm.mentions(c.node, dropped)
     }
     rejected = moot.now_rejected(old_fn.node, new_fn.node, old_checks, new_checks)
     if rejected is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from contend.critics.static import pyast
 from contend.critics.static import weakened_tests_coverage as cov
 from contend.critics.static import weakened_tests_elsewhere as elsewhere
+from contend.critics.static import weakened_tests_removed as rm
 from contend.critics.static import weakened_tests_rules as r
 from contend.critics.static.base import (
     Confidence,
@@ -44,7 +45,7 @@ class Context:
     files: list[File]
     _removed: frozenset[str] | None = None
     _coverage: cov.Coverage | None = None
-    _behaviour: cov.Removed | None = None
+    _behaviour: rm.Removed | None = None
     _added: frozenset[str] | None = None
     # The change also adds tests or checks: a deletion may be a rewrite whose equivalence
     # the critic could not establish.
@@ -58,7 +59,7 @@ class Context:
         return self._removed
 
     @property
-    def behaviour(self) -> cov.Removed:
+    def behaviour(self) -> rm.Removed:
         """What the change removed from the code under test (its non-test files)."""
         if self._behaviour is None:
             sources = [
@@ -66,7 +67,7 @@ class Context:
                 for c in self.changes
                 if not is_test_change(c)
             ]
-            self._behaviour = cov.removed_behaviour(sources, parse_or_none)
+            self._behaviour = rm.removed_behaviour(sources, parse_or_none)
         return self._behaviour
 
     @property
@@ -129,7 +130,7 @@ class Context:
         old = ref.file.old
         assert old is not None  # deleted refs come from old sides
         fn = ref.old.node
-        if cov.tests_removed_behaviour(fn, self.behaviour, old.tree):
+        if rm.tests_removed_behaviour(fn, self.behaviour, old.tree):
             return True
         if self.coverage.covers_test(old.demand(ref.old)):
             return True
@@ -151,14 +152,14 @@ def deletions(deleted: list[Ref], context: Context) -> Iterator[Finding]:
         else:
             yield _deleted_test(ref, context)
     for (_, owner), refs in by_class.items():
-        uses = [cov.deprecated_use(ref.old.node, context.behaviour) for ref in refs]
+        uses = [rm.deprecated_use(ref.old.node, context.behaviour) for ref in refs]
         deprecated = uses[0] if None not in uses else None
         yield _deleted_class(owner, refs, context.rewritten, deprecated)
 
 
 def _deleted_test(ref: Ref, context: Context) -> Finding:
     fn = ref.old
-    deprecated = cov.deprecated_use(fn.node, context.behaviour)
+    deprecated = rm.deprecated_use(fn.node, context.behaviour)
     code = ref.file.change.old_lines(fn.start_line, fn.end_line)
     if ref.file.new is None:
         line = 1

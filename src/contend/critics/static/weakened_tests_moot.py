@@ -9,7 +9,7 @@ not because the test got weaker. The test-weakening critic asks before it report
 - it checked a part of a result the test unpacked (`data, errors = load()`) that the new
   test takes whole (`data = load()`): the call returns one value now.
 
-Pure functions over the old and new test functions and `weakened_tests_coverage.Removed`.
+Pure functions over the old and new test functions and `weakened_tests_removed.Removed`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import ast
 from collections.abc import Iterable
 
 from contend.critics.static import pyast
-from contend.critics.static import weakened_tests_coverage as cov
+from contend.critics.static import weakened_tests_removed as rm
 from contend.critics.static.weakened_tests_rules import (
     EXPECTATIONS,
     Check,
@@ -27,9 +27,9 @@ from contend.critics.static.weakened_tests_rules import (
 )
 
 
-def gone_with_the_api(check: Check, removed: cov.Removed) -> bool:
+def gone_with_the_api(check: Check, removed: rm.Removed) -> bool:
     """The assertion reads something the change removed from the code under test."""
-    if cov.mentions(check.node, removed.names | removed.fields):
+    if rm.mentions(check.node, removed.names | removed.fields):
         return True
     for node in ast.walk(check.node):
         if isinstance(node, ast.Attribute):
