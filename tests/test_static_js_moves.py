@@ -6,28 +6,7 @@ same shapes is still reported."""
 
 from __future__ import annotations
 
-from textwrap import dedent
-
-from contend.critics.static import js_weakened_tests
-from contend.critics.static.base import FileChange, Finding, Skipped
-from contend.critics.static.testing import change_from_texts
-
-
-def _src(text: str) -> str:
-    return dedent(text).lstrip("\n")
-
-
-def change(path: str, old: str | None, new: str | None) -> FileChange:
-    return change_from_texts(
-        path, _src(old) if old is not None else None, _src(new) if new is not None else None
-    )
-
-
-def tw(*changes: FileChange) -> list[Finding]:
-    results = list(js_weakened_tests.CRITIC.check(list(changes)))
-    assert not any(isinstance(r, Skipped) for r in results), results
-    return [r for r in results if isinstance(r, Finding)]
-
+from tests.js_static_helpers import change, tw
 
 # --- moved into a type-test file ----------------------------------------------------------
 

@@ -3,28 +3,12 @@ every check (not findings), and test styles and forms the critic used to miss.""
 
 from __future__ import annotations
 
-from textwrap import dedent
+from tests.js_static_helpers import change, source, tw
 
 from contend.critics.static import js_weakened_tests
-from contend.critics.static.base import FileChange, Finding, Skipped
+from contend.critics.static.base import Finding, Skipped
 from contend.critics.static.testing import change_from_texts
 from contend.protocol.model import Severity
-
-
-def _src(text: str) -> str:
-    return dedent(text).lstrip("\n")
-
-
-def change(path: str, old: str | None, new: str | None) -> FileChange:
-    return change_from_texts(
-        path, _src(old) if old is not None else None, _src(new) if new is not None else None
-    )
-
-
-def tw(*changes: FileChange) -> list[Finding]:
-    results = list(js_weakened_tests.CRITIC.check(list(changes)))
-    assert not any(isinstance(r, Skipped) for r in results), results
-    return [r for r in results if isinstance(r, Finding)]
 
 
 def rules(findings: list[Finding]) -> list[tuple[str, int]]:
@@ -223,8 +207,8 @@ describe("sanitize", function () {
 
 
 def test_mocha_suite_under_test_dir_is_test_code() -> None:
-    new = _src(MOCHA_OLD).split('\n  it("rejects')[0] + "\n});\n"
-    findings = tw(change_from_texts("test/sanitize.js", _src(MOCHA_OLD), new))
+    new = source(MOCHA_OLD).split('\n  it("rejects')[0] + "\n});\n"
+    findings = tw(change_from_texts("test/sanitize.js", source(MOCHA_OLD), new))
     assert [f.rule for f in findings] == ["js-test-deleted"]
     assert "CVE-2021-23358" in findings[0].claim
 
