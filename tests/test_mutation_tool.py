@@ -382,3 +382,58 @@ def test_a_rerun_judges_only_what_survived_and_keeps_the_earlier_kills(tmp_path:
     calc.write_text(CALC.replace("return value\n", "return value  # changed\n"))
     changed = run_tool(root, "--rerun", str(earlier))
     assert changed.returncode == 2 and "changed since" in changed.stderr
+
+
+DEFAULTS = '''\
+"""A class-body default: the line runs at import, so coverage credits it to no test."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Failed:
+    reason: str
+    retryable: bool = False
+
+
+def describe(failed):
+    return failed.reason
+'''
+
+# Runs a line of the module (describe), but cannot see the default.
+DESCRIBE_TEST = """\
+from tiny.calc import Failed, describe
+
+
+def test_describe():
+    assert describe(Failed("boom")) == "boom"
+"""
+
+# Sees the default, yet runs no line of the module (the dataclass __init__ is generated).
+DEFAULT_TEST = """\
+from tiny.calc import Failed
+
+
+def test_not_retryable_by_default():
+    assert Failed("boom").retryable is False
+"""
+
+
+@pytest.mark.parametrize("only", [None, "tests/test_*.py"])
+def test_an_import_time_mutant_runs_against_tests_that_ran_no_line_of_its_file(
+    tmp_path: Path, only: str | None
+) -> None:
+    """A class-body default runs at import: no test is credited with its line, and the
+    test that kills it runs no other line of the file either — it must still be run."""
+    root = make_project(tmp_path / "proj", equivalents="")
+    (root / "src" / "tiny" / "calc.py").write_text(DEFAULTS)
+    (root / "tests" / "test_calc.py").write_text(DESCRIBE_TEST)
+    (root / "tests" / "test_defaults.py").write_text(DEFAULT_TEST)
+    done = run_tool(root, *(["--test-files", only] if only else []))
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "out" / "results.json").read_text())
+    on_default = [m for m in results["mutants"] if m["line"] == 9]
+    assert on_default, [m["key"] for m in results["mutants"]]
+    for mutant in on_default:
+        assert mutant["status"] == "killed", mutant
+        assert mutant["killer"] == "tests/test_defaults.py::test_not_retryable_by_default"

@@ -9,6 +9,8 @@ not the whole suite.
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import json
 import os
@@ -209,18 +211,53 @@ def _lines_tests(lines: dict[str, list[str]], first: int, last: int) -> set[str]
     return found
 
 
-def select(mutant: Mutant, lines: dict[str, list[str]]) -> set[str]:
+def select(
+    mutant: Mutant, lines: dict[str, list[str]], unseen: Iterable[str] = ()
+) -> set[str]:
     """The tests that can see the mutant: those that ran its lines. A line that runs at
     import (module or class level, a default value) is attributed to no test: use the
-    tests that ran the function whose default it is, or else every test of the file."""
+    tests that ran the function whose default it is, or else every test of the file and
+    every test of `unseen` — the tests that may see an import-time value without running
+    any line of the file (a dataclass default read through the generated __init__, a
+    schema description read by a schema test); run.py chooses them."""
     tests = _lines_tests(lines, *mutant.select_lines)
     if tests or not mutant.import_time:
         return tests
     if mutant.fallback_lines is not None:
         tests = _lines_tests(lines, *mutant.fallback_lines)
     if not tests:
-        tests = file_tests(lines)
+        tests = file_tests(lines) | set(unseen)
     return tests
+
+
+def importing_tests(root: Path, module: str, tests: Iterable[str]) -> set[str]:
+    """The tests whose file imports `module` itself (`import m`, `from m import x`,
+    `from package import leaf`), at any depth of the file. Direct importers only: the
+    tests of a module's constants, defaults and schema live there, while the transitive
+    importers of a core module are nearly the whole suite (minutes per surviving mutant)."""
+    by_file: dict[str, list[str]] = defaultdict(list)
+    for test in tests:
+        by_file[test.split("::", 1)[0]].append(test)
+    found: set[str] = set()
+    for file, ids in by_file.items():
+        imported = _imports_of(root / file)
+        if module in imported or any(n.startswith(module + ".") for n in imported):
+            found.update(ids)
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _imports_of(path: Path) -> frozenset[str]:
+    """The absolute module names a file imports, and `package.name` for each
+    `from package import name` (a submodule or not: the caller asks about modules)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return frozenset(names)
 
 
 def file_tests(lines: dict[str, list[str]]) -> set[str]:

@@ -45,6 +45,7 @@ import tomllib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -324,10 +325,11 @@ def _run(args: argparse.Namespace) -> int:
             f"flaky in the coverage run, never used to judge a mutant: {', '.join(sorted(flaky))}"
         )
     rows = []
+    unseen = _unseen_tests(root, source_root, sources, durations, args.test_files)
     for m in mutants:
         lines = covmap["files"].get(m.path, {})
-        tests = linemap.order(linemap.select(m, lines) - flaky, durations)
-        rows.append(Row(m, tests, equivalents.get(m.key)))
+        selected = linemap.select(m, lines, unseen[Path(m.path)])
+        rows.append(Row(m, linemap.order(selected - flaky, durations), equivalents.get(m.key)))
     # Pre-import what the suite imports, the project's own modules last and from the real
     # tree; a slow-path child imports again only what the mutant can reach (preload.py).
     sys.path.insert(0, str(source_root))
@@ -429,6 +431,30 @@ def _run(args: argparse.Namespace) -> int:
     total_s = time.monotonic() - started
     args.sources = {path.as_posix(): _digest(text) for path, text in sources.items()}
     return _print_report(rows, equivalents, targets, total_s, times, out, args)
+
+
+def _unseen_tests(
+    root: Path,
+    source_root: Path,
+    sources: dict[Path, str],
+    durations: dict[str, float],
+    test_files: str | None,
+) -> dict[Path, set[str]]:
+    """Per mutated file, the tests an import-time mutant no test is credited with runs
+    against (beyond those that ran a line of the file): with --test-files, every test of
+    that set — the user named the tests that judge these files; without, the tests of the
+    files that import the module directly (linemap.importing_tests says why not all)."""
+    if test_files:
+        globs = test_files.split(",")
+        # A cached map may hold more tests than the set (from an earlier run without it).
+        chosen = {t for t in durations if any(fnmatch(t.split("::", 1)[0], g) for g in globs)}
+        return {path: chosen for path in sources}
+    return {
+        path: linemap.importing_tests(
+            root, preload.module_name(source_root, root / path), durations
+        )
+        for path in sources
+    }
 
 
 def _earlier_kills(results: Path, sources: dict[Path, str]) -> dict[str, tuple[str, str]]:
