@@ -211,9 +211,7 @@ def _lines_tests(lines: dict[str, list[str]], first: int, last: int) -> set[str]
     return found
 
 
-def select(
-    mutant: Mutant, lines: dict[str, list[str]], unseen: Iterable[str] = ()
-) -> set[str]:
+def select(mutant: Mutant, lines: dict[str, list[str]], unseen: Iterable[str] = ()) -> set[str]:
     """The tests that can see the mutant: those that ran its lines. A line that runs at
     import (module or class level, a default value) is attributed to no test: use the
     tests that ran the function whose default it is, or else every test of the file and
@@ -246,7 +244,7 @@ def importing_tests(root: Path, module: str, tests: Iterable[str]) -> set[str]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _imports_of(path: Path) -> frozenset[str]:
     """The absolute module names a file imports, and `package.name` for each
     `from package import name` (a submodule or not: the caller asks about modules)."""

@@ -11,9 +11,11 @@ per package (directory) and in total.
 
 Steps: (1) one pytest session under coverage.py maps every line to the tests that ran it
 (linemap.py; cached in bench/out/mutation/, only changed test files re-run when only tests
-changed); (2) each mutant (mutate.py) runs only against the tests that executed its lines,
-in a forked child, stopping at the first failure (execute.py) — first the test file that
-killed most earlier mutants of its file, the rest only if it survives that. A mutant inside
+changed); (2) each mutant (mutate.py) runs only against the tests that executed its lines
+(an import-time line no test is credited with: also every --test-files test, or the tests
+of the files importing its module — see _unseen_tests), in a forked child, stopping at
+the first failure (execute.py) — first the test file that killed most earlier mutants of
+its file, the rest only if it survives that. A mutant inside
 a function that did not run at import takes the fast path: the child is forked from one
 session that collected the selected test files once, and swaps the mutated code into the
 live function objects (patch.py, host.py); any other mutant the slow path: the child
