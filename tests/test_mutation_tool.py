@@ -437,3 +437,35 @@ def test_an_import_time_mutant_runs_against_tests_that_ran_no_line_of_its_file(
     for mutant in on_default:
         assert mutant["status"] == "killed", mutant
         assert mutant["killer"] == "tests/test_defaults.py::test_not_retryable_by_default"
+
+
+def test_a_mutant_stopped_by_a_test_broken_in_the_harness_is_judged_by_the_others(
+    tmp_path: Path,
+) -> None:
+    """A test that fails unmutated in the harness (here after the smoke run; in contend,
+    one that checks where the source lives) kills nothing — and the mutants it stopped
+    first are judged again by the tests after it, not left as harness errors."""
+    root = make_project(tmp_path / "proj", equivalents="")
+    (root / "tests" / "test_calc.py").write_text(
+        "import tiny.calc\n\n\n"
+        "def test_fails_after_the_smoke_run(tmp_path):\n"
+        "    assert tiny.calc.is_adult(40)\n"
+        "    harness = 'contend-mutation-' in str(tmp_path)\n"
+        "    assert not harness or '/run1/' in str(tmp_path)\n"
+    )
+    # Slower, so the broken test runs first on every mutant.
+    (root / "tests" / "test_later.py").write_text(
+        "import time\n\nfrom tiny.calc import is_adult\n\n\n"
+        "def test_is_adult_slowly():\n"
+        "    time.sleep(0.3)\n"
+        "    assert is_adult(30)\n"
+        "    assert not is_adult(3)\n"
+    )
+    done = run_tool(root, "-j", "1")
+    assert "fails unmutated too" in done.stdout, done.stdout + done.stderr
+    assert "re-judging" in done.stdout, done.stdout
+    results = json.loads((root / "out" / "results.json").read_text())
+    status = {m["key"].split("::", 1)[1]: m for m in results["mutants"]}
+    judged = status["is_adult::return::return age >= 18 => return None"]
+    assert judged["status"] == "killed", judged
+    assert judged["killer"] == "tests/test_later.py::test_is_adult_slowly"

@@ -409,7 +409,25 @@ def _run(args: argparse.Namespace) -> int:
             t0 = time.monotonic()
             _widen(ws, rows_now, covmap, flaky, ctx, record, learner)
             times["widened"] += time.monotonic() - t0
-        times["killers"] += _verify_killers(ws, rows_now, ctx)
+        broken: set[str] = set()
+        times["killers"] += _verify_killers(ws, rows_now, ctx, broken)
+        # A test that fails unmutated in the harness (it depends on where the source
+        # lives, say) stopped its mutants before the tests that could judge them: judge
+        # those once more without it; one left with no test stays a harness error.
+        again = [r for r in rows_now if r.status == execute.ERROR and r.killer in broken]
+        for row in again:
+            row.tests = [t for t in row.tests if t not in broken]
+        again = [r for r in again if r.tests]
+        if again:
+            print(
+                f"re-judging {len(again)} mutant(s) without the {len(broken)} test(s) "
+                "that fail unmutated in the harness",
+                flush=True,
+            )
+            t0 = time.monotonic()
+            execute.run_jobs(ws, ctx.jobs(again), record, learner.stages)
+            times["mutants"] += time.monotonic() - t0
+            times["killers"] += _verify_killers(ws, again, ctx, broken)
 
     with tempfile.TemporaryDirectory(prefix="contend-mutation-") as scratch:
         ws = execute.Workspace(root, source_root, Path(scratch))
@@ -651,10 +669,12 @@ def _widen(
         execute.run_jobs(ws, ctx.jobs(wider), record, learner.stages)
 
 
-def _verify_killers(ws: execute.Workspace, rows: Sequence[Row], ctx: _Context) -> float:
+def _verify_killers(
+    ws: execute.Workspace, rows: Sequence[Row], ctx: _Context, broken: set[str]
+) -> float:
     """Every test that killed a mutant must pass on the unmutated code in the same
     harness; one that does not (it fails here for another reason) killed nothing — its
-    mutants become harness errors instead of kills."""
+    mutants become harness errors instead of kills, and it is added to `broken`."""
     started = time.monotonic()
     by_file: dict[Path, set[str]] = defaultdict(set)
     for row in rows:
@@ -679,6 +699,7 @@ def _verify_killers(ws: execute.Workspace, rows: Sequence[Row], ctx: _Context) -
         failing = bad.get(Path(row.mutant.path), set())
         if row.status == execute.KILLED and row.killer in failing:
             row.status = execute.ERROR
+            broken.add(row.killer)
             print(f"  {row.killer} fails unmutated too: {row.mutant.key} not judged", flush=True)
     return time.monotonic() - started
 
