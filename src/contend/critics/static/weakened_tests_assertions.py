@@ -172,17 +172,7 @@ def _match_by_keys(
     """Leftover checks that match by other keys (aligned with all checks of their side)."""
     keys = {id(c): k for c, k in zip(old[0], old_keys, strict=True)}
     keys.update((id(c), k) for c, k in zip(new[0], new_keys, strict=True))
-    pool: dict[str, list[r.Check]] = {}
-    for check in new[1]:
-        pool.setdefault(keys[id(check)], []).append(check)
-    still_old = []
-    for check in old[1]:
-        same = pool.get(keys[id(check)])
-        if same:
-            same.pop(0)
-        else:
-            still_old.append(check)
-    return still_old, [c for group in pool.values() for c in group]
+    return _pair_by_key(old[1], new[1], keys)
 
 
 def _match_renamed(old: _Checks, new: _Checks) -> tuple[list[r.Check], list[r.Check]]:
@@ -192,11 +182,19 @@ def _match_renamed(old: _Checks, new: _Checks) -> tuple[list[r.Check], list[r.Ch
     for fn, side, checks, _ in (old, new):
         alpha = r.alpha_keys(fn.node, side.is_helper)
         keys.update((id(check), key) for check, key in zip(checks, alpha, strict=True))
+    return _pair_by_key(old[3], new[3], keys)
+
+
+def _pair_by_key(
+    old: list[r.Check], new: list[r.Check], keys: dict[int, str]
+) -> tuple[list[r.Check], list[r.Check]]:
+    """Pair old and new checks with equal keys, one to one in order; returns the old and
+    the new checks left unpaired."""
     pool: dict[str, list[r.Check]] = {}
-    for check in new[3]:
+    for check in new:
         pool.setdefault(keys[id(check)], []).append(check)
     still_old = []
-    for check in old[3]:
+    for check in old:
         same = pool.get(keys[id(check)])
         if same:
             same.pop(0)
