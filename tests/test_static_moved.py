@@ -284,3 +284,64 @@ def test_assertion_dropped_with_no_helper_is_still_reported() -> None:
     new = _META_OLD.replace("        assert isinstance(exc, InvalidMetadata)\n", "", 1)
     change = change_from_texts("tests/test_meta.py", _META_OLD, new)
     assert "assertion-removed" in _rules([change], "test-weakening")
+
+
+# --- calibration ------------------------------------------------------------------------
+
+
+def test_a_rule_never_true_when_it_blocked_reports_minor() -> None:
+    old = "def test_sum():\n    total = add(1, 2)\n    assert total == 3\n    assert total > 0\n"
+    new = "def test_sum():\n    total = add(1, 2)\n    assert total > 0\n"
+    findings = run_static([change_from_texts("tests/test_sum.py", old, new)]).findings
+    removed = [f for f in findings if f.rule == "assertion-removed"]
+    assert removed and all(f.severity == "minor" for f in removed)
+
+
+def test_a_swallow_around_a_write_stays_critical() -> None:
+    old = "def save(db, row):\n    db.insert(row)\n    db.commit()\n"
+    new = (
+        "def save(db, row):\n    try:\n        db.insert(row)\n        db.commit()\n"
+        "    except Exception:\n        pass\n"
+    )
+    findings = run_static([change_from_texts("pkg/store.py", old, new)]).findings
+    assert [f.severity for f in findings if f.rule == "swallowing-handler"] == ["critical"]
+
+
+def test_a_rule_with_a_true_blocker_keeps_blocking() -> None:
+    old = (
+        "def test_add():\n    assert add(1, 2) == 3\n\n\n"
+        "def test_sub():\n    assert sub(3, 2) == 1\n"
+    )
+    new = "def test_add():\n    assert add(1, 2) == 3\n"
+    findings = run_static([change_from_texts("tests/test_ops.py", old, new)]).findings
+    assert [f.severity for f in findings if f.rule == "test-deleted"] == ["major"]
+
+
+def test_ts_ignore_carried_by_a_js_to_ts_port_is_not_added() -> None:
+    old = "export function size(list) {\n  // @ts-ignore\n  return list.size;\n}\n"
+    new = "export function size(list: unknown) {\n  // @ts-ignore\n  return list.size;\n}\n"
+    changes = [
+        change_from_texts("lib/size.js", old, None),
+        change_from_texts("lib/size.ts", None, new),
+    ]
+    assert "ts-ignore-added" not in _rules(changes, "boundary-typing")
+
+
+def test_ts_ignore_added_beside_an_existing_one_is_still_reported() -> None:
+    old = "export function size(list: Set<number>) {\n  // @ts-ignore\n  return list.size;\n}\n"
+    new = (
+        "export function size(list: Set<number>) {\n  // @ts-ignore\n  return list.size;\n}\n"
+        "export function count(list: Set<number>) {\n  // @ts-ignore\n  return list.size;\n}\n"
+    )
+    change = change_from_texts("lib/size.ts", old, new)
+    assert "ts-ignore-added" in _rules([change], "boundary-typing")
+
+
+def test_js_guard_under_a_renamed_parameter_in_a_template_message() -> None:
+    old = (
+        "export function enable(feature) {\n  if (!known.includes(feature)) {\n"
+        "    throw new TypeError(`unknown flag: ${feature}`);\n  }\n  on.add(feature);\n}\n"
+    )
+    new = old.replace("feature", "name")
+    change = change_from_texts("lib/features.js", old, new)
+    assert "js-validation-guard-removed" not in _rules([change], "boundary-typing")

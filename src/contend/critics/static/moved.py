@@ -29,9 +29,9 @@ same way for every rule and both languages, from the whole change:
 
 A construct smaller than `MIN_TOKENS` tokens (`x = None`, `pass`) is too common to identify
 a move, so the enclosing statement is taken instead. Rules whose evidence is a comment or a
-type (`type-ignore-added`, `any-annotation-added`, `ts-cast-to-any-added`, waivers) are not
-tested here: normalisation drops exactly what they report, and they keep their own
-moved-hatch logic.
+type (`type-ignore-added`, `any-annotation-added`, `ts-ignore-added`, …: `LINE_RULES`) are
+tested on the finding's own lines, whitespace squashed, counted the same way over every run
+of one to three lines of the files: normalisation drops exactly what they report.
 """
 
 from __future__ import annotations
@@ -94,6 +94,19 @@ REMOVED_RULES = frozenset(
         "js-throw-to-default",
         "await-dropped",
         "js-await-dropped",
+    }
+)
+
+# Rules whose evidence is a comment or a type, which the normalised constructs leave out: for
+# these the construct is the finding's lines themselves, whitespace squashed.
+LINE_RULES = frozenset(
+    {
+        "type-ignore-added",
+        "any-annotation-added",
+        "cast-to-any-added",
+        "ts-ignore-added",
+        "ts-any-annotation-added",
+        "ts-cast-to-any-added",
     }
 )
 
@@ -170,6 +183,7 @@ class MovedIndex:
         self._shapes: dict[tuple[str, str], _Shape | None] = {}
         self._counts: dict[tuple[Family, str], Counter[Key]] = {}
         self._in_helpers: dict[Family, set[Key]] = {}
+        self._lines: dict[tuple[Family, str], Counter[str]] = {}
 
     def _shape(self, change: FileChange, side: str) -> _Shape | None:
         cache_key = (change.path, side)
@@ -215,6 +229,12 @@ class MovedIndex:
         change = self._by_path.get(finding.path)
         if family is None or change is None:
             return False
+        if finding.rule in LINE_RULES:
+            text = change.new_lines(finding.start_line, finding.end_line)
+            line = _squash(text)
+            new = self._line_count(family, "new")[line]
+            # A span longer than the runs counted is not judged (new == 0): it stands.
+            return bool(line) and new > 0 and self._line_count(family, "old")[line] >= new
         if finding.rule in ADDED_RULES:
             shape = self._shape(change, "new")
             key = None if shape is None else shape.at(finding.start_line, finding.end_line)
@@ -231,6 +251,23 @@ class MovedIndex:
             return key in self._helper_keys(old_family)
         return False
 
+    def _line_count(self, family: Family, side: str) -> Counter[str]:
+        """Every run of one to three lines of the side's files, squashed, counted."""
+        if (family, side) not in self._lines:
+            total: Counter[str] = Counter()
+            for change in self._changes:
+                path = change.path if side == "new" else (change.old_path or change.path)
+                text = change.new_text if side == "new" else change.old_text
+                if text is None or family_of(path) != family:
+                    continue
+                lines = [_squash(line) for line in text.split("\n")]
+                for width in (1, 2, 3):
+                    total.update(
+                        "".join(lines[i : i + width]) for i in range(len(lines) - width + 1)
+                    )
+            self._lines[(family, side)] = total
+        return self._lines[(family, side)]
+
     def _removed_key(self, change: FileChange, old_evidence: str | None) -> Key | None:
         if not old_evidence or change.old_text is None:
             return None
@@ -241,12 +278,19 @@ class MovedIndex:
         return None if shape is None else shape.at(*lines)
 
 
+_TESTED = ADDED_RULES | REMOVED_RULES | LINE_RULES
+
+
 def drop_moved(findings: Sequence[Finding], changes: Sequence[FileChange]) -> list[Finding]:
     """The findings whose construct really appeared or disappeared in the change."""
-    if not any(f.rule in ADDED_RULES or f.rule in REMOVED_RULES for f in findings):
+    if not any(f.rule in _TESTED for f in findings):
         return list(findings)
     index = MovedIndex(changes)
     return [f for f in findings if not index.is_moved(f)]
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
 
 
 def _find_lines(text: str, evidence: str) -> tuple[int, int] | None:
@@ -452,7 +496,7 @@ def _js_shape(root: Node) -> _Shape:
             name = treesitter.function_name(node)
             # A callback (`it(...)`, `.then(...)`) is not a helper of its own.
             inner = name if name and "(" not in name else owner
-        if kind in ("string", "template_string") or node.child_count == 0:
+        if kind == "string" or node.child_count == 0:
             leaf = _js_leaf(node)
             if leaf:
                 tokens.append(leaf)
@@ -476,8 +520,6 @@ def _js_leaf(node: Node) -> str:
     text = treesitter.text_of(node)
     if kind == "string":
         return "str:" + text[1:-1]
-    if kind == "template_string":
-        return "tpl:" + " ".join(text.split())
     if kind in _JS_NAMES:
         return text if text in _JS_GLOBALS else _NAME + text
     if kind in _JS_SKIPPED_PUNCTUATION:
@@ -489,4 +531,4 @@ def _js_leaf(node: Node) -> str:
 
 def iter_rules() -> Iterator[str]:
     """Every rule this test applies to (for the docs and the tests)."""
-    yield from sorted(ADDED_RULES | REMOVED_RULES)
+    yield from sorted(_TESTED)
