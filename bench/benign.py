@@ -20,6 +20,7 @@ import keyword
 import random
 import tokenize
 
+from benign_moves import MOVES
 from benign_refactors import REFACTORS
 from mutations import test_methods, work_statements, wrap
 from splice import (
@@ -439,6 +440,7 @@ LOOKALIKE = frozenset(
     {"add_lock", "reraise_with_context", "rename_test", "add_test"}
     | {"narrow_except", "swap_methods", "swap_assert_args"}
     | set(REFACTORS)
+    | set(MOVES)
 )
 
 BENIGN: dict[str, Operator] = {
@@ -458,4 +460,5 @@ BENIGN: dict[str, Operator] = {
     "swap_methods": swap_methods,
     "swap_assert_args": swap_assert_args,
     **REFACTORS,
+    **MOVES,
 }
