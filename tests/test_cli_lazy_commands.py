@@ -39,3 +39,16 @@ def test_review_help_does_not_import_the_other_workflows() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip().splitlines()[-1] == "0 []"
+
+
+def test_the_review_engine_loads_the_agent_side_only_for_agent_critics() -> None:
+    probe = (
+        "import sys\n"
+        "import contend.cli.review_cmd, contend.review.engine\n"
+        "print(sorted(m for m in sys.modules if m in "
+        "('contend.review.agent_thread', 'contend.protocol.turns', 'jsonschema')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip().splitlines()[-1] == "[]"
