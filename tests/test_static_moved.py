@@ -345,3 +345,21 @@ def test_js_guard_under_a_renamed_parameter_in_a_template_message() -> None:
     new = old.replace("feature", "name")
     change = change_from_texts("lib/features.js", old, new)
     assert "js-validation-guard-removed" not in _rules([change], "boundary-typing")
+
+
+def test_a_removed_throw_is_located_on_the_lines_the_change_removed() -> None:
+    # The same `throw` line stands in two different guards; the change turns the second into
+    # a default. The first, untouched, must not stand in for it.
+    old = (
+        "export function stars(res) {\n  if (!res.ok) {\n"
+        '    throw new Error("Failed to fetch");\n  }\n'
+        "  if (res.errors) {\n    console.dir(res.errors, { depth: null });\n"
+        '    throw new Error("Failed to fetch");\n  }\n  return res.body;\n}\n'
+    )
+    new = old.replace(
+        '{ depth: null });\n    throw new Error("Failed to fetch");',
+        "{ depth: null });\n    return null;",
+    )
+    assert new != old
+    change = change_from_texts("lib/fetch.js", old, new)
+    assert "js-throw-to-default" in _rules([change], "silent-fallback")

@@ -40,7 +40,7 @@ import ast
 import builtins
 import dataclasses
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Literal
 
 from tree_sitter import Node
@@ -271,7 +271,7 @@ class MovedIndex:
     def _removed_key(self, change: FileChange, old_evidence: str | None) -> Key | None:
         if not old_evidence or change.old_text is None:
             return None
-        lines = _find_lines(change.old_text, old_evidence)
+        lines = _find_lines(change.old_text, old_evidence, change.removed_lines)
         if lines is None:
             return None
         shape = self._shape(change, "old")
@@ -293,8 +293,12 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
-def _find_lines(text: str, evidence: str) -> tuple[int, int] | None:
-    """1-based (start, end) of the first place where `evidence`'s lines stand in `text`."""
+def _find_lines(
+    text: str, evidence: str, removed: Collection[int] = ()
+) -> tuple[int, int] | None:
+    """1-based (start, end) of where `evidence`'s lines stand in `text`: the first place that
+    meets a line the change removed (the same lines can stand elsewhere, untouched), else the
+    first place."""
     wanted = [line.strip() for line in evidence.split("\n")]
     while wanted and not wanted[-1]:
         wanted.pop()
@@ -302,10 +306,14 @@ def _find_lines(text: str, evidence: str) -> tuple[int, int] | None:
         return None
     lines = [line.strip() for line in text.split("\n")]
     first = wanted[0]
+    found: tuple[int, int] | None = None
     for i, line in enumerate(lines):
         if line == first and lines[i : i + len(wanted)] == wanted:
-            return i + 1, i + len(wanted)
-    return None
+            span = (i + 1, i + len(wanted))
+            if any(n in removed for n in range(span[0], span[1] + 1)):
+                return span
+            found = found or span
+    return found
 
 
 def _alpha(tokens: Sequence[str]) -> Key:
