@@ -440,7 +440,6 @@ LOOKALIKE = frozenset(
     {"add_lock", "reraise_with_context", "rename_test", "add_test"}
     | {"narrow_except", "swap_methods", "swap_assert_args"}
     | set(REFACTORS)
-    | set(MOVES)
 )
 
 BENIGN: dict[str, Operator] = {
@@ -460,5 +459,8 @@ BENIGN: dict[str, Operator] = {
     "swap_methods": swap_methods,
     "swap_assert_args": swap_assert_args,
     **REFACTORS,
-    **MOVES,
 }
+
+# The moved-code controls are scored by the synthetic corpus only: the experiment banks
+# (`experiment_banks.py`) are pinned to BENIGN as it was when they were generated.
+CORPUS_BENIGN: dict[str, Operator] = {**BENIGN, **MOVES}

@@ -110,6 +110,9 @@ LINE_RULES = frozenset(
     }
 )
 
+# Rules whose old evidence may be another construct of the function than the one lost.
+_QUOTES_NEIGHBOURS = frozenset({"raise-to-default", "js-throw-to-default"})
+
 # A construct of fewer tokens is too common to tell a move from a coincidence.
 MIN_TOKENS = 8
 
@@ -242,7 +245,7 @@ class MovedIndex:
                 return False
             return self._count(family, "old")[key] >= self._count(family, "new")[key]
         if finding.rule in REMOVED_RULES:
-            key = self._removed_key(change, finding.old_evidence)
+            key = self._removed_key(change, finding.rule, finding.old_evidence)
             if key is None:
                 return False
             old_family = family_of(change.old_path or change.path) or family
@@ -268,10 +271,12 @@ class MovedIndex:
             self._lines[(family, side)] = total
         return self._lines[(family, side)]
 
-    def _removed_key(self, change: FileChange, old_evidence: str | None) -> Key | None:
+    def _removed_key(self, change: FileChange, rule: str, old_evidence: str | None) -> Key | None:
         if not old_evidence or change.old_text is None:
             return None
-        lines = _find_lines(change.old_text, old_evidence, change.removed_lines)
+        lines = _find_lines(
+            change.old_text, old_evidence, change.removed_lines, strict=rule in _QUOTES_NEIGHBOURS
+        )
         if lines is None:
             return None
         shape = self._shape(change, "old")
@@ -294,11 +299,13 @@ def _squash(text: str) -> str:
 
 
 def _find_lines(
-    text: str, evidence: str, removed: Collection[int] = ()
+    text: str, evidence: str, removed: Collection[int], *, strict: bool
 ) -> tuple[int, int] | None:
     """1-based (start, end) of where `evidence`'s lines stand in `text`: the first place that
-    meets a line the change removed (the same lines can stand elsewhere, untouched), else the
-    first place."""
+    meets a line the change removed or modified, else (unless `strict`) the first place —
+    lines the diff kept in place around a move (a body moved into a helper right below it)
+    are still the construct. `strict`: the rule's evidence may quote a neighbour of what it
+    lost (another `raise` of the function), so only a removed place is the construct."""
     wanted = [line.strip() for line in evidence.split("\n")]
     while wanted and not wanted[-1]:
         wanted.pop()
@@ -308,12 +315,13 @@ def _find_lines(
     first = wanted[0]
     found: tuple[int, int] | None = None
     for i, line in enumerate(lines):
-        if line == first and lines[i : i + len(wanted)] == wanted:
-            span = (i + 1, i + len(wanted))
-            if any(n in removed for n in range(span[0], span[1] + 1)):
-                return span
-            found = found or span
-    return found
+        if line != first or lines[i : i + len(wanted)] != wanted:
+            continue
+        span = (i + 1, i + len(wanted))
+        if any(n in removed for n in range(span[0], span[1] + 1)):
+            return span
+        found = found or span
+    return None if strict else found
 
 
 def _alpha(tokens: Sequence[str]) -> Key:
