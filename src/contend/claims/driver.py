@@ -201,7 +201,7 @@ async def run_rounds(
         return await perform(request, cid, panel)
 
     try:
-        paused = await Drive[State, events.Event, Request, Reply](plan, rec, act).run()
+        paused = await Drive[State, events.Event, Request, Reply](plan, rec).run(act)
     except ProtocolError as exc:
         if rec.live:  # not the replay's: a fault of the live rounds
             raise

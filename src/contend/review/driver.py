@@ -12,17 +12,18 @@ recorder never see each other's half-planned steps.
 
 `Drive` is that loop, generic over the planner's state, events, requests and replies:
 the review (`drive`, over the run's fold and a `Workspace`), the claims' rounds
-(claims/driver.py, over the fold of a claim's events and its panel) run on it. A workflow
-gives it a plan function, a `Recording` (the fold so far; append and persist one step's
-events) and a `perform` for its requests; `perform` may answer `PAUSE` (a person must
-answer between invocations), which stops the drive and hands back the unanswered request
-so that a later run resumes from the fold.
+(claims/driver.py, over the fold of a claim's events and its panel) and the harness's
+slices (harness/slice.py, over the fold of a slice's steps) run on it. A workflow gives it
+a plan function, a `Recording` (the fold so far; append and persist one step's events) and
+a `perform` for its requests; `perform` may answer `PAUSE` (a person must answer between
+invocations), which stops the drive and hands back the unanswered request so that a later
+run resumes by replaying its ledger.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -93,28 +94,49 @@ PAUSE: Final = Paused()
 
 @dataclass(frozen=True)  # no slots: a subscripted call sets __orig_class__
 class Drive(Generic[S, E, Rq, Rp]):
-    """One workflow on the one loop: its plan function, where its events go, and how its
-    requests are performed. Typed by the workflow (`Drive[RunState, Event, Request,
-    Reply](...)`): the loop itself knows none of those types."""
+    """One workflow on the one loop: its plan function and where its events go. Typed by
+    the workflow (`Drive[RunState, Event, Request, Reply](...)`): the loop itself knows
+    none of those types. `run` performs requests with a coroutine (agents called
+    concurrently), `run_sync` with a plain function (a workflow whose steps are blocking
+    processes, the harness's); both pump the same loop, `steps`."""
 
     plan: Callable[[S, Rp | None], StepOf[E, Rq]]
     rec: Recording[S, E]
-    perform: Callable[[Rq], Awaitable[Rp | Paused]]
 
-    async def run(self, first: StepOf[E, Rq] | None = None) -> Rq | None:
-        """Run the planner to its end, or to a pause: record each step's events, perform
-        its request, plan again from the fold with the reply. `first` is a step already
-        planned (a resumed run's). None at the end, or the request a person must answer."""
-        step = self.plan(self.rec.state, None) if first is None else first
+    def steps(self) -> Generator[Rq, Rp | Paused, Rq | None]:
+        """The loop: record each step's events, yield its request, plan again from the
+        fold with the reply sent back. Returns None at the end, or the request a person
+        must answer (`PAUSE` was sent)."""
+        step = self.plan(self.rec.state, None)
         while True:
             self.rec.record(step.events)
             request = step.request
             if request is None:
                 return None
-            reply = await self.perform(request)
+            reply = yield request
             if isinstance(reply, Paused):
                 return request
             step = self.plan(self.rec.state, reply)
+
+    async def run(self, perform: Callable[[Rq], Awaitable[Rp | Paused]]) -> Rq | None:
+        loop = self.steps()
+        try:
+            request = next(loop)
+            while True:
+                request = loop.send(await perform(request))
+        except StopIteration as end:
+            paused: Rq | None = end.value
+            return paused
+
+    def run_sync(self, perform: Callable[[Rq], Rp | Paused]) -> Rq | None:
+        loop = self.steps()
+        try:
+            request = next(loop)
+            while True:
+                request = loop.send(perform(request))
+        except StopIteration as end:
+            paused: Rq | None = end.value
+            return paused
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +172,9 @@ class Workspace:
 
 async def drive(planner: Planner, rec: Recorder, ws: Workspace) -> None:
     """Run a review planner to its end: append its events, perform its requests on `ws`."""
-    await Drive[RunState, Event, Request, Reply](
-        planner.plan, _Appending(rec), partial(perform, ws=ws)
-    ).run()
+    await Drive[RunState, Event, Request, Reply](planner.plan, _Appending(rec)).run(
+        partial(perform, ws=ws)
+    )
 
 
 async def perform(request: Request, ws: Workspace) -> Reply:
