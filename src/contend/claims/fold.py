@@ -96,14 +96,12 @@ def _turn(state: State, data: Mapping[str, Any]) -> State:
     state = replace(
         state, pending=pending, external_tools=tuple(tools), community_sources=tuple(sources)
     )
-    if len(pending) < len(state.setup.seats):
+    if len(pending) < len(state.setup.seats) or state.setup.proponent is None:
         return state
-    # Every seat spoke: the round waits for the proponent if one is seated and an attack is
-    # open, else the same step closes it (its `claim_convergence` follows).
+    # Every seat spoke: the round waits for the proponent if an attack is open, else the
+    # same step closes it (its `claim_convergence` follows).
     probe = state.claim_rounds([*state.rounds, Round(len(state.rounds) + 1, pending)])
-    if state.setup.proponent is not None and open_attacks(probe):
-        return replace(state, phase="proponent")
-    return state
+    return replace(state, phase="proponent") if open_attacks(probe) else state
 
 
 def _protocol_error(state: State, data: Mapping[str, Any]) -> State:
