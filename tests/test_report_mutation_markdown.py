@@ -9,6 +9,11 @@ stats — and that escaping keeps code spans as code, not the exact sentences ar
 from __future__ import annotations
 
 import pytest
+
+from contend.protocol.model import Action, Severity, Status
+from contend.report import render_markdown
+from contend.report.markdown import CAVEATS_LISTED
+from contend.report.model import Person, Report, Skipped, Spec
 from report_mutation_helpers import (
     dispute,
     exchange,
@@ -22,11 +27,6 @@ from report_mutation_helpers import (
     thread,
     tokens,
 )
-
-from contend.protocol.model import Action, Severity, Status
-from contend.report import render_markdown
-from contend.report.markdown import CAVEATS_LISTED
-from contend.report.model import Person, Report, Skipped, Spec
 
 ANN = Person(name="Ann Lee", email="ann@example.org", source="git config")
 
@@ -551,8 +551,8 @@ def test_static_critics_waiting_for_the_author_read_as_one_line() -> None:
     )
     assert "  - `static-a`:" not in md and "  - `static-b`:" not in md
     assert (
-        "  - `claude`: critic `claude` (anthropic, claude-x), topic sec, 3 round(s), ended: round\\_cap"
-        in md
+        "  - `claude`: critic `claude` (anthropic, claude-x), topic sec, 3 round(s), "
+        "ended: round\\_cap" in md
     )
 
 

@@ -10,7 +10,6 @@ read in tiers, by file and line, with their places listed compactly.
 from __future__ import annotations
 
 import pytest
-from report_mutation_helpers import dispute, report, site, tokens
 
 from contend.protocol.model import Severity
 from contend.report.escape import json_text, visible
@@ -28,6 +27,7 @@ from contend.report.layout import (
     where,
 )
 from contend.report.mdtext import code, fence, inline, label, one_line
+from report_mutation_helpers import dispute, report, site, tokens
 
 # --- escape.py ---------------------------------------------------------------------------
 
@@ -239,9 +239,8 @@ def test_disputes_at_exactly_the_same_places_are_one_item() -> None:
 
 
 def test_a_dispute_is_in_full_when_it_can_block_was_re_attacked_or_answered() -> None:
-    from report_mutation_helpers import exchange
-
     from contend.protocol.model import Action
+    from report_mutation_helpers import exchange
 
     minor = dispute("A", severity=Severity.MINOR)
     (item,) = items([minor])
