@@ -12,7 +12,6 @@ import pytest
 
 from contend.protocol.model import Action, Severity, Status
 from contend.report import render_markdown
-from contend.report.markdown import CAVEATS_LISTED
 from contend.report.model import Person, Report, Skipped, Spec
 from report_mutation_helpers import (
     dispute,
@@ -185,17 +184,16 @@ def test_the_verdict_states_its_exit_code_and_each_reason() -> None:
     assert "- no critic ran\n- gate \\*red\\*" in verdict
 
 
-def test_a_few_caveats_are_listed_and_many_are_counted() -> None:
-    few = [f"caveat {n}" for n in range(CAVEATS_LISTED)]
+def test_up_to_five_caveats_are_listed_and_more_are_counted() -> None:
+    few = [f"caveat {n}" for n in range(5)]
     verdict = section(render_markdown(report(caveats=few)), "Verdict")
-    assert all(f"- caveat {n}" in verdict for n in range(CAVEATS_LISTED))
+    assert all(f"- caveat {n}" in verdict for n in range(5))
     assert "Caveats (minor" in verdict
-    many = [f"caveat {n}" for n in range(CAVEATS_LISTED + 1)]
+    many = [f"caveat {n}" for n in range(6)]
     verdict = section(render_markdown(report(caveats=many)), "Verdict")
-    assert f"the {CAVEATS_LISTED + 1} minor disputes listed below" in verdict
+    assert "the 6 minor disputes listed below" in verdict
     assert "- caveat 0" not in verdict
     assert "Caveat" not in section(render_markdown(report()), "Verdict")
-    assert CAVEATS_LISTED == 5
 
 
 def test_the_spec_is_named_with_its_path_or_said_to_be_absent() -> None:
@@ -600,3 +598,30 @@ def test_untrusted_names_keep_their_code_spans_and_inject_nothing() -> None:
     assert "src/we`ird.py:10" in spans and "eval" in spans and "cr*tic" in spans
     kinds = {c.type for t in tokens(md) if t.children for c in t.children}
     assert "html_inline" not in kinds and "em_open" not in kinds
+
+
+@pytest.mark.parametrize(
+    "contest",
+    [
+        Action.DEFEND,
+        Action.RE_ATTACK,
+        Action.DEADLOCK,
+        Action.UPHOLD,
+        Action.OVERRULE,
+        Action.WAIVE,
+    ],
+)
+def test_any_contest_on_the_way_to_a_resolution_shows_the_exchange(contest: Action) -> None:
+    history = [exchange(contest, "someone", "contested"), exchange(Action.FIX, "author", "done")]
+    r = report(resolved=[dispute("A", status=Status.FIXED)], history={"A": history})
+    resolved = section(render_markdown(r), "Resolved")
+    assert f"  1. `someone` — **{contest}**: contested" in resolved
+    assert "  2. `author` — **fix**: done" in resolved
+
+
+def test_agreeing_answers_alone_do_not_show_the_exchange() -> None:
+    history = [exchange(Action.CONCEDE, "author", "yes"), exchange(Action.ACCEPT, "critic", "ok")]
+    r = report(resolved=[dispute("A", status=Status.CONCEDED)], history={"A": history})
+    resolved = section(render_markdown(r), "Resolved")
+    assert "1. " not in resolved
+    assert "conceded by the author, concession accepted: yes" in resolved

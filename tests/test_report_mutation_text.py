@@ -13,7 +13,6 @@ import pytest
 from contend.protocol.model import Action, Severity, Status
 from contend.report import render_text
 from contend.report.model import Person, Skipped, Spec
-from contend.report.text import EVIDENCE_LINES, WIDTH
 from report_mutation_helpers import (
     dispute,
     exchange,
@@ -64,10 +63,9 @@ def test_long_reasons_wrap_at_the_width_with_an_indent() -> None:
     assert len(block) > 1
     assert block[0].startswith("reasons: reason number 0")
     assert all(ln.startswith("  ") and not ln.startswith("   ") for ln in block[1:])
-    assert all(len(ln) <= WIDTH for ln in block)
+    assert all(len(ln) <= 100 for ln in block)
     # Wrapping moves words, it loses none.
     assert " ".join(" ".join(block).split()) == "reasons: " + "; ".join(reasons)
-    assert WIDTH == 100
 
 
 def test_a_hyphenated_word_is_not_broken_at_its_hyphen() -> None:
@@ -128,13 +126,12 @@ def test_a_rule_less_dispute_names_its_topic() -> None:
 
 
 def test_long_evidence_is_cut_to_its_first_lines_and_long_lines_to_the_width() -> None:
-    evidence = "\n".join(f"line {n}" for n in range(EVIDENCE_LINES + 3))
+    evidence = "\n".join(f"line {n}" for n in range(11))
     text = render_text(report(disputes=[dispute("A", evidence=evidence)]))
     shown = [ln for ln in _lines(text) if ln.startswith("     | line")]
-    assert shown == [f"     | line {n}" for n in range(EVIDENCE_LINES)]
+    assert shown == [f"     | line {n}" for n in range(8)]
     assert "     | … 3 more line(s) in report.md" in _lines(text)
-    assert EVIDENCE_LINES == 8
-    exact = "\n".join(f"line {n}" for n in range(EVIDENCE_LINES))
+    exact = "\n".join(f"line {n}" for n in range(8))
     text = render_text(report(disputes=[dispute("A", evidence=exact + "\n")]))
     assert "more line(s)" not in text
     assert [ln for ln in _lines(text) if ln.startswith("     | ")][-1] == "     | line 7"
@@ -144,8 +141,8 @@ def test_long_evidence_is_cut_to_its_first_lines_and_long_lines_to_the_width() -
         for ln in _lines(render_text(report(disputes=[dispute("A", evidence=wide)])))
         if ln.startswith("     | ")
     ]
-    assert len(line) == WIDTH and line.endswith("w…")
-    fits = "w" * (WIDTH - len("     | "))
+    assert len(line) == 100 and line.endswith("w…")
+    fits = "w" * (100 - len("     | "))
     text = render_text(report(disputes=[dispute("A", evidence=fits)]))
     assert "     | " + fits + "\n" in text
 
@@ -224,7 +221,7 @@ def test_a_long_one_line_entry_wraps_under_its_bullet() -> None:
     lines = _lines(render_text(report(disputes=minors)))
     i = next(i for i, ln in enumerate(lines) if ln.startswith("  - src/app.py: "))
     assert lines[i + 1].startswith("      ") and lines[i + 1].strip()
-    assert all(len(ln) <= WIDTH for ln in lines)
+    assert all(len(ln) <= 100 for ln in lines)
 
 
 def test_resolved_disputes_read_by_file_and_line_with_how_who_and_why() -> None:

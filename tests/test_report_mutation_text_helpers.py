@@ -14,7 +14,6 @@ import pytest
 from contend.protocol.model import Severity
 from contend.report.escape import json_text, visible
 from contend.report.layout import (
-    PLACES_SHOWN,
     by_file,
     by_rule,
     in_full,
@@ -187,13 +186,12 @@ def test_where_a_dispute_is_reads_as_path_line_or_range() -> None:
 
 
 def test_a_big_group_shows_its_first_places_and_counts_the_rest() -> None:
-    many = dispute("G", sites=[site(n) for n in range(1, PLACES_SHOWN + 4)])
+    many = dispute("G", sites=[site(n) for n in range(1, 12)])
     shown, more = shown_places(many)
-    assert [s.start_line for s in shown] == list(range(1, PLACES_SHOWN + 1))
+    assert [s.start_line for s in shown] == list(range(1, 9))
     assert more == 3
-    exact = dispute("G", sites=[site(n) for n in range(1, PLACES_SHOWN + 1)])
+    exact = dispute("G", sites=[site(n) for n in range(1, 9)])
     assert shown_places(exact) == (exact.locations, 0)
-    assert PLACES_SHOWN == 8
 
 
 def test_the_symbol_is_the_first_places() -> None:
