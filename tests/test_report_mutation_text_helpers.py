@@ -104,6 +104,15 @@ def test_an_empty_or_blank_code_span_is_still_a_code_span() -> None:
         assert kinds == ["text", "code_inline"], text
 
 
+@pytest.mark.parametrize("text", [" x ", "  ", " ", " `a` ", " x", "x ", "`x ", " x`"])
+def test_a_code_span_shows_its_leading_and_trailing_spaces_as_they_are(text: str) -> None:
+    """CommonMark strips one space from each end of a span that begins and ends with one
+    (unless it is all spaces): a command or a name must not lose or gain a space."""
+    [inline_tok] = [t for t in tokens("see " + code(text)) if t.type == "inline"]
+    [_, span] = inline_tok.children or []
+    assert (span.type, span.content) == ("code_inline", text)
+
+
 def test_a_newline_in_a_code_span_shows_as_backslash_n() -> None:
     assert code("a\nb") == "`a\\nb`"
 
