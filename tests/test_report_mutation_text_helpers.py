@@ -104,7 +104,7 @@ def test_an_empty_or_blank_code_span_is_still_a_code_span() -> None:
         assert kinds == ["text", "code_inline"], text
 
 
-@pytest.mark.parametrize("text", [" x ", "  ", " ", " `a` ", " x", "x ", "`x ", " x`"])
+@pytest.mark.parametrize("text", [" x ", " X ", "  ", " ", " `a` ", " x", "x ", "`x ", " x`"])
 def test_a_code_span_shows_its_leading_and_trailing_spaces_as_they_are(text: str) -> None:
     """CommonMark strips one space from each end of a span that begins and ends with one
     (unless it is all spaces): a command or a name must not lose or gain a space."""
@@ -179,6 +179,19 @@ def test_paths_sort_as_a_person_reads_them() -> None:
         "src/mod2.py",
         "src/mod10.py",
     ]
+
+
+def test_a_file_name_with_superscript_digits_sorts_and_renders() -> None:
+    """`²` is a digit to str.isdigit but not to the regex that splits paths into runs of
+    decimal digits: a file named like that must not crash the report of a review."""
+    from contend.report import render_markdown, render_text
+
+    paths = ["src/x10", "src/x1²", "src/x2", "src/x\u0661"]  # the last: ARABIC-INDIC DIGIT ONE
+    assert sorted(paths, key=path_key) == ["src/x\u0661", "src/x1²", "src/x2", "src/x10"]
+    r = report(disputes=[dispute(p, path=p, severity=Severity.MINOR) for p in paths])
+    md, text = render_markdown(r), render_text(r)
+    assert md.index("`src/x1²`") < md.index("`src/x2`") < md.index("`src/x10`")
+    assert text.index("src/x1²:") < text.index("src/x2:") < text.index("src/x10:")
 
 
 def test_where_a_dispute_is_reads_as_path_line_or_range() -> None:
