@@ -382,3 +382,18 @@ def test_untrusted_text_is_shown_not_sent_and_names_stay_on_one_line() -> None:
 def test_the_text_ends_with_one_newline(verdict: str) -> None:
     text = render_text(report(verdict=verdict))
     assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+def test_the_last_line_of_evidence_is_shown_whole() -> None:
+    text = render_text(report(disputes=[dispute("A", evidence="if n > LIMIT:\n    n = MAX\n")]))
+    shown = [ln for ln in _lines(text) if ln.startswith("     | ")]
+    assert shown == ["     | if n > LIMIT:", "     |     n = MAX"]
+
+
+def test_an_empty_claim_reads_as_an_empty_line_not_invented_words() -> None:
+    d = dispute("A", claim="")
+    lines = _lines(render_text(report(disputes=[d], headline="A")))
+    i = lines.index("headline: [major] src/app.py:10 (contention 1)")
+    assert lines[i + 1] == ""
+    body = _after("\n".join(lines), "  - [major] A")
+    assert body[2] == ""  # the claim's line, after the rule line
