@@ -8,6 +8,8 @@ stats — and that escaping keeps code spans as code, not the exact sentences ar
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from contend.protocol.model import Action, Severity, Status
@@ -625,3 +627,74 @@ def test_agreeing_answers_alone_do_not_show_the_exchange() -> None:
     resolved = section(render_markdown(r), "Resolved")
     assert "1. " not in resolved
     assert "conceded by the author, concession accepted: yes" in resolved
+
+
+def _everything() -> Report:
+    """One report with every section and every kind of entry."""
+    base = _rich()
+    return base.model_copy(
+        update={
+            "caveats": ["minor one"],
+            "failures": [failure(round=1)],
+            "gates": [gate(), gate("make lint", ok=False, exit_code=2, output="E1\nE2")],
+            "deadlocks": [{"attack": "H1"}],
+            "merges": [{"merged": "m"}],
+            "skipped": [Skipped(path="a.png", reason="binary", topic=None)],
+            "threads": [
+                thread("static", ended="awaiting_author"),
+                thread("claude", backend="claude", violations=["unknown id AX"]),
+            ],
+            "resolved": [
+                *base.resolved,
+                dispute("D1", status=Status.FIXED, path="src/q.py", sites=[site(1), site(2)]),
+            ],
+            "history": base.history
+            | {
+                "D1": [
+                    exchange(Action.DEFEND, "author", "no"),
+                    exchange(Action.RE_ATTACK, "claude", "yes", evidence="x = 2"),
+                    exchange(Action.FIX, "author", "done"),
+                ]
+            },
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        _everything,
+        _rich,
+        lambda: report(),
+        lambda: report(disputes=[dispute("A")], headline="A", ways_out={"A": ["w"]}),
+        lambda: report(caveats=[f"c{n}" for n in range(7)], run_id=""),
+    ],
+    ids=["everything", "rich", "empty", "one", "many-caveats"],
+)
+def test_every_block_of_the_page_stands_apart(build: Any) -> None:
+    """Headings, paragraphs, lists and code blocks are separated by a blank line, so no
+    line of one runs on into the next (a lazy continuation would glue text to a list item
+    or a title), and the page holds no line outside a block but blank ones."""
+    md = render_markdown(build())
+    lines = md.split("\n")
+    assert lines[-1] == "" and lines[-2] != ""  # one newline at the end, no blank tail
+    blocks = [t.map for t in tokens(md) if t.level == 0 and t.nesting != -1 and t.map]
+    assert blocks[0][0] == 0  # the title is the first line
+    for start, _ in blocks[1:]:
+        assert lines[start - 1] == "", (lines[start - 1], lines[start])
+    covered = {n for a, b in blocks for n in range(a, b)}
+    assert all(not ln.strip() for n, ln in enumerate(lines) if n not in covered)
+
+
+def test_a_place_without_a_symbol_names_none() -> None:
+    r = report(disputes=[dispute("A"), dispute("B", line=30)], headline="A")
+    md = render_markdown(r)
+    at = next(ln for ln in md.splitlines() if ln.startswith("At "))
+    assert at.startswith("At `src/app.py:10`: silent-fallback / `swallowing-handler`; raised by")
+    facts = next(ln for ln in md.splitlines() if ln.startswith("- at `src/app.py:30`"))
+    assert facts == "- at `src/app.py:30` · silent-fallback / `swallowing-handler`"
+
+
+def test_the_page_ends_with_its_last_line_whole() -> None:
+    r = report(run_id="", threads=[thread("claude", backend="claude", violations=["id AX"])])
+    assert render_markdown(r).endswith("\n    - protocol violation: id AX\n")

@@ -397,3 +397,20 @@ def test_an_empty_claim_reads_as_an_empty_line_not_invented_words() -> None:
     assert lines[i + 1] == ""
     body = _after("\n".join(lines), "  - [major] A")
     assert body[2] == ""  # the claim's line, after the rule line
+
+
+def test_a_dispute_at_one_place_lists_no_places() -> None:
+    text = render_text(report(disputes=[dispute("A")]))
+    assert "places" not in text
+    body = _after(text, "  - [major] A")
+    assert body[2:4] == ["     claim of A", "     | return None"]
+
+
+def test_a_long_rule_line_and_a_long_record_wrap_under_their_bullets() -> None:
+    claim = " ".join(["word"] * 40)
+    minors = [dispute("M", severity=Severity.MINOR, claim=claim)]
+    lines = _lines(render_text(report(disputes=minors, deadlocks=[{"decide": claim}])))
+    i = next(i for i, ln in enumerate(lines) if ln.startswith("  * "))
+    assert lines[i + 1].startswith("      word") and not lines[i + 1].startswith("       ")
+    j = next(i for i, ln in enumerate(lines) if ln.startswith("  - decide: "))
+    assert lines[j + 1].startswith("    word") and not lines[j + 1].startswith("     ")
