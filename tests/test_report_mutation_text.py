@@ -414,3 +414,43 @@ def test_a_long_rule_line_and_a_long_record_wrap_under_their_bullets() -> None:
     assert lines[i + 1].startswith("      word") and not lines[i + 1].startswith("       ")
     j = next(i for i, ln in enumerate(lines) if ln.startswith("  - decide: "))
     assert lines[j + 1].startswith("    word") and not lines[j + 1].startswith("     ")
+
+
+def test_each_section_of_the_text_starts_after_a_blank_line() -> None:
+    r = report(
+        disputes=[dispute("A")],
+        headline="A",
+        resolved=[dispute("F", status=Status.FIXED, line=3)],
+        deadlocks=[{"attack": "A"}],
+        failures=[failure()],
+        gates=[gate()],
+        merges=[{"merged": "m"}],
+        skipped=[Skipped(path="a.png", reason="binary", topic=None)],
+    )
+    lines = _lines(render_text(r))
+    titles = (
+        "headline:",
+        "Unresolved disputes (",
+        "Resolved (",
+        "Deadlock reports (",
+        "Critic failures (",
+        "Gates:",
+        "Merges (",
+        "Skipped files (",
+        "fixed or conceded by the author:",
+    )
+    starts = [i for i, ln in enumerate(lines) if ln.startswith(titles)]
+    assert [lines[i].split(" (")[0].split(":")[0] for i in starts] == [
+        "headline",
+        "Unresolved disputes",
+        "Resolved",
+        "Deadlock reports",
+        "Critic failures",
+        "Gates",
+        "Merges",
+        "Skipped files",
+        "fixed or conceded by the author",
+    ]
+    assert all(lines[i - 1] == "" for i in starts)
+    # Within a section, no blank line: the blank lines are exactly the section breaks.
+    assert [i for i, ln in enumerate(lines) if not ln] == [i - 1 for i in starts]
