@@ -713,3 +713,35 @@ def test_the_page_ends_with_its_last_line_whole() -> None:
 def test_a_headline_without_ways_out_shows_no_ways_out_title() -> None:
     md = render_markdown(report(disputes=[dispute("A")], headline="A"))
     assert "Ways out" not in md
+
+
+def test_fixed_sentences_stand_as_their_own_lines() -> None:
+    minor = dispute("M", severity=Severity.MINOR, line=40)
+    md = render_markdown(report(disputes=[dispute("A"), minor]))
+    lines = md.splitlines()
+    assert "No answer yet." in lines
+    assert "What each rule says, and the ways out:" in lines
+    assert "No gate was configured." in lines
+
+
+def test_a_two_place_one_line_group_counts_one_more_place() -> None:
+    group = dispute("G", severity=Severity.MINOR, sites=[site(3), site(9)])
+    assert "- `src/app.py`: `G` swallowing-handler 3 (+1)\n" in render_markdown(
+        report(disputes=[group])
+    )
+
+
+def test_a_resolved_dispute_at_one_place_reads_as_one_line_without_places() -> None:
+    r = report(resolved=[dispute("F", status=Status.FIXED, line=2)])
+    (line,) = [ln for ln in render_markdown(r).splitlines() if ln.startswith("- `F`")]
+    assert line == (
+        "- `F` **fixed** at `src/app.py:2` · silent-fallback / `swallowing-handler`: claim of F"
+        " — fixed by the author, fix accepted by the critic: *(no reason given)*"
+    )
+
+
+def test_a_thread_line_names_only_what_is_known() -> None:
+    threads = [thread("plain", backend="claude"), thread("done", backend="claude", ended="idle")]
+    md = section(render_markdown(report(threads=threads)), "Stats")
+    assert "  - `plain`: critic `plain` (static), 1 round(s)" in md.splitlines()
+    assert "  - `done`: critic `done` (static), 1 round(s), ended: idle" in md.splitlines()
