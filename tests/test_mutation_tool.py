@@ -128,6 +128,7 @@ def test_a_mutant_killed_one_surviving_and_an_equivalent_listed(tmp_path: Path) 
         str(non_eq),
         "1",
         str(len(survived)),
+        "0",  # not covered: every line of calc.py runs in some test
         score,
     ]
     for key in survived:
@@ -382,6 +383,49 @@ def test_a_rerun_judges_only_what_survived_and_keeps_the_earlier_kills(tmp_path:
     calc.write_text(CALC.replace("return value\n", "return value  # changed\n"))
     changed = run_tool(root, "--rerun", str(earlier))
     assert changed.returncode == 2 and "changed since" in changed.stderr
+
+
+def test_incremental_carries_what_still_stands_and_judges_the_rest(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj")
+    assert run_tool(root).returncode == 0
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text((root / "out" / "results.json").read_text())
+    before = {m["key"]: m["status"] for m in json.loads(earlier.read_text())["mutants"]}
+    judged = sum(status != "equivalent" for status in before.values())
+    survivor = "src/tiny/calc.py::is_adult::compare::age >= 18 => age > 18"
+    assert before[survivor] == "survived"
+
+    # Nothing changed: every outcome stands, nothing is judged again.
+    same = run_tool(root, "--incremental", str(earlier))
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert f"--incremental: {judged} of {len(before)} outcomes carried" in same.stdout
+    assert "judged in this run: 0 mutants" in same.stdout
+    again = json.loads((root / "out" / "results.json").read_text())
+    assert {m["key"]: m["status"] for m in again["mutants"]} == before
+
+    # A new test file: the kills stand (their test file is unchanged), every survivor is
+    # judged again, and the new test kills it.
+    (root / "tests" / "test_more.py").write_text(
+        "from tiny.calc import is_adult\n\n\ndef test_eighteen():\n    assert is_adult(18)\n"
+    )
+    more = run_tool(root, "--incremental", str(earlier))
+    assert more.returncode == 0, more.stdout + more.stderr
+    survivors = sum(status == "survived" for status in before.values())
+    assert f"{judged - survivors} of {len(before)} outcomes carried" in more.stdout
+    assert "test files changed: survivors judged again" in more.stdout
+    assert f"judged in this run: {survivors} mutants" in more.stdout
+    after = json.loads((root / "out" / "results.json").read_text())
+    status = {m["key"]: m["status"] for m in after["mutants"]}
+    assert status[survivor] == "killed"
+
+    # The module changed: none of its outcomes stands.
+    calc = root / "src" / "tiny" / "calc.py"
+    calc.write_text(CALC.replace("return value\n", "return value  # changed\n"))
+    changed = run_tool(root, "--incremental", str(root / "out" / "results.json"))
+    assert changed.returncode == 0, changed.stdout + changed.stderr
+    assert "0 of" in changed.stdout
+    assert "files changed since: 1 (src/tiny/calc.py)" in changed.stdout
+    assert f"judged in this run: {judged} mutants" in changed.stdout
 
 
 DEFAULTS = '''\
