@@ -640,3 +640,30 @@ def _oracle_call(planner: AgentTurns, run: Run, script: Script) -> Call:
             return request
         reply = script(request, run.state)
     raise AssertionError("no oracle call")
+
+
+def test_an_answer_recorded_without_evidence_adds_no_evidence_block() -> None:
+    """A ledger may hold a transition with no `evidence` key (a person's decision written
+    by an older contend): the critic is told the decision, and no empty evidence block."""
+    run = new_run()
+    run_thread(brief(author=True), Script(critic=[critic(objection())]), run)
+    run.append(
+        {
+            "kind": "attack_transition",
+            "data": {
+                "attack": "C1-1",
+                "action": "uphold",
+                "by": "human",
+                "actor": "human",
+                "text": "it stands",
+            },
+        }
+    )
+    new_session(run)
+    script = Script(critic=[critic()])
+    run_thread(brief(author=True), script, run)
+    (prompt,) = (c.prompt for c in script.calls("critic"))
+    exchange = prompt.split("## The exchange so far on your objections\n", 1)[1]
+    lines = exchange.splitlines()
+    assert "- human: uphold: it stands" in lines
+    assert "```" not in exchange.split("\n\n", 1)[0]
