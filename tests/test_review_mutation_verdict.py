@@ -1,0 +1,158 @@
+"""Where review/ decides the verdict (issue 18): the trivial-change shortcut of a review
+(`_Session._body`), which gives `pass` without any critic, and a person's answer between
+reviews (`respond.answer`), which re-decides the verdict. Through the CLI and the API on
+real git repositories, asserting on the verdict, its reasons and what the ledger holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contend.cli.main import main
+from contend.config import load_settings
+from contend.errors import UserError
+from contend.protocol.model import Action
+from contend.review.respond import answer
+from review_helpers import make_repo
+from test_report_reading import FALLBACK, FALLBACK_BASE
+
+TRIVIAL = 'trivial_diff_lines = 3\ncritics = ["static"]\n'
+HARMLESS = FALLBACK_BASE.replace('"amount must be text"', '"the amount must be text"')
+
+
+def _review(capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = main(["review", "-q", "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: dict[str, str]) -> Path:
+    repo = make_repo(
+        tmp_path,
+        base={"app.py": FALLBACK_BASE, "contend.toml": TRIVIAL},
+        change=change,
+        commit_change=False,
+    )
+    monkeypatch.chdir(repo)
+    return repo
+
+
+# --- the trivial-change shortcut ---------------------------------------------------------
+
+
+def test_a_change_under_the_trivial_threshold_passes_without_review(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _repo(tmp_path, monkeypatch, {"app.py": HARMLESS})  # one line out, one in: 2 < 3
+    code, data = _review(capsys)
+    assert (code, data["verdict"]) == (0, "pass")
+    assert data["reasons"] == ["trivial change: 2 changed lines < trivial_diff_lines 3"]
+    assert data["threads"] == []
+
+
+def test_a_change_at_the_trivial_threshold_is_reviewed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three changed lines are not fewer than three: the static critics read the change."""
+    _repo(tmp_path, monkeypatch, {"app.py": HARMLESS + "# one more line\n"})
+    code, data = _review(capsys)
+    assert not any(r.startswith("trivial change") for r in data["reasons"]), data["reasons"]
+    assert data["threads"] != []
+    assert code == 0
+
+
+def test_a_small_change_that_plants_a_fallback_is_not_waved_through_by_an_open_dispute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run with disputes is never passed as trivial: the second session changes one line
+    but the fallback of the first is still open, so the verdict is still fail."""
+    repo = _repo(tmp_path, monkeypatch, {"app.py": FALLBACK})
+    code, first = _review(capsys)
+    assert (code, first["verdict"]) == (1, "fail")
+    (repo / "app.py").write_text(FALLBACK.replace('"amount must be text"', '"amount text"'))
+    code, second = _review(capsys)
+    assert second["run_id"] == first["run_id"]
+    assert (code, second["verdict"]) == (1, "fail")
+    assert not any(r.startswith("trivial change") for r in second["reasons"])
+
+
+def test_a_small_change_with_a_skipped_file_is_not_trivial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, monkeypatch, {"app.py": HARMLESS})
+    (repo / "blob.bin").write_bytes(bytes(range(256)) * 10)
+    code, data = _review(capsys)
+    assert [s["path"] for s in data["skipped"]] == ["blob.bin"]
+    assert not any(r.startswith("trivial change") for r in data["reasons"]), data["reasons"]
+    assert data["threads"] != []
+
+
+# --- a person's answer between reviews ---------------------------------------------------
+
+
+def _fallback_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[Path, dict[str, Any]]:
+    repo = make_repo(
+        tmp_path, base={"app.py": FALLBACK_BASE}, change={"app.py": FALLBACK}, commit_change=False
+    )
+    monkeypatch.chdir(repo)
+    code, data = _review(capsys)
+    assert code == 1 and data["disputes"]
+    return repo, data
+
+
+def test_an_answer_needs_a_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, data = _fallback_run(tmp_path, monkeypatch, capsys)
+    attack = data["disputes"][0]["id"]
+    with pytest.raises(UserError, match=r"^defend needs a text: say why"):
+        answer(repo, load_settings(repo), attack, Action.DEFEND, text="  ")
+
+
+def test_an_answer_without_a_review_run_says_to_run_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path, change={"app.py": FALLBACK}, commit_change=False)
+    monkeypatch.chdir(repo)
+    with pytest.raises(UserError) as caught:
+        answer(repo, load_settings(repo), "x-1", Action.DEFEND, text="because")
+    assert str(caught.value) == "no review run on feature: run `contend review` first"
+
+
+def test_an_answer_to_an_unknown_objection_lists_the_unresolved_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, data = _fallback_run(tmp_path, monkeypatch, capsys)
+    ids = ", ".join(d["id"] for d in data["disputes"])
+    with pytest.raises(UserError) as caught:
+        answer(repo, load_settings(repo), "nope-1", Action.DEFEND, text="because")
+    assert str(caught.value) == f"no objection 'nope-1' in run {data['run_id']} (unresolved: {ids})"
+
+
+def test_a_defence_keeps_the_verdict_fail_and_is_in_the_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, data = _fallback_run(tmp_path, monkeypatch, capsys)
+    attack = data["disputes"][0]["id"]
+    done = answer(
+        repo, load_settings(repo), attack, Action.DEFEND, text="it is logged", evidence="l. 3"
+    )
+    assert (done.run_id, done.attack_id, done.status) == (data["run_id"], attack, "defended")
+    assert str(done.outcome.verdict) == "fail"
+    ledger = repo / ".contend" / "runs" / data["run_id"] / "ledger.jsonl"
+    last = [json.loads(line) for line in ledger.read_text().splitlines() if line.strip()]
+    moves = [e["data"] for e in last if e.get("kind") == "attack_transition"]
+    assert moves[-1]["attack"] == attack
+    assert (moves[-1]["action"], moves[-1]["by"], moves[-1]["text"]) == (
+        "defend",
+        "author",
+        "it is logged",
+    )
+    assert moves[-1]["evidence"] == "l. 3"
+    # A second defence of a defended objection is not a legal move: one clear line.
+    with pytest.raises(UserError, match="defend is not allowed from status defended"):
+        answer(repo, load_settings(repo), attack, Action.DEFEND, text="again")
