@@ -1,0 +1,60 @@
+"""The SQLite index's own format (ledger/index.py), tested against its mutants (issue 18):
+the index records the schema version it was written with, keeps an index of that version,
+and rebuilds one of any other version rather than read rows of a shape it does not know."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from contend.ledger.index import INDEX_FILE, recent, refresh
+
+
+def _meta(path: Path) -> str:
+    with closing(sqlite3.connect(path)) as db:
+        (value,) = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        return str(value)
+
+
+def _marker_rows(path: Path) -> int:
+    with closing(sqlite3.connect(path)) as db:
+        (n,) = db.execute("SELECT count(*) FROM runs WHERE run_id = 'marker'").fetchone()
+        return int(n)
+
+
+def _plant_marker(path: Path) -> None:
+    """A row no ledger backs, written straight into the index (a stand-in for rows of
+    an earlier version's shape)."""
+    with closing(sqlite3.connect(path)) as db, db:
+        columns = [row[1] for row in db.execute("PRAGMA table_info(runs)")]
+        values = {c: "" for c in columns}
+        values.update(run_id="marker", sessions=0, attacks=0, unresolved=0, tokens=0, cost=0.0)
+        names = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        db.execute(f"INSERT INTO runs ({names}) VALUES ({marks})", tuple(values.values()))
+
+
+def test_the_index_is_written_as_schema_version_3(tmp_path: Path) -> None:
+    refresh(tmp_path)
+    assert _meta(tmp_path / INDEX_FILE) == "3"
+    assert recent(tmp_path) == []
+
+
+def test_an_index_of_this_version_is_kept_and_one_of_another_is_rebuilt(
+    tmp_path: Path,
+) -> None:
+    index = tmp_path / INDEX_FILE
+    refresh(tmp_path)
+    _plant_marker(index)
+    with closing(sqlite3.connect(index)) as db:
+        assert db.execute("SELECT count(*) FROM runs").fetchone() == (1,)
+    # Opening it again (same version) keeps what it holds ...
+    recent(tmp_path)
+    assert _marker_rows(index) == 1
+    # ... an index another version wrote is dropped and rebuilt from the ledgers.
+    with closing(sqlite3.connect(index)) as db, db:
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+    recent(tmp_path)
+    assert _marker_rows(index) == 0
+    assert _meta(index) == "3"
