@@ -8,7 +8,13 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
+from contend.cli.main import main
 from contend.ledger.index import INDEX_FILE, recent, refresh
+from review_helpers import make_repo
+
+FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
 
 
 def _meta(path: Path) -> str:
@@ -58,3 +64,34 @@ def test_an_index_of_this_version_is_kept_and_one_of_another_is_rebuilt(
     recent(tmp_path)
     assert _marker_rows(index) == 0
     assert _meta(index) == "3"
+
+
+def test_a_missing_state_directory_is_created_with_its_parents(tmp_path: Path) -> None:
+    state = tmp_path / "a" / "b" / ".contend"
+    assert refresh(state).indexed == 0
+    assert (state / INDEX_FILE).is_file()
+
+
+def test_every_run_is_read_again_on_rebuild_and_when_min_families_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(
+        tmp_path,
+        base={"m.py": "def f(g):\n    return g()\n"},
+        change={"m.py": FALLBACK},
+        commit_change=False,
+    )
+    monkeypatch.chdir(repo)
+    assert main(["review", "-q", "--format", "json"]) == 1
+    state = repo / ".contend"
+    reads = [
+        refresh(state).reread,
+        refresh(state).reread,  # unchanged: kept
+        refresh(state, rebuild=True).reread,
+        refresh(state, min_families=2).reread,  # another setting: verdicts recomputed
+        refresh(state, min_families=2).reread,
+        refresh(state).reread,  # the default setting is 1
+        refresh(state, min_families=1).reread,
+    ]
+    assert reads == [1, 0, 1, 1, 0, 1, 0]
+    assert [r.verdict for r in recent(state)] == ["fail"]
