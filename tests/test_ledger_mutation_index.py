@@ -95,3 +95,27 @@ def test_every_run_is_read_again_on_rebuild_and_when_min_families_changes(
     ]
     assert reads == [1, 0, 1, 1, 0, 1, 0]
     assert [r.verdict for r in recent(state)] == ["fail"]
+
+
+def test_a_tampered_run_read_from_the_cache_is_reported_with_its_problem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(
+        tmp_path,
+        base={"m.py": "def f(g):\n    return g()\n"},
+        change={"m.py": FALLBACK},
+        commit_change=False,
+    )
+    monkeypatch.chdir(repo)
+    assert main(["review", "-q", "--format", "json"]) == 1
+    state = repo / ".contend"
+    [ledger] = (state / "runs").glob("*/ledger.jsonl")
+    ledger.write_bytes(ledger.read_bytes().replace(b'"severity":"major"', b'"severity":"minor"', 1))
+    first = refresh(state)
+    [problem] = first.problems
+    assert (
+        problem.startswith(f"{ledger.parent.name}: ") and "tampered" not in problem.split(": ")[1:2]
+    )
+    cached = refresh(state)
+    assert (cached.reread, cached.indexed) == (0, 1)
+    assert cached.problems == first.problems
