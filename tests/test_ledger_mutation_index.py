@@ -4,6 +4,7 @@ and rebuilds one of any other version rather than read rows of a shape it does n
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from contend.cli.main import main
-from contend.ledger.index import INDEX_FILE, recent, refresh
+from contend.ledger.index import INDEX_FILE, recent, refresh, stats_rows
 from review_helpers import make_repo
 
 FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
@@ -117,3 +118,35 @@ def test_a_tampered_run_read_from_the_cache_is_reported_with_its_problem(
     cached = refresh(state)
     assert (cached.reread, cached.indexed) == (0, 1)
     assert cached.problems == first.problems
+
+
+def test_a_run_read_again_or_removed_leaves_no_stale_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(
+        tmp_path,
+        base={"m.py": "def f(g):\n    return g()\n"},
+        change={"m.py": FALLBACK},
+        commit_change=False,
+    )
+    monkeypatch.chdir(repo)
+    assert main(["review", "-q", "--format", "json"]) == 1
+    state = repo / ".contend"
+    refresh(state)
+    [run_id] = [r.run_id for r in recent(state)]
+    first = stats_rows(state)
+    assert first.attacks[run_id] and first.threads[run_id]
+    # A second session appends to the same ledger: the run is read again, its rows replaced.
+    assert main(["review", "-q", "--format", "json"]) == 1
+    assert refresh(state).reread == 1
+    again = stats_rows(state)
+    assert [r.run_id for r in again.runs] == [run_id]
+    assert sorted(a.attack_id for a in again.attacks[run_id]) == sorted(
+        a.attack_id for a in first.attacks[run_id]
+    )
+    assert len(again.threads[run_id]) == len({t.thread for t in again.threads[run_id]})
+    # The run's folder removed: the index forgets it.
+    shutil.rmtree(state / "runs" / run_id)
+    refresh(state)
+    assert recent(state) == []
+    assert stats_rows(state).runs == []
