@@ -136,7 +136,10 @@ def test_a_run_read_again_or_removed_leaves_no_stale_rows(
     [run_id] = [r.run_id for r in recent(state)]
     first = stats_rows(state)
     assert first.attacks[run_id] and first.threads[run_id]
-    # A second session appends to the same ledger: the run is read again, its rows replaced.
+    # An escape and a second session append to the same ledger: the run is read again,
+    # its rows replaced, none doubled.
+    assert main(["escape", run_id, "--note", "None leaked", "--path", "m.py"]) == 0
+    assert refresh(state).reread == 1
     assert main(["review", "-q", "--format", "json"]) == 1
     assert refresh(state).reread == 1
     again = stats_rows(state)
@@ -145,6 +148,7 @@ def test_a_run_read_again_or_removed_leaves_no_stale_rows(
         a.attack_id for a in first.attacks[run_id]
     )
     assert len(again.threads[run_id]) == len({t.thread for t in again.threads[run_id]})
+    assert [e.note for e in again.escapes[run_id]] == ["None leaked"]
     # The run's folder removed: the index forgets it.
     shutil.rmtree(state / "runs" / run_id)
     refresh(state)
