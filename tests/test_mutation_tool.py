@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench" / "mutation"
 sys.path.insert(0, str(BENCH))
 
+import incremental  # noqa: E402
 import preload  # noqa: E402
 import run  # noqa: E402
 from mutate import OPERATORS, mutants_of  # noqa: E402
@@ -513,3 +515,40 @@ def test_a_mutant_stopped_by_a_test_broken_in_the_harness_is_judged_by_the_other
     judged = status["is_adult::return::return age >= 18 => return None"]
     assert judged["status"] == "killed", judged
     assert judged["killer"] == "tests/test_later.py::test_is_adult_slowly"
+
+
+def test_incremental_plans_merge_results_files_run_apart(tmp_path: Path) -> None:
+    """The whole set is measured package by package: an outcome stands if any results
+    file vouches for it, and a file is changed only if none has it as it is now."""
+    tests_now = {"tests/test_a.py": "ta", "tests/test_b.py": "tb"}
+    sources = {"src/p/a.py": "A = 1\n", "src/q/b.py": "B = 1\n", "src/r/c.py": "C = 1\n"}
+
+    def results(name: str, path: str, text: str, mutants: list[dict[str, Any]]) -> Path:
+        out = tmp_path / name
+        out.write_text(
+            json.dumps(
+                {
+                    "sources": {path: incremental.digest(text)},
+                    "test_files": tests_now,
+                    "mutants": mutants,
+                }
+            )
+        )
+        return out
+
+    killed = {"key": "src/p/a.py::f::x", "status": "killed", "killer": "tests/test_a.py::t"}
+    survived = {"key": "src/q/b.py::g::y", "status": "survived", "killer": None}
+    stale = {"key": "src/r/c.py::h::z", "status": "killed", "killer": "tests/test_b.py::t"}
+    plan = incremental.plan_all(
+        [
+            results("p.json", "src/p/a.py", "A = 1\n", [killed]),
+            results("q.json", "src/q/b.py", "B = 1\n", [survived]),
+            results("r.json", "src/r/c.py", "C = 0\n", [stale]),  # c.py changed since
+        ],
+        sources,
+        tests_now,
+    )
+    assert set(plan.carried) == {killed["key"], survived["key"]}
+    assert plan.carried[survived["key"]].status == "survived"
+    assert plan.changed_files == ["src/r/c.py"]
+    assert plan.tests_changed is False

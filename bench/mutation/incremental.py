@@ -57,6 +57,20 @@ class Plan:
     tests_changed: bool  # some test file differs: survivors are judged again
 
 
+def plan_all(results: list[Path], sources: dict[str, str], tests_now: dict[str, str]) -> Plan:
+    """`plan` over several results files (e.g. one per package, run apart): an outcome
+    carried from any of them stands; a file is changed if no results file has it as now."""
+    plans = [plan(r, sources, tests_now) for r in results]
+    carried: dict[str, Carried] = {}
+    for p in plans:
+        for key, outcome in p.carried.items():
+            carried.setdefault(key, outcome)
+    changed = set(sources)
+    for p in plans:
+        changed &= set(p.changed_files)
+    return Plan(carried, sorted(changed), any(p.tests_changed for p in plans))
+
+
 def plan(results: Path, sources: dict[str, str], tests_now: dict[str, str]) -> Plan:
     """What of `results` still stands for the files `sources` (path → text now)."""
     try:

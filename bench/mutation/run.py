@@ -256,8 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--incremental",
-        type=Path,
-        metavar="RESULTS",
+        metavar="RESULTS[,RESULTS…]",
         help="carry over every outcome of RESULTS that still stands (the mutated file, and "
         "the killing test's file or for a survivor every test file, unchanged); judge the "
         "rest: the mutants of files changed since, new ones, survivors once tests changed",
@@ -317,8 +316,8 @@ def _run(args: argparse.Namespace) -> int:
     carried: dict[str, incremental.Carried] = {}
     if args.incremental:
         try:
-            inc = incremental.plan(
-                args.incremental,
+            inc = incremental.plan_all(
+                [Path(p) for p in args.incremental.split(",")],
                 {p.as_posix(): text for p, text in sources.items()},
                 args.test_digests,
             )
