@@ -4,6 +4,7 @@ and rebuilds one of any other version rather than read rows of a shape it does n
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from contextlib import closing
@@ -154,3 +155,34 @@ def test_a_run_read_again_or_removed_leaves_no_stale_rows(
     refresh(state)
     assert recent(state) == []
     assert stats_rows(state).runs == []
+
+
+def test_a_row_carries_the_first_event_time_every_sessions_wall_time_and_escape_times(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(
+        tmp_path,
+        base={"m.py": "def f(g):\n    return g()\n"},
+        change={"m.py": FALLBACK},
+        commit_change=False,
+    )
+    monkeypatch.chdir(repo)
+    assert main(["review", "-q", "--format", "json"]) == 1
+    state = repo / ".contend"
+    [ledger] = (state / "runs").glob("*/ledger.jsonl")
+    run_id = ledger.parent.name
+    assert main(["escape", run_id, "--note", "None leaked"]) == 0
+    assert main(["review", "-q", "--format", "json"]) == 1  # a second session
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    walls = [e["data"]["wall_s"] for e in entries if e["kind"] == "run_finished"]
+    assert len(walls) == 2
+    refresh(state)
+    [row] = recent(state)
+    assert row.started == entries[0]["ts"]
+    assert row.wall_s == round(sum(walls), 3)
+    # Every line is under the user's key (HMAC), so the chain is keyed, not mixed.
+    assert {e["alg"] for e in entries} == {"hmac-sha256"}
+    assert row.chain == "keyed"
+    [escape] = stats_rows(state).escapes[run_id]
+    [recorded] = [e for e in entries if e["kind"] == "escape_recorded"]
+    assert (escape.seq, escape.ts) == (recorded["seq"], recorded["ts"])
