@@ -8,11 +8,13 @@ import json
 import shutil
 import sqlite3
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from contend.cli.main import main
+from contend.ledger.entries import USER, resolve_anchors
 from contend.ledger.index import INDEX_FILE, recent, refresh, stats_rows
 from review_helpers import make_repo
 
@@ -186,3 +188,34 @@ def test_a_row_carries_the_first_event_time_every_sessions_wall_time_and_escape_
     [escape] = stats_rows(state).escapes[run_id]
     [recorded] = [e for e in entries if e["kind"] == "escape_recorded"]
     assert (escape.seq, escape.ts) == (recorded["seq"], recorded["ts"])
+
+
+def test_a_run_whose_anchor_changed_is_verified_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The anchor is part of what the index checks on every read: an anchor put back to
+    an earlier entry (the ledger unchanged) makes the run be read and verified again."""
+    repo = make_repo(
+        tmp_path,
+        base={"m.py": "def f(g):\n    return g()\n"},
+        change={"m.py": FALLBACK},
+        commit_change=False,
+    )
+    monkeypatch.chdir(repo)
+    assert main(["review", "-q", "--format", "json"]) == 1
+    state = repo / ".contend"
+    [ledger] = (state / "runs").glob("*/ledger.jsonl")
+    run_id = ledger.parent.name
+    assert refresh(state).reread == 1
+    assert refresh(state).reread == 0
+    anchors = resolve_anchors(USER)
+    assert anchors is not None
+    now = anchors.read(run_id)
+    assert now is not None and now.seq > 0
+    earlier = json.loads(ledger.read_text().splitlines()[0])
+    writer = anchors.writer(run_id)
+    for _ in range(2):  # both slots: the newest record is the highest seq
+        writer.write(replace(now, seq=0, hash=earlier["hash"]).to_record(), sync=True)
+    writer.close()
+    assert anchors.read(run_id) == replace(now, seq=0, hash=earlier["hash"])
+    assert refresh(state).reread == 1
