@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from contend.cli.main import main
-from contend.ledger.entries import USER, resolve_anchors
+from contend.ledger.entries import HEAD_FILE, USER, read_head, resolve_anchors
 from contend.ledger.index import INDEX_FILE, recent, refresh, stats_rows
+from contend.ledger.slots import SlotWriter
 from review_helpers import make_repo
 
 FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
@@ -219,3 +220,29 @@ def test_a_run_whose_anchor_changed_is_verified_again(
     writer.close()
     assert anchors.read(run_id) == replace(now, seq=0, hash=earlier["hash"])
     assert refresh(state).reread == 1
+
+
+def test_a_run_whose_head_was_put_back_is_verified_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(
+        tmp_path,
+        base={"m.py": "def f(g):\n    return g()\n"},
+        change={"m.py": FALLBACK},
+        commit_change=False,
+    )
+    monkeypatch.chdir(repo)
+    assert main(["review", "-q", "--format", "json"]) == 1
+    state = repo / ".contend"
+    [ledger] = (state / "runs").glob("*/ledger.jsonl")
+    assert refresh(state).reread == 1
+    head = read_head(ledger)
+    assert head is not None and head.seq > 0
+    first = json.loads(ledger.read_text().splitlines()[0])
+    record = {"seq": 0, "hash": first["hash"], "alg": head.alg, "run": head.run, "kid": head.kid}
+    writer = SlotWriter(ledger.parent / HEAD_FILE)
+    for _ in range(2):  # both slots: the newest record is the highest seq
+        writer.write(record, sync=True)
+    writer.close()
+    assert read_head(ledger) == replace(head, seq=0, hash=first["hash"])
+    assert refresh(state).reread == 1  # the head is part of what every read checks
