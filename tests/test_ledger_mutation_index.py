@@ -15,7 +15,7 @@ import pytest
 
 from contend.cli.main import main
 from contend.ledger.entries import HEAD_FILE, USER, read_head, resolve_anchors
-from contend.ledger.index import INDEX_FILE, recent, refresh, stats_rows
+from contend.ledger.index import INDEX_FILE, _tail_hash, recent, refresh, stats_rows
 from contend.ledger.slots import SlotWriter
 from review_helpers import make_repo
 
@@ -246,3 +246,34 @@ def test_a_run_whose_head_was_put_back_is_verified_again(
     writer.close()
     assert read_head(ledger) == replace(head, seq=0, hash=first["hash"])
     assert refresh(state).reread == 1  # the head is part of what every read checks
+
+
+def test_the_tail_hash_is_the_hash_on_the_last_line_read_from_the_tail(tmp_path: Path) -> None:
+    """What the fingerprint takes from the ledger's last line (ledger/index.py
+    `_tail_hash`): the hash written there, found within the last 8 KiB, whatever came
+    before; none when the last line carries none."""
+    ledger = tmp_path / "ledger.jsonl"
+
+    def line(n: int, pad: str = "") -> str:
+        return f'{{"kind":"k","pad":"{pad}","seq":{n},"hash":"{n:064x}"}}\n'
+
+    ledger.write_text(line(0) + line(1))
+    assert _tail_hash(ledger, ledger.stat().st_size) == f"{1:064x}"
+    # Past the 8 KiB window: a long ledger, its last line after a long one.
+    ledger.write_text(line(0, "x" * 20_000) + line(1, "y" * 8_000) + line(2))
+    assert _tail_hash(ledger, ledger.stat().st_size) == f"{2:064x}"
+    # A one-line ledger, and a last line without its newline (torn).
+    ledger.write_text(line(7))
+    assert _tail_hash(ledger, ledger.stat().st_size) == f"{7:064x}"
+    ledger.write_text(line(0) + line(3).rstrip("\n"))
+    assert _tail_hash(ledger, ledger.stat().st_size) == f"{3:064x}"
+    # No hash on the last line, or nothing but a hash suffix at its very start.
+    ledger.write_text(line(0) + '{"kind":"k"}\n')
+    assert _tail_hash(ledger, ledger.stat().st_size) == ""
+    ledger.write_text(line(0) + ',"hash":"ab"}\n')
+    assert _tail_hash(ledger, ledger.stat().st_size) == "ab"
+    ledger.write_text(',"hash":"ab"}\n')  # read from its first byte
+    assert _tail_hash(ledger, ledger.stat().st_size) == "ab"
+    # Bytes that are not ASCII are replaced, never an exception.
+    ledger.write_bytes(b',"hash":"\xff"}\n')
+    assert _tail_hash(ledger, ledger.stat().st_size) == "\ufffd"
