@@ -34,13 +34,22 @@ def _marker_rows(path: Path) -> int:
         return int(n)
 
 
-def _plant_marker(path: Path) -> None:
+def _plant_marker(path: Path, run_id: str = "marker", started: str = "") -> None:
     """A row no ledger backs, written straight into the index (a stand-in for rows of
     an earlier version's shape)."""
     with closing(sqlite3.connect(path)) as db, db:
         columns = [row[1] for row in db.execute("PRAGMA table_info(runs)")]
         values = {c: "" for c in columns}
-        values.update(run_id="marker", sessions=0, attacks=0, unresolved=0, tokens=0, cost=0.0)
+        values.update(
+            run_id=run_id,
+            started=started,
+            integrity="intact",
+            sessions=0,
+            attacks=0,
+            unresolved=0,
+            tokens=0,
+            cost=0.0,
+        )
         names = ", ".join(values)
         marks = ", ".join("?" for _ in values)
         db.execute(f"INSERT INTO runs ({names}) VALUES ({marks})", tuple(values.values()))
@@ -277,3 +286,11 @@ def test_the_tail_hash_is_the_hash_on_the_last_line_read_from_the_tail(tmp_path:
     # Bytes that are not ASCII are replaced, never an exception.
     ledger.write_bytes(b',"hash":"\xff"}\n')
     assert _tail_hash(ledger, ledger.stat().st_size) == "\ufffd"
+
+
+def test_recent_lists_the_ten_newest_runs_by_default(tmp_path: Path) -> None:
+    refresh(tmp_path)
+    for n in range(12):
+        _plant_marker(tmp_path / INDEX_FILE, f"r{n:02d}", f"2026-12-01T00:00:{n:02d}Z")
+    assert [r.run_id for r in recent(tmp_path)] == [f"r{n:02d}" for n in range(11, 1, -1)]
+    assert len(recent(tmp_path, limit=12)) == 12
