@@ -118,7 +118,9 @@ class Script:
         oracle: list[Any] = (),  # type: ignore[assignment]
         commits: list[str | None] = (),  # type: ignore[assignment]
         gates: list[tuple[dict[str, Any], ...]] = (),  # type: ignore[assignment]
+        cost: float = 0.0,  # USD each agent call reports
     ) -> None:
+        self.cost = cost
         self.queues = {"critic": list(critic), "proposer": list(proposer), "oracle": list(oracle)}
         self.commits = list(commits)
         self.gates = list(gates)
@@ -147,6 +149,7 @@ class Script:
                 error="not JSON" if out == "garbage" else None,
                 tokens_in=10,
                 tokens_out=5,
+                cost=self.cost,
             )
         if isinstance(request, ReadDiff):
             return Read(request, "diff --git a/app.py b/app.py\n+x = 1\n")
