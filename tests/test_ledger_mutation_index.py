@@ -17,6 +17,7 @@ from contend.cli.main import main
 from contend.ledger.entries import HEAD_FILE, USER, read_head, resolve_anchors
 from contend.ledger.index import INDEX_FILE, _tail_hash, recent, refresh, stats_rows
 from contend.ledger.slots import SlotWriter
+from contend.ledger.store import Ledger
 from review_helpers import make_repo
 
 FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
@@ -294,3 +295,36 @@ def test_recent_lists_the_ten_newest_runs_by_default(tmp_path: Path) -> None:
         _plant_marker(tmp_path / INDEX_FILE, f"r{n:02d}", f"2026-12-01T00:00:{n:02d}Z")
     assert [r.run_id for r in recent(tmp_path)] == [f"r{n:02d}" for n in range(11, 1, -1)]
     assert len(recent(tmp_path, limit=12)) == 12
+
+
+def _claims_run(state: Path, run_id: str, *, finished: bool) -> None:
+    ledger = state / "runs" / run_id / "ledger.jsonl"
+    with Ledger(ledger, run_id, anchors=None) as writer:
+        writer.append("claims_run_started", {"run_id": run_id})
+        for claim, verdict in (("K1", "accept"), ("K2", "reject"), ("K3", "accept")):
+            writer.append("claim_verdict", {"claim_id": claim, "verdict": verdict})
+        if finished:
+            writer.append("claims_run_finished", {"verdict": "fail", "exit_code": 1})
+
+
+def test_a_claims_run_is_indexed_as_such_and_left_out_of_the_stats(tmp_path: Path) -> None:
+    _claims_run(tmp_path, "20261201-000001-aaaaaa", finished=True)
+    _claims_run(tmp_path, "20261201-000002-bbbbbb", finished=False)
+    refresh(tmp_path)
+    rows = {r.run_id: r for r in recent(tmp_path)}
+    done, open_ = rows["20261201-000001-aaaaaa"], rows["20261201-000002-bbbbbb"]
+    assert (done.kind, done.verdict, done.exit_code, done.phase) == (
+        "claims",
+        "fail",
+        1,
+        "finished",
+    )
+    assert (done.attacks, done.unresolved, done.sessions, done.integrity) == (3, 1, 1, "intact")
+    assert (open_.kind, open_.verdict, open_.exit_code, open_.phase) == (
+        "claims",
+        None,
+        None,
+        "unfinished",
+    )
+    assert done.started != "" and done.chain == "keyed"
+    assert stats_rows(tmp_path).runs == []
