@@ -328,3 +328,17 @@ def test_a_claims_run_is_indexed_as_such_and_left_out_of_the_stats(tmp_path: Pat
     )
     assert done.started != "" and done.chain == "keyed"
     assert stats_rows(tmp_path).runs == []
+
+
+def test_the_chain_says_whether_the_ledger_is_keyed_unkeyed_or_mixed(tmp_path: Path) -> None:
+    plain, mixed = "20261201-000001-aaaaaa", "20261201-000002-bbbbbb"
+    for run_id in (plain, mixed):
+        path = tmp_path / "runs" / run_id / "ledger.jsonl"
+        with Ledger(path, run_id, key=None, anchors=None) as writer:
+            writer.append("claims_run_started", {"run_id": run_id})
+    with Ledger.open(tmp_path / "runs" / mixed / "ledger.jsonl", mixed, anchors=None) as writer:
+        writer.append("claim_verdict", {"claim_id": "K1", "verdict": "accept"})
+    refresh(tmp_path)
+    rows = {r.run_id: r for r in recent(tmp_path)}
+    assert (rows[plain].chain, rows[plain].integrity) == ("unkeyed", "intact")
+    assert (rows[mixed].chain, rows[mixed].integrity) == ("mixed", "intact")
