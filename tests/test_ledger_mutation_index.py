@@ -342,3 +342,13 @@ def test_the_chain_says_whether_the_ledger_is_keyed_unkeyed_or_mixed(tmp_path: P
     rows = {r.run_id: r for r in recent(tmp_path)}
     assert (rows[plain].chain, rows[plain].integrity) == ("unkeyed", "intact")
     assert (rows[mixed].chain, rows[mixed].integrity) == ("mixed", "intact")
+
+
+def test_an_empty_ledger_has_no_start_time(tmp_path: Path) -> None:
+    run_id = "20261201-000001-aaaaaa"
+    ledger = tmp_path / "runs" / run_id / "ledger.jsonl"
+    ledger.parent.mkdir(parents=True)
+    ledger.write_text("")
+    refresh(tmp_path)
+    [row] = recent(tmp_path)
+    assert (row.run_id, row.started) == (run_id, "")
