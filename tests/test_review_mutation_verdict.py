@@ -83,7 +83,7 @@ def test_a_small_change_with_a_skipped_file_is_not_trivial(
 ) -> None:
     repo = _repo(tmp_path, monkeypatch, {"app.py": HARMLESS})
     (repo / "blob.bin").write_bytes(bytes(range(256)) * 10)
-    code, data = _review(capsys)
+    _, data = _review(capsys)
     assert [s["path"] for s in data["skipped"]] == ["blob.bin"]
     assert not any(r.startswith("trivial change") for r in data["reasons"]), data["reasons"]
     assert data["threads"] != []
@@ -156,3 +156,33 @@ def test_a_defence_keeps_the_verdict_fail_and_is_in_the_ledger(
     # A second defence of a defended objection is not a legal move: one clear line.
     with pytest.raises(UserError, match="defend is not allowed from status defended"):
         answer(repo, load_settings(repo), attack, Action.DEFEND, text="again")
+
+
+# --- what a review records before any critic ---------------------------------------------
+
+
+def test_the_spec_is_recorded_cut_at_64_kib_with_its_whole_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, monkeypatch, {"app.py": HARMLESS})
+    spec = tmp_path / "SPEC.md"
+    spec.write_text("s" * 70_000)
+    main(["review", "-q", "--format", "json", "--spec", str(spec)])
+    data = json.loads(capsys.readouterr().out)
+    ledger = repo / ".contend" / "runs" / data["run_id"] / "ledger.jsonl"
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    [loaded] = [e["data"] for e in entries if e["kind"] == "spec_loaded"]
+    assert (loaded["source"], loaded["path"], loaded["chars"]) == ("file", str(spec), 70_000)
+    assert loaded["text"] == "s" * 65_536
+
+
+def test_no_spec_is_recorded_as_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = _repo(tmp_path, monkeypatch, {"app.py": HARMLESS})
+    _, data = _review(capsys)
+    ledger = repo / ".contend" / "runs" / data["run_id"] / "ledger.jsonl"
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    [loaded] = [e["data"] for e in entries if e["kind"] == "spec_loaded"]
+    # An uncommitted change with no spec given: no commit message, no transcript.
+    assert (loaded["source"], loaded["text"], loaded["chars"]) == (None, "", 0)
