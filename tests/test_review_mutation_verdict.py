@@ -186,3 +186,19 @@ def test_no_spec_is_recorded_as_empty(
     [loaded] = [e["data"] for e in entries if e["kind"] == "spec_loaded"]
     # An uncommitted change with no spec given: no commit message, no transcript.
     assert (loaded["source"], loaded["text"], loaded["chars"]) == (None, "", 0)
+
+
+def test_the_entry_gates_are_recorded_as_run_at_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(
+        tmp_path, base={"app.py": FALLBACK_BASE}, change={"app.py": FALLBACK}, commit_change=False
+    )
+    monkeypatch.chdir(repo)
+    main(["review", "-q", "--format", "json", "--gate", "true"])
+    data = json.loads(capsys.readouterr().out)
+    ledger = repo / ".contend" / "runs" / data["run_id"] / "ledger.jsonl"
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    [gate] = [e["data"] for e in entries if e["kind"] == "gate_ran"]
+    assert (gate["when"], gate["ok"]) == ("entry", True)
+    assert data["verdict"] == "fail"  # a green gate does not wave the fallback through
