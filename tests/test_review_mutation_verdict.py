@@ -188,15 +188,19 @@ def test_no_spec_is_recorded_as_empty(
     assert (loaded["source"], loaded["text"], loaded["chars"]) == (None, "", 0)
 
 
-def test_the_entry_gates_are_recorded_as_run_at_entry(
+def test_the_entry_gates_run_in_the_runs_worktree_and_are_recorded_at_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = make_repo(
         tmp_path, base={"app.py": FALLBACK_BASE}, change={"app.py": FALLBACK}, commit_change=False
     )
     monkeypatch.chdir(repo)
-    main(["review", "-q", "--format", "json", "--gate", "true"])
+    where = tmp_path / "gate-cwd"
+    main(["review", "-q", "--format", "json", "--gate", f"pwd > {where}"])
     data = json.loads(capsys.readouterr().out)
+    # The gate ran in the run's own worktree, where a crashed run's cleanup looks for it.
+    state = repo / ".contend"
+    assert where.read_text().strip() == str(state / "worktrees" / data["run_id"] / "gates")
     ledger = repo / ".contend" / "runs" / data["run_id"] / "ledger.jsonl"
     entries = [json.loads(line) for line in ledger.read_text().splitlines()]
     [gate] = [e["data"] for e in entries if e["kind"] == "gate_ran"]
