@@ -206,3 +206,22 @@ def test_the_entry_gates_run_in_the_runs_worktree_and_are_recorded_at_entry(
     [gate] = [e["data"] for e in entries if e["kind"] == "gate_ran"]
     assert (gate["when"], gate["ok"]) == ("entry", True)
     assert data["verdict"] == "fail"  # a green gate does not wave the fallback through
+
+
+def test_an_answer_given_without_evidence_is_the_authors_and_records_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, data = _fallback_run(tmp_path, monkeypatch, capsys)
+    attack = data["disputes"][0]["id"]
+    done = answer(repo, load_settings(repo), attack, Action.CONCEDE, text="fair point")
+    assert done.status == "conceded"
+    ledger = repo / ".contend" / "runs" / data["run_id"] / "ledger.jsonl"
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    last = [e["data"] for e in entries if e["kind"] == "attack_transition"][-1]
+    assert (last["attack"], last["action"], last["by"], last["actor"]) == (
+        attack,
+        "concede",
+        "author",
+        "proposer",
+    )
+    assert (last["text"], last["evidence"]) == ("fair point", "")
