@@ -6,6 +6,7 @@ real git repositories, asserting on the verdict, its reasons and what the ledger
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,9 @@ def test_an_answer_without_a_review_run_says_to_run_one(
     with pytest.raises(UserError) as caught:
         answer(repo, load_settings(repo), "x-1", Action.DEFEND, text="because")
     assert str(caught.value) == "no review run on feature: run `contend review` first"
+    # A blank text is refused first, before the run is looked up.
+    with pytest.raises(UserError, match=r"^concede needs a text"):
+        answer(repo, load_settings(repo), "x-1", Action.CONCEDE, text="")
 
 
 def test_an_answer_to_an_unknown_objection_lists_the_unresolved_ones(
@@ -205,6 +209,12 @@ def test_the_entry_gates_run_in_the_runs_worktree_and_are_recorded_at_entry(
     entries = [json.loads(line) for line in ledger.read_text().splitlines()]
     [gate] = [e["data"] for e in entries if e["kind"] == "gate_ran"]
     assert (gate["when"], gate["ok"]) == ("entry", True)
+    # The worktree is gone once the session ends.
+    assert not (state / "worktrees" / data["run_id"] / "gates").exists()
+    listed = subprocess.run(
+        ["git", "worktree", "list", "--porcelain"], cwd=repo, capture_output=True, text=True
+    ).stdout
+    assert listed.count("worktree ") == 1, listed
     assert data["verdict"] == "fail"  # a green gate does not wave the fallback through
 
 
