@@ -16,7 +16,7 @@ from contend.cli.main import main
 from contend.config import load_settings
 from contend.errors import UserError
 from contend.protocol.model import Action
-from contend.review.respond import answer
+from contend.review.respond import answer, answer_in_run
 from review_helpers import make_repo
 from test_report_reading import FALLBACK, FALLBACK_BASE
 
@@ -235,3 +235,25 @@ def test_an_answer_given_without_evidence_is_the_authors_and_records_none(
         "proposer",
     )
     assert (last["text"], last["evidence"]) == ("fair point", "")
+
+
+def test_an_answer_appended_to_a_named_run_without_evidence_records_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, data = _fallback_run(tmp_path, monkeypatch, capsys)
+    attack = data["disputes"][0]["id"]
+    settings = load_settings(repo)
+    state_dir = repo / ".contend"
+    done = answer_in_run(
+        state_dir, data["run_id"], repo, settings, attack, Action.DEFEND, text="ok"
+    )
+    assert (done.status, str(done.outcome.verdict)) == ("defended", "fail")
+    ledger = state_dir / "runs" / data["run_id"] / "ledger.jsonl"
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    last = [e["data"] for e in entries if e["kind"] == "attack_transition"][-1]
+    assert (last["by"], last["actor"], last["text"], last["evidence"]) == (
+        "author",
+        "proposer",
+        "ok",
+        "",
+    )
