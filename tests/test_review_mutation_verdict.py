@@ -248,6 +248,8 @@ def test_an_answer_appended_to_a_named_run_without_evidence_records_none(
         state_dir, data["run_id"], repo, settings, attack, Action.DEFEND, text="ok"
     )
     assert (done.status, str(done.outcome.verdict)) == ("defended", "fail")
+    with pytest.raises(UserError, match=r"^accept needs a text"):
+        answer_in_run(state_dir, run_id, repo, settings, attack, Action.ACCEPT, text=" ")
     ledger = state_dir / "runs" / data["run_id"] / "ledger.jsonl"
     entries = [json.loads(line) for line in ledger.read_text().splitlines()]
     last = [e["data"] for e in entries if e["kind"] == "attack_transition"][-1]
