@@ -15,7 +15,7 @@ import pytest
 from contend.cli.main import main
 from contend.config import load_settings
 from contend.errors import UserError
-from contend.protocol.model import Action
+from contend.protocol.model import Action, Actor
 from contend.review.respond import answer, answer_in_run
 from review_helpers import make_repo
 from test_report_reading import FALLBACK, FALLBACK_BASE
@@ -244,9 +244,8 @@ def test_an_answer_appended_to_a_named_run_without_evidence_records_none(
     attack = data["disputes"][0]["id"]
     settings = load_settings(repo)
     state_dir = repo / ".contend"
-    done = answer_in_run(
-        state_dir, data["run_id"], repo, settings, attack, Action.DEFEND, text="ok"
-    )
+    run_id = data["run_id"]
+    done = answer_in_run(state_dir, run_id, repo, settings, attack, Action.DEFEND, text="ok")
     assert (done.status, str(done.outcome.verdict)) == ("defended", "fail")
     with pytest.raises(UserError, match=r"^accept needs a text"):
         answer_in_run(state_dir, run_id, repo, settings, attack, Action.ACCEPT, text=" ")
@@ -259,3 +258,19 @@ def test_an_answer_appended_to_a_named_run_without_evidence_records_none(
         "ok",
         "",
     )
+
+
+def test_an_answer_to_a_run_that_does_not_exist_or_has_nothing_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, data = _fallback_run(tmp_path, monkeypatch, capsys)
+    settings, state_dir = load_settings(repo), repo / ".contend"
+    with pytest.raises(UserError) as missing:
+        answer_in_run(state_dir, "nope", repo, settings, "x-1", Action.DEFEND, text="ok")
+    assert str(missing.value) == f"no run 'nope' in {state_dir / 'runs'}"
+    for dispute in data["disputes"]:  # every dispute overruled by a person: none open
+        answer(repo, settings, dispute["id"], Action.OVERRULE, text="fine", by="human",
+               actor=Actor.HUMAN)  # fmt: skip
+    with pytest.raises(UserError) as caught:
+        answer(repo, settings, "nope-1", Action.DEFEND, text="because")
+    assert str(caught.value) == f"no objection 'nope-1' in run {data['run_id']} (unresolved: none)"
