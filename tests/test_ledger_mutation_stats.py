@@ -201,3 +201,19 @@ def test_compute_names_its_schema_and_lists_every_escape() -> None:
             "person": "dana",
         },
     ]
+
+
+def test_a_group_counts_a_run_by_its_threads_alone_or_by_its_attacks_alone() -> None:
+    """A topic with a thread but no attack in a run, and one with an attack but no thread
+    (a static finding filed under another topic): each counts that run, and its time."""
+    data = StatsRows(
+        runs=[_run("r1", wall=10.0), _run("r2", wall=4.0)],
+        attacks={"r1": [_attack("a1", topic="orphan")], "r2": []},
+        threads={"r1": [], "r2": [_thread("quiet", cost=0.5)]},
+        escapes={"r1": [], "r2": []},
+    )
+    by_topic = group(data, "topic")
+    assert (by_topic["orphan"]["runs"], by_topic["orphan"]["time_per_review_s"]) == (1, 10.0)
+    assert (by_topic["quiet"]["runs"], by_topic["quiet"]["time_per_review_s"]) == (1, 4.0)
+    assert by_topic["quiet"]["cost_per_review"] == 0.5
+    assert by_topic["orphan"]["cost_per_review"] == 0.0
