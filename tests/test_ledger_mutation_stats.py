@@ -217,3 +217,23 @@ def test_a_group_counts_a_run_by_its_threads_alone_or_by_its_attacks_alone() -> 
     assert (by_topic["quiet"]["runs"], by_topic["quiet"]["time_per_review_s"]) == (1, 4.0)
     assert by_topic["quiet"]["cost_per_review"] == 0.5
     assert by_topic["orphan"]["cost_per_review"] == 0.0
+
+
+def test_figures_are_rounded_to_their_stated_precision() -> None:
+    """Rates to 4 places, money to the millionth, seconds to the millisecond."""
+    data = StatsRows(
+        runs=[_run("r1", cost=0.1234567, wall=1.2345)],
+        attacks={
+            "r1": [
+                _attack("a1", found=True, decision="overrule"),
+                _attack("a2", decision="uphold"),
+                _attack("a3", decision="uphold"),
+            ]
+        },
+        threads={"r1": []},
+        escapes={"r1": []},
+    )
+    figures = totals(data)
+    assert (figures["found_rate"], figures["false_alarm_rate"]) == (0.3333, 0.3333)
+    assert figures["cost_per_review"] == 0.123457
+    assert figures["time_per_review_s"] == round(1.2345, 3) == 1.234
