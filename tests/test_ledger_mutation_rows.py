@@ -10,17 +10,22 @@ from dataclasses import replace
 from contend.ledger.index_rows import attack_rows, escape_rows, summarise, thread_rows
 from contend.protocol import events as ev
 from contend.protocol.model import Action, Actor
+from contend.protocol.state import Reducer
 from contend.protocol.turns import Identity
 from contend.protocol.verdict import Verdict
 from contend.review.standing import Standing
 from test_planner_mutation_turns import Script, answers, brief, critic, objection, run_thread
-from test_planner_properties import Run, new_run
+from test_planner_properties import Run
 
 
 def _run() -> Run:
     """C1 (fam-critic) raises two objections, the proposer fixes one and defends the
     other; then a person upholds the defended one and an escape is recorded."""
-    run = new_run()
+    run = Run(Reducer(), [])
+    artifact = {"kind": "change", "repo": "/nonexistent", "key": "feature"}
+    run.append(ev.run_started(run_id="r", artifact=artifact))
+    run.append(ev.thread_started(thread="C0", critic="other"))
+    run.append(ev.topic_declared(thread="C0", topic="edge cases"))
     script = Script(
         critic=[
             critic(objection("divides by zero"), objection("loses input", start=9, end=9)),
@@ -68,6 +73,7 @@ def test_a_runs_row_sums_up_its_fold() -> None:
     run = _run()
     state = run.state
     row = summarise("r1", "2026-12-01T00:00:00Z", _standing(run, "C1-2"), "keyed", 1.23456)
+    assert (row.key, row.branch) == ("feature", "feature")
     assert (row.run_id, row.started, row.chain, row.kind) == (
         "r1",
         "2026-12-01T00:00:00Z",
@@ -90,7 +96,7 @@ def test_a_runs_row_sums_up_its_fold() -> None:
 def test_a_run_without_a_headline_has_an_empty_one() -> None:
     row = summarise("r1", "", _standing(_run(), None))
     assert row.headline == ""
-    assert (row.chain, row.wall_s, row.key, row.branch) == ("", 0.0, "", "")
+    assert (row.chain, row.wall_s) == ("", 0.0)
 
 
 def test_attack_thread_and_escape_rows() -> None:
