@@ -20,7 +20,8 @@ from test_planner_properties import Run
 
 def _run() -> Run:
     """C1 (fam-critic) raises two objections, the proposer fixes one and defends the
-    other; then a person upholds the defended one and an escape is recorded."""
+    other and leaves the third; a person upholds, then waives, the defended one and
+    overrules the one left unresolved; two escapes, one with nothing but its note."""
     run = Run(Reducer(), [])
     artifact = {"kind": "change", "repo": "/nonexistent", "key": "feature"}
     run.append(ev.run_started(run_id="r", artifact=artifact))
@@ -28,7 +29,11 @@ def _run() -> Run:
     run.append(ev.topic_declared(thread="C0", topic="edge cases"))
     script = Script(
         critic=[
-            critic(objection("divides by zero"), objection("loses input", start=9, end=9)),
+            critic(
+                objection("divides by zero"),
+                objection("loses input", start=9, end=9),
+                objection("leaks a handle", start=20, end=21),
+            ),
             critic(judge=(("C1-1", "accept"), ("C1-2", "re_attack"))),
         ],
         proposer=[answers(("C1-1", "fix"), ("C1-2", "defend"))],
@@ -40,9 +45,10 @@ def _run() -> Run:
     # A second critic of another family, in author mode, that finds nothing.
     other = replace(brief(author=True), name="C2", critic=Identity("scripted", "m", "fam-other"))
     run_thread(other, Script(critic=[critic(topic="io")]), run)
-    run.append(
-        ev.transition("C1-2", Action.UPHOLD, by="human", actor=Actor.HUMAN, text="it stands")
-    )
+    decisions = (("C1-2", Action.UPHOLD), ("C1-2", Action.WAIVE), ("C1-3", Action.OVERRULE))
+    for attack, action in decisions:
+        run.append(ev.transition(attack, action, by="human", actor=Actor.HUMAN, text="decided"))
+    run.append(ev.thread_started(thread="C3", critic="static:x"))  # never declared a topic
     run.append(
         {
             "kind": "escape_recorded",
@@ -55,6 +61,7 @@ def _run() -> Run:
             },
         }
     )
+    run.append({"kind": "escape_recorded", "data": {"note": "bare"}})
     return run
 
 
@@ -81,7 +88,7 @@ def test_a_runs_row_sums_up_its_fold() -> None:
         "review",
     )
     assert (row.verdict, row.exit_code, row.phase) == ("fail", 1, "finished")
-    assert (row.attacks, row.unresolved) == (2, 1)
+    assert (row.attacks, row.unresolved) == (3, 0)
     # The families of the critics with usable output, sorted and joined by commas.
     assert row.families == "fam-critic,fam-other"
     # Tokens in and out: each of the four agent calls took 10 in and 5 out.
@@ -89,7 +96,8 @@ def test_a_runs_row_sums_up_its_fold() -> None:
     assert row.cost == 0.370371  # C1's three calls, to the millionth
     assert row.headline == "[major] app.py:9 loses input"
     assert row.wall_s == 1.235
-    assert (row.decided, row.escapes) == (1, 1)
+    # Every person's decision counts: an uphold, an overrule and a waiver.
+    assert (row.decided, row.escapes) == (3, 2)
     assert row.sessions == state.sessions
 
 
@@ -110,17 +118,20 @@ def test_attack_thread_and_escape_rows() -> None:
         "",
     )
     assert (upheld.status, upheld.resolved, upheld.found, upheld.decision) == (
-        "upheld",
+        "waived",
+        True,
         False,
-        False,
-        "uphold",
+        "waive",
     )
+    assert (rows["C1-3"].status, rows["C1-3"].decision) == ("overruled", "overrule")
     assert (fixed.severity, fixed.topic, fixed.critic) == ("major", "arithmetic", "scripted:critic")
     threads = {t.thread: t for t in thread_rows(state)}
     assert (threads["C1"].topic, threads["C1"].tokens) == ("arithmetic", 45)
     assert threads["C1"].cost == 0.370371
     assert threads["C0"].topic == "edge cases"
-    [escape] = escape_rows(state)
+    assert threads["C3"].topic == ""
+    escape, bare = escape_rows(state)
+    assert (bare.note, bare.path, bare.line, bare.topic, bare.person) == ("bare", "", None, "", "")
     assert (escape.note, escape.path, escape.line, escape.topic, escape.person) == (
         "None leaked",
         "app.py",
