@@ -132,6 +132,15 @@ def test_a_tampered_run_read_from_the_cache_is_reported_with_its_problem(
     cached = refresh(state)
     assert (cached.reread, cached.indexed) == (0, 1)
     assert cached.problems == first.problems
+    [row] = recent(state)
+    assert (row.integrity, row.verdict, row.exit_code, row.key, row.families) == (
+        "tampered",
+        None,
+        None,
+        "",
+        "",
+    )
+    assert (row.sessions, row.attacks, row.unresolved, row.tokens, row.cost) == (0, 0, 0, 0, 0.0)
 
 
 def test_a_run_read_again_or_removed_leaves_no_stale_rows(
@@ -303,7 +312,8 @@ def _claims_run(state: Path, run_id: str, *, finished: bool) -> None:
         writer.append("claims_run_started", {"run_id": run_id})
         for claim, verdict in (("K1", "accept"), ("K2", "reject"), ("K3", "accept")):
             writer.append("claim_verdict", {"claim_id": claim, "verdict": verdict})
-        if finished:
+        if finished:  # resumed once: the last session's verdict stands
+            writer.append("claims_run_finished", {"verdict": "pass", "exit_code": 0})
             writer.append("claims_run_finished", {"verdict": "fail", "exit_code": 1})
 
 
@@ -327,6 +337,7 @@ def test_a_claims_run_is_indexed_as_such_and_left_out_of_the_stats(tmp_path: Pat
         "unfinished",
     )
     assert done.started != "" and done.chain == "keyed"
+    assert (done.key, done.families, done.tokens, done.cost) == ("", "", 0, 0.0)
     assert stats_rows(tmp_path).runs == []
 
 

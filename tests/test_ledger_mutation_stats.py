@@ -237,3 +237,26 @@ def test_figures_are_rounded_to_their_stated_precision() -> None:
     assert (figures["found_rate"], figures["false_alarm_rate"]) == (0.3333, 0.3333)
     assert figures["cost_per_review"] == 0.123457
     assert figures["time_per_review_s"] == round(1.2345, 3) == 1.234
+
+
+def test_survivors_are_the_unresolved_and_the_mean_rounds_are_to_the_thousandth() -> None:
+    open_only = StatsRows(
+        runs=[_run("r1")],
+        attacks={"r1": [_attack("a1"), _attack("a2")]},
+        threads={"r1": []},
+        escapes={"r1": []},
+    )
+    assert totals(open_only)["survived"] == 2
+    resolved = StatsRows(
+        runs=[_run("r1")],
+        attacks={
+            "r1": [
+                _attack(name, status="withdrawn", resolved=True, rounds=rounds)
+                for name, rounds in (("a1", 1), ("a2", 1), ("a3", 2))
+            ]
+        },
+        threads={"r1": []},
+        escapes={"r1": []},
+    )
+    figures = totals(resolved)
+    assert (figures["survived"], figures["rounds_to_resolution_mean"]) == (0, 1.333)
