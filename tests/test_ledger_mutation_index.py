@@ -141,6 +141,9 @@ def test_a_tampered_run_read_from_the_cache_is_reported_with_its_problem(
         "",
     )
     assert (row.sessions, row.attacks, row.unresolved, row.tokens, row.cost) == (0, 0, 0, 0, 0.0)
+    # What a tampered run's row leaves at its defaults: nothing read from the ledger.
+    assert (row.chain, row.kind, row.branch, row.headline, row.phase) == ("", "review", "", "", "")
+    assert (row.wall_s, row.decided, row.escapes) == (0.0, 0, 0)
 
 
 def test_a_run_read_again_or_removed_leaves_no_stale_rows(

@@ -103,7 +103,7 @@ def test_a_runs_row_sums_up_its_fold() -> None:
 
 def test_a_run_without_a_headline_has_an_empty_one() -> None:
     row = summarise("r1", "", _standing(_run(), None))
-    assert row.headline == ""
+    assert (row.headline, row.integrity, row.problem) == ("", "intact", "")
     assert (row.chain, row.wall_s) == ("", 0.0)
 
 

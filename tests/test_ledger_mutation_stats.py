@@ -242,11 +242,14 @@ def test_figures_are_rounded_to_their_stated_precision() -> None:
 def test_survivors_are_the_unresolved_and_the_mean_rounds_are_to_the_thousandth() -> None:
     open_only = StatsRows(
         runs=[_run("r1")],
-        attacks={"r1": [_attack("a1"), _attack("a2")]},
+        attacks={
+            "r1": [_attack("a1"), _attack("a2"), _attack("a3", status="waived", resolved=True)]
+        },
         threads={"r1": []},
         escapes={"r1": []},
     )
-    assert totals(open_only)["survived"] == 2
+    # Unresolved, or resolved only by a person's waiver: each reached a person.
+    assert totals(open_only)["survived"] == 3
     resolved = StatsRows(
         runs=[_run("r1")],
         attacks={
