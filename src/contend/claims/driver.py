@@ -1,5 +1,6 @@
-"""The I/O edge of claim rounds: performs what the planner (claims/rounds.py) requests and
-feeds the replies back, until the planner asks for nothing more.
+"""The I/O edge of claim rounds: the round planner (claims/rounds.py) on the one driver
+(review/driver.Drive), which performs what it requests and plans again from the fold of its
+events (claims/fold.py), until the planner asks for nothing more or for a person.
 
     verify_with_agents(loaded, panel_for, read) -> (ClaimsReport, events)
 
@@ -26,6 +27,7 @@ from contend.claims.axes import DEFAULT_POLICY, AxisPolicy, seat_agents
 from contend.claims.deadlock import DeadlockReport
 from contend.claims.events import PLANNER_KINDS
 from contend.claims.evidence import read_evidence
+from contend.claims.fold import ClaimRecording
 from contend.claims.load import LoadedCard, LoadResult
 from contend.claims.prompts import (
     META_JUDGE_SYSTEM,
@@ -34,7 +36,7 @@ from contend.claims.prompts import (
     axis_system,
     render_context,
 )
-from contend.claims.replay import replay_events
+from contend.claims.replay import RecordedReplies
 from contend.claims.report import (
     ClaimResult,
     ClaimsReport,
@@ -42,10 +44,10 @@ from contend.claims.report import (
 )
 from contend.claims.round_state import (
     AgentOutput,
+    Reply,
     Request,
     Setup,
     State,
-    Step,
     TurnsReply,
     start,
 )
@@ -66,6 +68,7 @@ from contend.claims.speakers import (
 )
 from contend.claims.turns import PROPONENT_SCHEMA, TURN_SCHEMA
 from contend.errors import ProtocolError, UserError
+from contend.review.driver import PAUSE, Drive, Paused
 
 
 def _request(
@@ -92,18 +95,16 @@ def _request(
     )
 
 
-async def _ask(speaker: Speaker, request: AgentRequest, context: Mapping[str, Any]) -> AgentOutput:
-    return await speaker.speak(request, context)
-
-
-async def perform(request: Request, state: State, panel: Panel) -> TurnsReply | AgentOutput:
-    """One planner request, performed."""
-    cid = state.setup.claim_id
+async def perform(request: Request, claim_id: str, panel: Panel) -> TurnsReply | AgentOutput:
+    """One planner request, performed: the fan-out of a round's turns (every seat at once,
+    with the one context and the one prompt body; a `checks` axis is held by contend's
+    deterministic checker, whose speaker reads the context and calls no agent), or the
+    proponent's or the meta-judge's call."""
+    cid = claim_id
     if request.kind == "turns":
         axes = list(request.axes)
         calls: list[Awaitable[AgentOutput]] = [
-            _ask(
-                panel.seats[axis],
+            panel.seats[axis].speak(
                 _request(
                     "critic",
                     f"{cid}:{axis}",
@@ -112,7 +113,7 @@ async def perform(request: Request, state: State, panel: Panel) -> TurnsReply | 
                     axis_prompt(axis, request.context),
                     TURN_SCHEMA,
                     panel,
-                    web=axis in panel.web_access,
+                    web=axis in request.web_access,
                 ),
                 request.context,
             )
@@ -124,8 +125,7 @@ async def perform(request: Request, state: State, panel: Panel) -> TurnsReply | 
         )
     if request.kind == "proponent":
         assert panel.proponent is not None
-        return await _ask(
-            panel.proponent,
+        return await panel.proponent.speak(
             _request(
                 "proposer",
                 f"{cid}:proponent",
@@ -138,8 +138,7 @@ async def perform(request: Request, state: State, panel: Panel) -> TurnsReply | 
             request.context,
         )
     assert panel.meta_judge is not None
-    return await _ask(
-        panel.meta_judge,
+    return await panel.meta_judge.speak(
         _request(
             "oracle",
             f"{cid}:meta-judge",
@@ -170,31 +169,104 @@ def _discard(_: Sequence[events.Event]) -> None:
 
 
 async def run_rounds(
-    state: State, panel: Panel, sink: Sink = _discard, *, step: Step | None = None
+    state: State,
+    panel: Panel,
+    sink: Sink = _discard,
+    *,
+    recorded: Sequence[events.Event] = (),
 ) -> tuple[State, list[events.Event]]:
-    """Drive one claim's planner until it ends, or pauses for a person; each step's events
-    go to `sink` as they come. `step` continues a replayed claim (replay.replay)."""
+    """Drive one claim's planner on the one driver (review/driver.Drive) until it ends, or
+    pauses for a person; each step's events are folded (claims/fold.py: the planner plans
+    from that fold) and go to `sink` as they come. Returns the fold and the new events.
+
+    With `recorded` (the claim's events in the ledger of an interrupted run) the drive
+    starts over from `state` and replays: each request the ledger holds a reply to is
+    answered from it (replay.RecordedReplies: no agent is asked twice), the events the
+    ledger holds already are folded but not written again, and the rest runs live. The
+    ledger must hold a prefix of what the replay produces, else the card or evidence
+    changed since the run (UserError)."""
+    replies = RecordedReplies.of(recorded)
+    done = [e for e in recorded if e[0] in PLANNER_KINDS]
     log: list[events.Event] = []
-    step = plan(state, None) if step is None else step
-    while True:
-        log.extend(step.events)
-        sink(step.events)
-        if step.request is None:
-            return step.state, log
-        if step.request.kind == "proponent" and isinstance(panel.proponent, PersonProponent):
-            paused: list[events.Event] = [
-                events.awaiting_proponent(
-                    claim_id=step.state.setup.claim_id,
-                    round=step.request.round,
-                    open_attacks=step.request.context.get("this_round", []),
-                    context_sha256=step.request.context_sha256,
-                )
-            ]
-            log.extend(paused)
-            sink(paused)
-            return step.state, log
-        reply = await perform(step.request, step.state, panel)
-        step = plan(step.state, reply)
+    rec = _Replaying(ClaimRecording(state, sink, log), done)
+    cid = state.setup.claim_id
+
+    async def act(request: Request) -> Reply | Paused:
+        got = replies.reply_for(request)
+        if got is not None:
+            return got
+        rec.caught_up()  # from here on, live: the ledger must hold no more of the claim
+        if request.person:
+            return PAUSE  # a person answers between invocations: `contend respond`
+        return await perform(request, cid, panel)
+
+    try:
+        paused = await Drive[State, events.Event, Request, Reply](plan, rec).run(act)
+    except ProtocolError as exc:
+        if rec.live:  # not the replay's: a fault of the live rounds
+            raise
+        raise UserError(
+            f"claim {cid}: its card or evidence changed since the run, so its rounds cannot "
+            f"go on ({exc}); verify it again in a new run"
+        ) from exc
+    rec.caught_up()
+    if paused is not None and not (log == [] and _awaiting(recorded, paused.round)):
+        waiting = events.awaiting_proponent(
+            claim_id=cid,
+            round=paused.round,
+            open_attacks=paused.context.get("this_round", []),
+            context_sha256=paused.context_sha256,
+        )
+        rec.inner.record([waiting])
+    return rec.state, log
+
+
+def _awaiting(recorded: Sequence[events.Event], round_number: int) -> bool:
+    """Whether the ledger already says the claim waits for the person in that round."""
+    return any(
+        kind == "claim_awaiting_proponent" and data.get("round") == round_number
+        for kind, data in recorded
+    )
+
+
+def _event_key(event: events.Event) -> tuple[Any, ...]:
+    kind, data = event
+    return (kind, data.get("round"), data.get("axis"), data.get("context_sha256"))
+
+
+class _Replaying:
+    """A claim's recording while its ledger is replayed: the events the ledger holds
+    already (`done`) are folded but not written again; what comes after them is."""
+
+    def __init__(self, inner: ClaimRecording, done: Sequence[events.Event]) -> None:
+        self.inner = inner
+        self._done = list(done)
+        self._seen: list[events.Event] = []
+        self.live = False
+
+    @property
+    def state(self) -> State:
+        return self.inner.state
+
+    def record(self, new: Sequence[events.Event], /) -> None:
+        cut = min(len(new), max(len(self._done) - len(self._seen), 0))
+        if cut:
+            self._seen.extend(new[:cut])
+            self.inner.fold_only(new[:cut])
+        self.inner.record(new[cut:])
+
+    def caught_up(self) -> None:
+        """Refuse to go on live unless the replay reproduced what the ledger holds."""
+        self.live = True
+        if len(self._seen) < len(self._done) or any(
+            _event_key(a) != _event_key(b) for a, b in zip(self._done, self._seen, strict=False)
+        ):
+            cid = self.inner.state.setup.claim_id
+            raise UserError(
+                f"claim {cid}: the ledger's rounds do not match a replay of its card and "
+                "recorded replies (its card or evidence changed since the run, or a round was "
+                "cut off mid-write); verify it again in a new run"
+            )
 
 
 # --- a whole run ---------------------------------------------------------------------------
@@ -218,6 +290,7 @@ def setup_for(
         consensus=card.consensus_rule,
         weights=card.consensus_weights,
         proponent=panel.proponent.name if panel.proponent is not None else None,
+        person_proponent=isinstance(panel.proponent, PersonProponent),
         meta_judge=panel.meta_judge.name if panel.meta_judge is not None else None,
         web_access=panel.web_access,
         web_asked=panel.web_asked,
@@ -261,9 +334,9 @@ async def verify_with_agents(
     what happened), and all of them are returned too.
 
     With `recorded` (the events of the run's ledger, `contend verify --resume`), the run
-    goes on where it stopped: each claim's recorded rounds are replayed through the planner
-    (replay.replay_events: no agent is asked again for a recorded reply, a person's answer
-    to a pause included), only the events the ledger does not hold yet are written, and the
+    goes on where it stopped: each claim's recorded rounds are replayed on the driver
+    (`run_rounds`: no agent is asked again for a recorded reply, a person's answer to a
+    pause included), only the events the ledger does not hold yet are written, and the
     claim continues live from there. A finished claim is rebuilt from its record alone. The
     run's closing event is then the caller's, over all of its claims."""
     log: list[events.Event] = []
@@ -295,11 +368,7 @@ async def verify_with_agents(
         first = start(setup, card.card.assumptions or [])
         if "claim_axes" not in kinds:
             emit([events.axes(cid, assignment, list(panel.seats), panel.web_access)])
-        step = _resumed(first, old) if old else None
-        if step is not None and _still_paused(step, panel, old):
-            state = step.state  # waits for the person still: nothing new to write
-        else:
-            state, _ = await run_rounds(first, panel, emit, step=step)
+        state, _ = await run_rounds(first, panel, emit, recorded=old)
         result = rounds_result(card, prepared, assignment.reasons, regions, panel, state)
         results.append(result)
         if len(log) > before or _verdict_due(old):
@@ -308,45 +377,3 @@ async def verify_with_agents(
     if recorded is None:  # a resumed run's verdict is the caller's, over all of its claims
         emit([events.run_finished(report.verdict, report.exit_code)])
     return report, log
-
-
-def _still_paused(step: Step, panel: Panel, old: Sequence[events.Event]) -> bool:
-    request = step.request
-    return (
-        request is not None
-        and request.kind == "proponent"
-        and isinstance(panel.proponent, PersonProponent)
-        and not step.events
-        and any(
-            kind == "claim_awaiting_proponent" and data.get("round") == request.round
-            for kind, data in old
-        )
-    )
-
-
-def _event_key(event: events.Event) -> tuple[Any, ...]:
-    kind, data = event
-    return (kind, data.get("round"), data.get("axis"), data.get("context_sha256"))
-
-
-def _resumed(first: State, old: Sequence[events.Event]) -> Step:
-    """The step a recorded claim had reached, carrying only the events its ledger does not
-    hold yet (the ledger holds a prefix of what the replay produces)."""
-    cid = first.setup.claim_id
-    try:
-        step, produced = replay_events(first, old)
-    except ProtocolError as exc:
-        raise UserError(
-            f"claim {cid}: its card or evidence changed since the run, so its rounds cannot "
-            f"go on ({exc}); verify it again in a new run"
-        ) from exc
-    done = [e for e in old if e[0] in PLANNER_KINDS]
-    if len(done) > len(produced) or any(
-        _event_key(a) != _event_key(b) for a, b in zip(done, produced, strict=False)
-    ):
-        raise UserError(
-            f"claim {cid}: the ledger's rounds do not match a replay of its card and recorded "
-            "replies (its card or evidence changed since the run, or a round was cut off "
-            "mid-write); verify it again in a new run"
-        )
-    return Step(step.state, produced[len(done) :], step.request)

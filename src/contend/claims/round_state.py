@@ -17,6 +17,7 @@ from contend.claims.convergence import (
     Attack,
     ClaimRounds,
     Convergence,
+    ProponentReply,
     Round,
     Turn,
     Verdict,
@@ -27,6 +28,7 @@ from contend.claims.events import Event
 from contend.protocol import claims_event_types as ct
 
 Phase = Literal["turns", "proponent", "meta-judge", "done"]
+INTERNAL_FACT = "internal-fact"  # the deterministic checker's spec on its axis
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,7 @@ class Setup:
     consensus: Literal["unanimity", "majority", "weighted"] = "unanimity"
     weights: Mapping[str, float] | None = None
     proponent: str | None = None
+    person_proponent: bool = False  # the proponent is a person: its turn pauses the run
     meta_judge: str | None = None
     web_access: frozenset[str] = frozenset()  # axes whose agent can read the web
     web_asked: bool = False  # web access was asked for (`--web-access`)
@@ -65,6 +68,9 @@ class State:
     protocol_errors: tuple[str, ...] = ()
     external_tools: tuple[str, ...] = ()
     community_sources: tuple[str, ...] = ()
+    # Only inside one step of the fold (claims/fold.py): the proponent's reply between its
+    # checkpoint and the close of its round. None at every step's end.
+    answered: ProponentReply | None = None
 
     def claim_rounds(self, rounds: Sequence[Round] | None = None) -> ClaimRounds:
         ids = frozenset(self.setup.evidence) | {e for e, _ in self.added_evidence}
@@ -119,10 +125,18 @@ class TurnsReply:
 
 @dataclass(frozen=True, slots=True)
 class Request:
+    """What the planner asks the driver for. `turns` fans out to every seat in `axes` with
+    the one round context: an agent is given web access if its axis is in `web_access`;
+    an axis in `checks` is answered by contend's deterministic checker, not an agent. The
+    proponent's turn is a `person`'s when one is seated: the driver pauses the run there."""
+
     kind: Literal["turns", "proponent", "meta-judge"]
     round: int
     context: Mapping[str, Any]
     axes: tuple[str, ...] = ()
+    web_access: frozenset[str] = frozenset()
+    checks: tuple[str, ...] = ()
+    person: bool = False
 
     @property
     def context_sha256(self) -> str:

@@ -48,6 +48,7 @@ from contend.claims.convergence import (
 from contend.claims.deadlock import mechanical_report, parse_deadlock_report
 from contend.claims.events import Event
 from contend.claims.round_state import (
+    INTERNAL_FACT,
     AgentOutput,
     Reply,
     Request,
@@ -84,7 +85,15 @@ def plan(state: State, reply: Reply | None) -> Step:
 def _ask_turns(state: State) -> Step:
     number = len(state.rounds) + 1
     context = round_context(state)
-    request = Request("turns", number, context, tuple(state.setup.seats))
+    seats = state.setup.seats
+    request = Request(
+        "turns",
+        number,
+        context,
+        tuple(seats),
+        web_access=state.setup.web_access & frozenset(seats),
+        checks=tuple(axis for axis, spec in seats.items() if spec == INTERNAL_FACT),
+    )
     event: Event = ev.round_started(
         claim_id=state.setup.claim_id,
         round=number,
@@ -177,6 +186,7 @@ def _on_turns(state: State, reply: TurnsReply) -> Step:
             "proponent",
             number,
             {**round_context(state), "this_round": [attack_json(a) for a in open_attacks(probe)]},
+            person=state.setup.person_proponent,
         )
         return Step(replace(state, phase="proponent", pending=turns), events, request)
     step = _close_round(state, Round(number, turns))

@@ -18,10 +18,9 @@ from contend.claims.axes import Axis
 from contend.claims.findings import CitedRegion
 from contend.claims.internal_fact import check_claim
 from contend.claims.load import LoadedCard
+from contend.claims.round_state import INTERNAL_FACT as INTERNAL_FACT  # panel.py's name
 from contend.claims.round_state import AgentOutput
 from contend.errors import AgentError
-
-INTERNAL_FACT = "internal-fact"  # the deterministic checker's spec on its axis
 
 
 class Speaker(Protocol):

@@ -15,7 +15,31 @@ from contend import __version__
 from contend.errors import ContendError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _LazyCommands(click.Group):
+    """The top-level group, loading a command's module only when that command runs.
+
+    `contend review` on one commit costs about a second of CPU, and importing every command
+    (the claims engine, the harness, the web server) was a third of it; `contend --help`
+    still lists them all, since listing imports each for its one-line help."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        where = _COMMANDS.get(cmd_name)
+        if where is None:
+            return None  # click answers "No such command" with the usage line
+        module_name, attr = where
+        command = getattr(importlib.import_module(f"contend.cli.{module_name}"), attr)
+        if not isinstance(command, click.Command) or command.name != cmd_name:
+            raise TypeError(f"contend.cli.{module_name}.{attr} is not the `{cmd_name}` command")
+        return command
+
+
+@click.group(
+    cls=_LazyCommands,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, "--version", prog_name="contend")
 def cli() -> None:
     """contend: adversarial verification of AI-agent work.
@@ -35,38 +59,29 @@ def cli() -> None:
     """
 
 
-def _register() -> None:
-    """Add every command to the group; each lives in its own module of contend.cli, imported
-    here (at the first call of `main`), so importing this module stays cheap."""
-    for module_name, attr in _COMMANDS:
-        module = importlib.import_module(f"contend.cli.{module_name}")
-        cli.add_command(getattr(module, attr))
-
-
-# Every command: (its module in contend.cli, the click command that module defines).
-_COMMANDS: list[tuple[str, str]] = [
-    ("ledger_cmd", "ledger"),
-    ("config_cmd", "config"),
-    ("review_cmd", "review"),
-    ("respond_cmd", "respond"),
-    ("respond_cmd", "decide_cmd"),
-    ("demo_cmd", "demo"),
-    ("status_cmd", "status"),
-    ("verify_cmd", "verify"),
-    ("experiment_cmd", "experiment"),
-    ("run_cmd", "run"),
-    ("serve_cmd", "serve"),
-    ("gate_cmd", "gate"),
-    ("stats_cmd", "stats"),
-    ("escape_cmd", "escape"),
-    ("comment_cmd", "comment"),
-    ("hook_cmd", "hook"),
-    ("mcp_cmd", "mcp"),
-]
+# Every command: its name -> (its module in contend.cli, the click command that module defines).
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "ledger": ("ledger_cmd", "ledger"),
+    "config": ("config_cmd", "config"),
+    "review": ("review_cmd", "review"),
+    "respond": ("respond_cmd", "respond"),
+    "decide": ("respond_cmd", "decide_cmd"),
+    "demo": ("demo_cmd", "demo"),
+    "status": ("status_cmd", "status"),
+    "verify": ("verify_cmd", "verify"),
+    "experiment": ("experiment_cmd", "experiment"),
+    "run": ("run_cmd", "run"),
+    "serve": ("serve_cmd", "serve"),
+    "gate": ("gate_cmd", "gate"),
+    "stats": ("stats_cmd", "stats"),
+    "escape": ("escape_cmd", "escape"),
+    "comment": ("comment_cmd", "comment"),
+    "hook": ("hook_cmd", "hook"),
+    "mcp": ("mcp_cmd", "mcp"),
+}
 
 
 def main(argv: list[str] | None = None) -> int:
-    _register()
     try:
         result = cli.main(args=argv, prog_name="contend", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt) as exc:

@@ -8,8 +8,9 @@
                   → else escalate
            ─escalate (critics could not run)→ escalate
 
-The driver (`slice`) performs each step and reports its result with one of the `on_*`
-functions; nothing here touches git, agents or files. A slice never ends merged: its best
+The driver (`slice`, on the one driver through harness/plan.py) performs each step and
+reports its result, which is folded with one of the `on_*` functions; nothing here touches
+git, agents or files. A slice never ends merged: its best
 outcome is a branch ready to merge.
 """
 
@@ -84,6 +85,12 @@ def on_implemented(s: SliceState, *, changed: bool, outside: list[str]) -> None:
         s._end("escalate", "the implementer produced no change")
         return
     s.next = Step("gates") if s.has_gates else Step("review")
+
+
+def on_implementer_failed(s: SliceState, error: str) -> None:
+    """The implementer's pass failed (its backend): the pass counts, the slice escalates."""
+    s.passes += 1
+    s._end("escalate", f"the implementer failed: {error}")
 
 
 def on_gates(s: SliceState, *, green: bool, timed_out: bool = False) -> None:

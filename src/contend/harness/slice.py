@@ -1,7 +1,8 @@
 """One slice of `contend run` end to end: the edge around the pure state machine in `core`.
 
     check input (spec, clean main tree, agents for the topology) → branch + worktree
-    → loop over core's steps: implementer turn (main tree fingerprinted before, writes
+    → the planner's requests (harness/plan.py) on the one driver (review/driver.Drive):
+      implementer turn (main tree fingerprinted before, writes
       outside the worktree refused and reverted after) · gates under a timeout · review by
       the engine (`contend.review.engine.review`, spec + diff only) · oracle
     → events, the slice's record in the index, the worktree removed (the branch stays)
@@ -18,7 +19,7 @@ import json
 import shutil
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, assert_never
 
 from contend.agents.base import AgentReply, AgentRequest
 from contend.config import load_settings
@@ -35,9 +36,24 @@ from contend.harness.events import (
 )
 from contend.harness.implementers import ClaudeCodeImplementer
 from contend.harness.metrics import RECORD_FILE, record_slice, slice_dir
+from contend.harness.plan import (
+    AskOracle,
+    Gates,
+    GatesDone,
+    Implement,
+    Implemented,
+    NestedReview,
+    OraclePlanned,
+    Reviewed,
+    SliceAsk,
+    SliceFact,
+    SliceRecording,
+    plan,
+)
 from contend.harness.request import SliceRequest, SliceResult, read_spec
 from contend.ledger.runs import new_run_id
 from contend.protocol.event_types import GateRanData
+from contend.review.driver import Drive
 from contend.review.engine import ReviewRequest, review
 from contend.review.gates import run_gate
 from contend.review.state_dir import open_state_dir
@@ -72,11 +88,13 @@ class SliceRunner:
         self.events = EventWriter(
             [self.dir / "events.jsonl", *([req.events_path] if req.events_path else [])]
         )
-        self.state = core.SliceState(
-            max_attack_rounds=self.cfg.max_attack_rounds,
-            gate_cap=self.cfg.gate_cap,
-            has_gates=bool(req.gates),
-            has_oracle=self.cast.oracle is not None,
+        self.rec = SliceRecording(
+            core.SliceState(
+                max_attack_rounds=self.cfg.max_attack_rounds,
+                gate_cap=self.cfg.gate_cap,
+                has_gates=bool(req.gates),
+                has_oracle=self.cast.oracle is not None,
+            )
         )
         self.head = self.base
         self.session: str | None = None
@@ -90,6 +108,11 @@ class SliceRunner:
             for r in ("implementer", "critic", "oracle")
         }
         self.seen: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+
+    @property
+    def state(self) -> core.SliceState:
+        """The fold of the slice's steps so far (harness/plan.py)."""
+        return self.rec.state
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -115,22 +138,15 @@ class SliceRunner:
             notes=self.cast.notes,
         )
         try:
-            while self.state.outcome is None:
-                step = self.state.next
-                if step.kind == "implement":
-                    assert step.brief is not None
-                    self._implement(step.brief)
-                elif step.kind == "gates":
-                    self._gates()
-                elif step.kind == "review":
-                    self._review()
-                elif step.kind == "oracle":
-                    self._oracle()
+            Drive[core.SliceState, SliceFact, SliceAsk, SliceFact](plan, self.rec).run_sync(
+                self._perform
+            )
         finally:
             if isinstance(self.cast.implementer, ClaudeCodeImplementer):
                 self.cast.implementer.discard_sessions()
             gitops.remove_worktree(self.root, self.worktree)
         outcome = self.state.outcome
+        assert outcome is not None  # the planner asks for nothing more only then
         if not outcome.ready:
             self.events.emit(SUBTASK_FAILED, self.slice_id, reason=outcome.reason, final=True)
         self.events.emit(
@@ -155,7 +171,18 @@ class SliceRunner:
 
     # --- steps --------------------------------------------------------------------------
 
-    def _implement(self, brief: core.Brief) -> None:
+    def _perform(self, request: SliceAsk) -> SliceFact:
+        if isinstance(request, Implement):
+            return self._implement(request.brief, request.number)
+        if isinstance(request, Gates):
+            return self._gates()
+        if isinstance(request, NestedReview):
+            return self._review(request.number)
+        if isinstance(request, AskOracle):
+            return self._oracle()
+        assert_never(request)
+
+    def _implement(self, brief: core.Brief, number: int) -> Implemented:
         prompt = {
             "spec": lambda: prompts.spec_brief(self.spec),
             "gates": lambda: prompts.gates_brief(self.spec, self.last_failed_gates),
@@ -165,7 +192,7 @@ class SliceRunner:
         request = AgentRequest(
             role="proposer",
             thread="implementer",
-            round=self.state.passes + 1,
+            round=number,
             system=prompts.IMPLEMENTER_SYSTEM,
             prompt=prompt,
             schema=prompts.IMPLEMENTER_SCHEMA,
@@ -183,10 +210,7 @@ class SliceRunner:
         outside = gitops.outside_writes(self.root, before)
         if error is not None and not outside.paths:
             gitops.reset_to(self.worktree, self.head)  # a failed pass leaves nothing behind
-            self.state.passes += 1
-            self.state.outcome = core.Outcome("escalate", f"the implementer failed: {error}", False)
-            self.state.next = core.Step("done")
-            return
+            return Implemented(changed=False, error=error)
         if error is None:
             self._spend("implementer", reply)
             self.session = reply.session or self.session
@@ -200,24 +224,23 @@ class SliceRunner:
                 reverted=outside.reverted,
                 not_reverted=outside.not_reverted,
             )
-            core.on_implemented(self.state, changed=False, outside=outside.paths)
-            return
+            return Implemented(changed=False, outside=tuple(outside.paths), error=error)
         commit = gitops.commit_all(
-            self.worktree, f"contend run {self.slice_id}: implementer pass {self.state.passes + 1}"
+            self.worktree, f"contend run {self.slice_id}: implementer pass {number}"
         )
         if commit is not None:
             self.head = commit
         self.events.emit(
             SUBTASK_COMPLETED,
             self.slice_id,
-            implementer_pass=self.state.passes + 1,
+            implementer_pass=number,
             brief=brief,
             commit=commit,
             changed=commit is not None,
         )
-        core.on_implemented(self.state, changed=commit is not None, outside=[])
+        return Implemented(changed=commit is not None)
 
-    def _gates(self) -> None:
+    def _gates(self) -> GatesDone:
         async def all_gates() -> list[GateRanData]:
             return [
                 await run_gate(cmd, self.worktree, when="slice", timeout_s=self.cfg.gate_timeout_s)
@@ -238,10 +261,9 @@ class SliceRunner:
             ],
         )
         self.last_failed_gates = failed
-        core.on_gates(self.state, green=not failed, timed_out=timed_out)
+        return GatesDone(green=not failed, timed_out=timed_out)
 
-    def _review(self) -> None:
-        number = self.state.reviews + 1
+    def _review(self, number: int) -> Reviewed:
         changed = gitops.changed_paths(self.worktree, self.base, self.head)
         areas = self.cfg.areas_for(changed)
         cast = (
@@ -334,9 +356,9 @@ class SliceRunner:
             )
             self.failed_diffs.append(gitops.diff_text(self.worktree, self.base, self.head))
         self.last_blocking = blocking
-        core.on_review(self.state, verdict, reason)  # type: ignore[arg-type]
+        return Reviewed(verdict, reason)  # type: ignore[arg-type]
 
-    def _oracle(self) -> None:
+    def _oracle(self) -> OraclePlanned:
         oracle = self.cast.oracle
         assert oracle is not None
         request = AgentRequest(
@@ -352,13 +374,12 @@ class SliceRunner:
         try:
             reply = asyncio.run(oracle.run(request))
         except AgentError as exc:
-            core.on_oracle(self.state, plan=None, error=str(exc))
-            return
+            return OraclePlanned(None, str(exc))
         self._spend("oracle", reply)
         plan = None if reply.output is None else str(reply.output.get("plan", "")).strip()
         self.plan = plan or ""
         self.events.emit("oracle_planned", self.slice_id, plan=self.plan, error=reply.error)
-        core.on_oracle(self.state, plan=plan, error=reply.error or "")
+        return OraclePlanned(plan, reply.error or "")
 
     # --- bookkeeping --------------------------------------------------------------------
 

@@ -54,7 +54,6 @@ from contend.protocol.state import RunState, fold
 from contend.protocol.termination import Limits
 from contend.protocol.verdict import Outcome, decide
 from contend.review.active import active_run, all_active_runs, set_active_run
-from contend.review.agent_thread import AgentThread, RunContext, ThreadSetup
 from contend.review.gates import run_gate
 from contend.review.lock import review_lock
 from contend.review.outputs import write_outputs
@@ -428,6 +427,10 @@ class _Session:
                 self.rec.emit(event)
 
     async def _agent_threads(self, snapshot: str, worktrees: WorktreeManager) -> None:
+        # Imported here: the agent side (turn planner, reply schemas, jsonschema) is a tenth
+        # of a second of CPU that a review with only static critics never needs.
+        from contend.review.agent_thread import AgentThread, RunContext, ThreadSetup
+
         limits = Limits(
             max_rounds=self.settings.max_rounds,
             max_thread_tokens=self.settings.limits.max_thread_tokens,
