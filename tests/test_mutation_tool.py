@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench" / "mutation"
 sys.path.insert(0, str(BENCH))
 
+import incremental  # noqa: E402
 import preload  # noqa: E402
 import run  # noqa: E402
 from mutate import OPERATORS, mutants_of  # noqa: E402
@@ -128,6 +130,7 @@ def test_a_mutant_killed_one_surviving_and_an_equivalent_listed(tmp_path: Path) 
         str(non_eq),
         "1",
         str(len(survived)),
+        "0",  # not covered: every line of calc.py runs in some test
         score,
     ]
     for key in survived:
@@ -384,6 +387,49 @@ def test_a_rerun_judges_only_what_survived_and_keeps_the_earlier_kills(tmp_path:
     assert changed.returncode == 2 and "changed since" in changed.stderr
 
 
+def test_incremental_carries_what_still_stands_and_judges_the_rest(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj")
+    assert run_tool(root).returncode == 0
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text((root / "out" / "results.json").read_text())
+    before = {m["key"]: m["status"] for m in json.loads(earlier.read_text())["mutants"]}
+    judged = sum(status != "equivalent" for status in before.values())
+    survivor = "src/tiny/calc.py::is_adult::compare::age >= 18 => age > 18"
+    assert before[survivor] == "survived"
+
+    # Nothing changed: every outcome stands, nothing is judged again.
+    same = run_tool(root, "--incremental", str(earlier))
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert f"--incremental: {judged} of {len(before)} outcomes carried" in same.stdout
+    assert "judged in this run: 0 mutants" in same.stdout
+    again = json.loads((root / "out" / "results.json").read_text())
+    assert {m["key"]: m["status"] for m in again["mutants"]} == before
+
+    # A new test file: the kills stand (their test file is unchanged), every survivor is
+    # judged again, and the new test kills it.
+    (root / "tests" / "test_more.py").write_text(
+        "from tiny.calc import is_adult\n\n\ndef test_eighteen():\n    assert is_adult(18)\n"
+    )
+    more = run_tool(root, "--incremental", str(earlier))
+    assert more.returncode == 0, more.stdout + more.stderr
+    survivors = sum(status == "survived" for status in before.values())
+    assert f"{judged - survivors} of {len(before)} outcomes carried" in more.stdout
+    assert "test files changed: survivors judged again" in more.stdout
+    assert f"judged in this run: {survivors} mutants" in more.stdout
+    after = json.loads((root / "out" / "results.json").read_text())
+    status = {m["key"]: m["status"] for m in after["mutants"]}
+    assert status[survivor] == "killed"
+
+    # The module changed: none of its outcomes stands.
+    calc = root / "src" / "tiny" / "calc.py"
+    calc.write_text(CALC.replace("return value\n", "return value  # changed\n"))
+    changed = run_tool(root, "--incremental", str(root / "out" / "results.json"))
+    assert changed.returncode == 0, changed.stdout + changed.stderr
+    assert "0 of" in changed.stdout
+    assert "files changed since: 1 (src/tiny/calc.py)" in changed.stdout
+    assert f"judged in this run: {judged} mutants" in changed.stdout
+
+
 DEFAULTS = '''\
 """A class-body default: the line runs at import, so coverage credits it to no test."""
 
@@ -469,3 +515,40 @@ def test_a_mutant_stopped_by_a_test_broken_in_the_harness_is_judged_by_the_other
     judged = status["is_adult::return::return age >= 18 => return None"]
     assert judged["status"] == "killed", judged
     assert judged["killer"] == "tests/test_later.py::test_is_adult_slowly"
+
+
+def test_incremental_plans_merge_results_files_run_apart(tmp_path: Path) -> None:
+    """The whole set is measured package by package: an outcome stands if any results
+    file vouches for it, and a file is changed only if none has it as it is now."""
+    tests_now = {"tests/test_a.py": "ta", "tests/test_b.py": "tb"}
+    sources = {"src/p/a.py": "A = 1\n", "src/q/b.py": "B = 1\n", "src/r/c.py": "C = 1\n"}
+
+    def results(name: str, path: str, text: str, mutants: list[dict[str, Any]]) -> Path:
+        out = tmp_path / name
+        out.write_text(
+            json.dumps(
+                {
+                    "sources": {path: incremental.digest(text)},
+                    "test_files": tests_now,
+                    "mutants": mutants,
+                }
+            )
+        )
+        return out
+
+    killed = {"key": "src/p/a.py::f::x", "status": "killed", "killer": "tests/test_a.py::t"}
+    survived = {"key": "src/q/b.py::g::y", "status": "survived", "killer": None}
+    stale = {"key": "src/r/c.py::h::z", "status": "killed", "killer": "tests/test_b.py::t"}
+    plan = incremental.plan_all(
+        [
+            results("p.json", "src/p/a.py", "A = 1\n", [killed]),
+            results("q.json", "src/q/b.py", "B = 1\n", [survived]),
+            results("r.json", "src/r/c.py", "C = 0\n", [stale]),  # c.py changed since
+        ],
+        sources,
+        tests_now,
+    )
+    assert set(plan.carried) == {killed["key"], survived["key"]}
+    assert plan.carried[survived["key"]].status == "survived"
+    assert plan.changed_files == ["src/r/c.py"]
+    assert plan.tests_changed is False

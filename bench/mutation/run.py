@@ -3,7 +3,7 @@
     .venv/bin/python bench/mutation/run.py [TARGET…] [-j 2]
 
 A TARGET is a file or a directory (relative to the project root), optionally narrowed to
-one function or class with `FILE::Scope` (e.g. `src/contend/review/engine.py::Engine._body`).
+one function or class with `FILE::Scope` (e.g. `src/contend/review/engine.py::_Session._body`).
 Without targets it runs the default set (DEFAULT_TARGETS: protocol/, ledger/, report/, the
 verdict-bearing parts of review/ and the planners claims/rounds.py and harness/core.py —
 protocol/plan.py and protocol/turns.py are in protocol/); the score is printed per file,
@@ -53,6 +53,7 @@ from typing import Any
 
 import execute
 import host
+import incremental
 import linemap
 import patch as patch_mod
 import preload
@@ -67,8 +68,9 @@ DEFAULT_TARGETS = (
     "src/contend/report",
     "src/contend/review/static_round.py",
     # where the verdict is decided and what decides it is passed in
-    "src/contend/review/engine.py::Engine._body",
+    "src/contend/review/engine.py::_Session._body",
     "src/contend/review/respond.py::answer",
+    "src/contend/review/respond.py::answer_in_run",
     # the planners (issue 18): what the claim rounds and the harness do next
     "src/contend/claims/rounds.py",
     "src/contend/harness/core.py",
@@ -187,6 +189,7 @@ class Row:
     seconds: float = 0.0
     widened: bool = False
     patch: patch_mod.Patch | None = None
+    carried: bool = False  # --incremental: the earlier run's outcome, not judged again
 
 
 def _progress(total: int) -> Any:
@@ -252,6 +255,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "the same source files); its kills are counted as they were, not run again",
     )
     parser.add_argument(
+        "--incremental",
+        metavar="RESULTS[,RESULTS…]",
+        help="carry over every outcome of RESULTS that still stands (the mutated file, and "
+        "the killing test's file or for a survivor every test file, unchanged); judge the "
+        "rest: the mutants of files changed since, new ones, survivors once tests changed",
+    )
+    parser.add_argument(
         "--slow-only",
         action="store_true",
         help="judge every mutant on the slow path (re-import per mutant), to check the fast one",
@@ -299,7 +309,28 @@ def _run(args: argparse.Namespace) -> int:
         changed = {path: changed_lines(root, args.since, path) for path in sources}
         mutants = [m for m in mutants if touches(m, sources[Path(m.path)], changed[Path(m.path)])]
         print(f"--since {args.since}: {len(mutants)} mutants on changed lines", flush=True)
+    if args.rerun and args.incremental:
+        raise UsageError("--rerun and --incremental: one or the other")
     earlier = _earlier_kills(args.rerun, sources) if args.rerun else {}
+    args.test_digests = incremental.test_file_digests(root, tests_dir)
+    carried: dict[str, incremental.Carried] = {}
+    if args.incremental:
+        try:
+            inc = incremental.plan_all(
+                [Path(p) for p in args.incremental.split(",")],
+                {p.as_posix(): text for p, text in sources.items()},
+                args.test_digests,
+            )
+        except incremental.IncrementalError as exc:
+            raise UsageError(str(exc)) from None
+        carried = {k: c for k, c in inc.carried.items() if k in {m.key for m in mutants}}
+        print(
+            f"--incremental: {len(carried)} of {len(mutants)} outcomes carried from "
+            f"{args.incremental}; files changed since: {len(inc.changed_files)}"
+            + (f" ({', '.join(inc.changed_files)})" if inc.changed_files else "")
+            + ("; test files changed: survivors judged again" if inc.tests_changed else ""),
+            flush=True,
+        )
     if args.list:
         for m in mutants:
             mark = "  [equivalent]" if m.key in equivalents else ""
@@ -350,7 +381,10 @@ def _run(args: argparse.Namespace) -> int:
         flush=True,
     )
     for row in rows:
-        if row.mutant.key in earlier:
+        if row.mutant.key in carried:
+            was = carried[row.mutant.key]
+            row.status, row.killer, row.carried = was.status, was.killer, True
+        elif row.mutant.key in earlier:
             row.status, row.killer = earlier[row.mutant.key]
         elif not row.tests:
             row.status = execute.NO_TESTS
@@ -747,6 +781,8 @@ def _print_report(
         counts[
             "killed" if killed else ("error" if row.status == execute.ERROR else "survived")
         ] += 1
+        if row.status == execute.NO_TESTS:
+            counts["uncovered"] += 1  # a survivor too: no test could kill it
         if row.status == execute.ERROR:
             problems.append(f"harness error: {row.mutant.key}")
     if not args.operators and not args.since:
@@ -757,7 +793,7 @@ def _print_report(
     print()
     header = (
         f"{'file':<46} {'mutants':>7} {'killed':>6} {'non-eq':>6} {'equiv':>5} "
-        f"{'surv':>4} {'score':>7}"
+        f"{'surv':>4} {'uncov':>5} {'score':>7}"
     )
     print(header)
     print("-" * len(header))
@@ -789,7 +825,7 @@ def _print_report(
     if survivors:
         print(f"\nsurviving mutants ({len(survivors)}):")
         for r in sorted(survivors, key=lambda r: (r.mutant.path, r.mutant.line)):
-            note = " (no test runs this line)" if r.status == execute.NO_TESTS else ""
+            note = " (not covered: no test runs this line)" if r.status == execute.NO_TESTS else ""
             if r.status == execute.ERROR:
                 note = " (harness error)"
             print(f"  {r.mutant.path}:{r.mutant.line}  {r.mutant.key.split('::', 1)[1]}{note}")
@@ -802,6 +838,12 @@ def _print_report(
             )
     for p in problems:
         print(f"problem: {p}")
+    carried = sum(r.carried for r in rows)
+    judged = sum(r.seconds > 0 for r in rows)  # carried, listed and uncovered take none
+    if carried:
+        print(f"\ncarried from {args.incremental}, not judged again: {carried} mutants")
+    rate = f", {60.0 * judged / times['mutants']:.0f} a minute" if times["mutants"] else ""
+    print(f"judged in this run: {judged} mutants{rate}")
     print(
         f"\nrun time {total_s:.0f} s (coverage map {times['coverage']:.0f} s, mutants "
         f"{times['mutants']:.0f} s, collecting for the fast path {times['host']:.0f} s, "
@@ -815,6 +857,7 @@ def _print_report(
         "files": {f: dict(c) for f, c in per_file.items()},
         "packages": {p: dict(c) for p, c in _by_package(per_file).items()},
         "sources": args.sources,
+        "test_files": args.test_digests,
         "seconds": round(total_s, 1),
         "mutants": [
             {
@@ -825,6 +868,7 @@ def _print_report(
                 "killer": r.killer,
                 "tests": len(r.tests),
                 "widened": r.widened,
+                "carried": r.carried,
                 "seconds": round(r.seconds, 2),
             }
             for r in rows
@@ -849,7 +893,7 @@ def _line(name: str, c: dict[str, int]) -> str:
     score = f"{100.0 * c['killed'] / non_eq:.1f}%" if non_eq else "-"
     return (
         f"{name:<46} {c['mutants']:>7} {c['killed']:>6} {non_eq:>6} {c['equivalent']:>5} "
-        f"{c['survived'] + c['error']:>4} {score:>7}"
+        f"{c['survived'] + c['error']:>4} {c['uncovered']:>5} {score:>7}"
     )
 
 
