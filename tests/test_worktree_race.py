@@ -136,29 +136,30 @@ def test_lock_serialises_across_processes(repo: Path, tmp_path: Path) -> None:
         "with FileLock(sys.argv[1]):\n"
         "    print('held', flush=True); sys.stdin.readline()\n"
     )
-    holder = subprocess.Popen(
+    path = tmp_path / "w"
+    errors: list[BaseException] = []
+    with subprocess.Popen(
         [sys.executable, "-c", script, str(lock_path(repo))],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-    )
-    path = tmp_path / "w"
-    assert holder.stdin is not None and holder.stdout is not None
-    try:
-        assert holder.stdout.readline().strip() == "held"
-        errors: list[BaseException] = []
-        adder = threading.Thread(
-            target=lambda: _collect(
-                errors, lambda: gitops.create_slice(repo, "waits", "HEAD", path)
+    ) as holder:
+        assert holder.stdin is not None and holder.stdout is not None
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            adder = threading.Thread(
+                target=lambda: _collect(
+                    errors, lambda: gitops.create_slice(repo, "waits", "HEAD", path)
+                )
             )
-        )
-        adder.start()
-        adder.join(timeout=1.0)
-        blocked = adder.is_alive() and not registered(repo, path)
-    finally:
-        holder.stdin.write("go\n")
-        holder.stdin.flush()
-        holder.wait(timeout=30)
+            adder.start()
+            adder.join(timeout=1.0)
+            # Not `registered`: listing worktrees takes the lock too, and would wait here.
+            blocked = adder.is_alive() and not path.exists()
+        finally:
+            holder.stdin.write("go\n")
+            holder.stdin.flush()
+            holder.wait(timeout=30)
     adder.join(timeout=60)
     assert blocked, "git worktree add ran while another process held the worktree lock"
     assert not errors, errors
