@@ -3,7 +3,7 @@
 Owns the project tables and the paths every script shares (manifest, labels, data dir,
 mirrors), per *set*. Pure data; no git, no I/O beyond computing paths.
 
-Three sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
+Four sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
 
 - `main` — the set the critics are tuned against (`manifest.jsonl`, `labels/`, `data/`);
 - `holdout` — other projects, kept away from that tuning, so the figures of the main set
@@ -13,6 +13,10 @@ Three sets, chosen, built, run and labelled by the same scripts (`--set`, defaul
 - `holdout2` — a fresh holdout of yet other projects, built after `holdout` had been seen
   while the critics were tuned, so it can again show overfitting
   (`manifest-holdout2.jsonl`, `labels-holdout2/`, `data-holdout2/`). Its projects are in
+  none of the sets above nor the independent check;
+- `holdout3` — a third fresh holdout, built and labelled while the critics were being
+  changed in general (not tuned to it), as the honest test of that change
+  (`manifest-holdout3.jsonl`, `labels-holdout3/`, `data-holdout3/`). Its projects are in
   none of the sets above nor the independent check.
 
 `head` pins the history a project's commits are chosen from: selection only walks commits
@@ -205,6 +209,59 @@ HOLDOUT2_PROJECTS: tuple[Project, ...] = (
 )
 
 
+HOLDOUT3_PROJECTS: tuple[Project, ...] = (
+    # Python — in no other set and not the independent check.
+    Project(
+        "uvicorn", "python", "github:encode/uvicorn", "e6c7ce791fc634b6eedee40e0d0207faa8a9aefd", 14
+    ),
+    Project(
+        "alembic",
+        "python",
+        "github:sqlalchemy/alembic",
+        "20e58db01cad3432c24734e11b893303cdb687a4",
+        14,
+    ),
+    Project(
+        "pre-commit",
+        "python",
+        "github:pre-commit/pre-commit",
+        "a9bba55a3f74068b53f4bd4d831d7e05e34eae6c",
+        14,
+    ),
+    Project(
+        "gunicorn",
+        "python",
+        "github:benoitc/gunicorn",
+        "65ac1a3a4c0aa00960968c720d6e6bd2ac32f1b9",
+        14,
+    ),
+    Project(
+        "pip-tools",
+        "python",
+        "github:jazzband/pip-tools",
+        "c58d5d945c0f20e9713e10f5fea2491a5c984f39",
+        14,
+    ),
+    # JavaScript / TypeScript — likewise.
+    Project("hono", "js", "github:honojs/hono", "28a9c128912de19f3fb28b00ae289c9b93f6f392", 13),
+    Project(
+        "redux-toolkit",
+        "js",
+        "github:reduxjs/redux-toolkit",
+        "74200d87c27ca2b1c0915b2fbb4c44dd7494c2aa",
+        13,
+    ),
+    Project("trpc", "js", "github:trpc/trpc", "340811ba5320637fbaf48fccf3dbfdd258bd34db", 13),
+    Project(
+        "drizzle-orm",
+        "js",
+        "github:drizzle-team/drizzle-orm",
+        "b7862528fd8fc39bc2653a6c18dad7c1f4e68d10",
+        13,
+    ),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class BenchSet:
     """One set of commits: its projects and where its manifest, labels and bundles live."""
@@ -232,6 +289,13 @@ SETS: dict[str, BenchSet] = {
         HERE / "labels-holdout2",
         HERE / "data-holdout2",
     ),
+    "holdout3": BenchSet(
+        "holdout3",
+        HOLDOUT3_PROJECTS,
+        HERE / "manifest-holdout3.jsonl",
+        HERE / "labels-holdout3",
+        HERE / "data-holdout3",
+    ),
 }
 
 
@@ -253,8 +317,9 @@ def project(name: str) -> Project:
 
 def data_dir(override: str | None = None, default: Path = DEFAULT_DATA_DIR) -> Path:
     """Where the bundles live: --data, else $REALCOMMITS_DATA, else the set's default
-    (bench/realcommits/data, data-holdout or data-holdout2). Project names differ between
-    the sets, so one directory given by --data or the variable can hold the bundles of all."""
+    (bench/realcommits/data, data-holdout, data-holdout2 or data-holdout3). Project names
+    differ between the sets, so one directory given by --data or the variable can hold the
+    bundles of all."""
     chosen = override or os.environ.get("REALCOMMITS_DATA")
     return Path(chosen) if chosen else default
 
