@@ -20,6 +20,7 @@ import keyword
 import random
 import tokenize
 
+from benign_moves import MOVES
 from benign_refactors import REFACTORS
 from mutations import test_methods, work_statements, wrap
 from splice import (
@@ -459,3 +460,7 @@ BENIGN: dict[str, Operator] = {
     "swap_assert_args": swap_assert_args,
     **REFACTORS,
 }
+
+# The moved-code controls are scored by the synthetic corpus only: the experiment banks
+# (`experiment_banks.py`) are pinned to BENIGN as it was when they were generated.
+CORPUS_BENIGN: dict[str, Operator] = {**BENIGN, **MOVES}

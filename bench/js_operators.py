@@ -37,6 +37,7 @@ class Edit:
     new_text: str
     lines: frozenset[int]  # new-side lines the edit touched (empty for a pure deletion)
     extra: tuple[tuple[str, str | None, str | None], ...] = ()  # (path, old, new) more files
+    deleted: bool = False  # the source file is deleted (its code went to `extra`)
 
 
 @dataclass(frozen=True, slots=True)

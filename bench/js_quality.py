@@ -37,6 +37,7 @@ from contend.critics.static.js_tests_model import is_fixture_path, is_test_code
 from contend.critics.static.runner import run_static
 from contend.critics.static.testing import change_from_texts
 from js_operators import BENIGN, DEFECTS, Edit, Source
+from js_operators_moves import BENIGN_MOVES
 
 SEED = 20261201
 MAX_BYTES = 60_000
@@ -108,9 +109,9 @@ def _touches(finding: Finding, lines: frozenset[int]) -> bool:
 def score(kind: str, name: str, src: Source, edit: Edit) -> Result | None:
     language = treesitter.js_language(language_of(src.path))
     assert language is not None
-    if treesitter.syntax_error_line(treesitter.parse(edit.new_text, language)) is not None:
+    if not edit.deleted and treesitter.syntax_error_line(treesitter.parse(edit.new_text, language)):
         return None
-    changes = [change_from_texts(src.path, src.text, edit.new_text)]
+    changes = [change_from_texts(src.path, src.text, None if edit.deleted else edit.new_text)]
     changes += [change_from_texts(path, old, new) for path, old, new in edit.extra]
     result = run_static(changes)
     findings = [f for f in result.findings if not f.waived]
@@ -145,7 +146,8 @@ def main() -> None:
     results: list[Result] = []
     broken: Counter[str] = Counter()
     plans = [(topic, name, op, need) for name, (topic, op, need) in DEFECTS.items()]
-    plans += [("benign", name, op, need) for name, (op, need) in BENIGN.items()]
+    benign = {**BENIGN, **BENIGN_MOVES}
+    plans += [("benign", name, op, need) for name, (op, need) in benign.items()]
     if args.only:
         plans = [plan for plan in plans if plan[1] in args.only]
     for kind, name, operator, need in plans:

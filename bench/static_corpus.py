@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benign import BENIGN
+from benign import CORPUS_BENIGN as BENIGN
 from operators import OPERATORS, TEST_TOPICS
 from splice import Mutation, Operator, Source, apply_edits
 

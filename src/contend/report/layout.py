@@ -51,12 +51,14 @@ def _places_key(d: Dispute) -> tuple[str, tuple[int, ...]]:
 _DIGITS = re.compile(r"(\d+)")
 
 
-PathKey = tuple[tuple[int, int, str], ...]
+PathKey = tuple[int | str, ...]
 
 
 def path_key(path: str) -> PathKey:
-    """Paths as a person sorts them: `mod2.py` before `mod10.py`."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(path))
+    """Paths as a person sorts them: `mod2.py` before `mod10.py`. Split on runs of digits,
+    text sits at the even places and digits at the odd ones, so an int only ever meets an
+    int (`str.isdigit` cannot tell them apart: it is true of `²`, which is no digit run)."""
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(_DIGITS.split(path)))
 
 
 def reading_key(d: Dispute) -> tuple[PathKey, int, int]:

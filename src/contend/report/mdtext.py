@@ -84,5 +84,11 @@ def code(text: str) -> str:
     flat = visible(text, single_line=True)
     longest = max((len(m.group()) for m in _BACKTICK_RUN.finditer(flat)), default=0)
     ticks = "`" * (longest + 1)
-    pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
+    # CommonMark strips one space from each end of a span whose content begins and ends
+    # with one (unless it is all spaces). Pad where that would cut the text, or where a
+    # backtick at an edge would merge with the delimiters: the span then shows the text as
+    # it is. An empty text needs a pad to be a span at all.
+    edges = flat[:1] + flat[-1:]
+    clash = "`" in edges or (edges == "  " and bool(flat.strip(" ")))
+    pad = " " if clash or not flat else ""
     return f"{ticks}{pad}{flat}{pad}{ticks}"

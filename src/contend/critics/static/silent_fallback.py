@@ -349,7 +349,11 @@ class _FileCheck:
                 else Severity.MINOR,
                 confidence=None if blocking else Confidence.MEDIUM,
             )
-        blocking = (broad or newly) and not explained
+        # A narrow handler of a named error is an expected condition far more often than a
+        # hidden failure: of 33 blocking findings labelled on real commits, none was TRUE, and
+        # nearly all were narrow (StopIteration, NotImplementedError probes, queue.Empty…).
+        # Only a broad handler demonstrably hides every failure, so only it blocks.
+        blocking = broad and not explained
         severity = Severity.CRITICAL if broad and writes else Severity.MAJOR
         what = " (the work it guards ran unguarded before)" if newly else ""
         return self._finding(
