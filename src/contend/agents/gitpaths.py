@@ -15,6 +15,7 @@ from pathlib import Path
 
 from contend.errors import AgentError, ContendError
 from contend.gitio.git import find_repo_root, git_common_dir, git_text
+from contend.gitio.worktree_lock import worktree_lock
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +32,8 @@ def repo_paths(path: Path, *, backend: str) -> RepoPaths | None:
         if top is None:
             return None
         common = git_common_dir(path)
-        listing = git_text(path, ["worktree", "list", "--porcelain"])
+        with worktree_lock(path):  # a concurrent `worktree add` would make list fail
+            listing = git_text(path, ["worktree", "list", "--porcelain"])
     except ContendError as exc:  # git refused or failed: the agent cannot be set up
         raise AgentError(f"{backend}: cannot run git in {path}: {exc}", backend=backend) from exc
     entries = [

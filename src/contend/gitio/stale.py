@@ -25,6 +25,7 @@ from contend.gitio.git import (
 )
 from contend.gitio.runrefs import rescue_ref
 from contend.gitio.snapshot import contend_env, run_git_result, store_ref, worktree_tree
+from contend.gitio.worktree_lock import worktree_git, worktree_lock
 
 
 def cleanup_stale(state_dir: Path, *, keep: set[str], repo: Path | None = None) -> list[str]:
@@ -50,11 +51,13 @@ def cleanup_stale(state_dir: Path, *, keep: set[str], repo: Path | None = None) 
     for run_dir, children in stale:
         for child in children:
             root = _owner(child, repos)
-            messages.append(_clean_one(root, run_dir.name, child))
+            with worktree_lock(root):  # its check and its removal in one hold
+                messages.append(_clean_one(root, run_dir.name, child))
         run_dir.rmdir()
     for root in sorted(repos):
-        messages.extend(_rescue_missing(root, runs, keep))
-        run_git(root, ["worktree", "prune"])
+        with worktree_lock(root):
+            messages.extend(_rescue_missing(root, runs, keep))
+            run_git(root, ["worktree", "prune"])
     return messages
 
 
@@ -216,7 +219,7 @@ def registered(repo: Path, path: Path) -> bool:
 
 def worktree_locks(repo: Path) -> dict[str, str]:
     """Every locked registered worktree's real path and its lock reason ("" when none)."""
-    listing = run_git(repo, ["worktree", "list", "--porcelain", "-z"])
+    listing = worktree_git(repo, ["worktree", "list", "--porcelain", "-z"])
     locks: dict[str, str] = {}
     current: str | None = None
     for record in listing.split(b"\0"):
@@ -230,7 +233,7 @@ def worktree_locks(repo: Path) -> dict[str, str]:
 
 def worktree_heads(repo: Path) -> dict[str, str | None]:
     """Every registered worktree's real path and HEAD commit (None on an unborn branch)."""
-    listing = run_git(repo, ["worktree", "list", "--porcelain", "-z"])
+    listing = worktree_git(repo, ["worktree", "list", "--porcelain", "-z"])
     heads: dict[str, str | None] = {}
     current: str | None = None
     for record in listing.split(b"\0"):

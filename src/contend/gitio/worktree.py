@@ -3,8 +3,10 @@ merged and removed by contend, under <state_dir>/worktrees/<run-id>/<name>.
 
 Nothing is dropped silently: a merge conflict is recorded per thread and that merge aborted.
 Stale worktrees of crashed runs are handled in `stale`, `--apply` in `apply`; both are
-re-exported here. User hooks never run in contend's worktrees: a hook could rewrite
-a fix or block a commit, and the review's own gates are what checks a fix.
+re-exported here. Every worktree-admin git command runs under the repository's worktree
+lock (`worktree_lock`): concurrent reviews and `contend run` slices share one repository.
+User hooks never run in contend's worktrees: a hook could rewrite a fix or block a commit,
+and the review's own gates are what checks a fix.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from contend.gitio.apply import apply_to_worktree
 from contend.gitio.git import DIFF, GitError, repo_root, resolve_commit, run_git
 from contend.gitio.snapshot import contend_env, run_git_result, store_ref, worktree_tree
 from contend.gitio.stale import cleanup_stale, registered
+from contend.gitio.worktree_lock import worktree_git, worktree_lock
 
 __all__ = [
     "Conflict",
@@ -78,7 +81,7 @@ class WorktreeManager:
                 "a crashed run may have left it: run cleanup of stale worktrees first"
             )
         self.root.mkdir(parents=True, exist_ok=True)
-        run_git(self.repo, [*_QUIET, "worktree", "add", "--detach", "--quiet", str(path), sha])
+        worktree_git(self.repo, [*_QUIET, "worktree", "add", "--detach", "--quiet", str(path), sha])
         return path
 
     def commit_all(self, path: Path, message: str) -> str | None:
@@ -122,10 +125,14 @@ class WorktreeManager:
     def remove(self, name: str) -> None:
         """Remove worktree `name`; its commits must have been merged or stored by the caller."""
         path = self.path_of(name)
-        if registered(self.repo, path):
-            run_git(self.repo, ["worktree", "remove", "--force", str(path)])
-        elif path.exists():
-            raise GitError(f"{path} is not a worktree of {self.repo}; contend does not delete it")
+        # One hold for the check and the removal: no other process changes the list between.
+        with worktree_lock(self.repo):
+            if registered(self.repo, path):
+                run_git(self.repo, ["worktree", "remove", "--force", str(path)])
+            elif path.exists():
+                raise GitError(
+                    f"{path} is not a worktree of {self.repo}; contend does not delete it"
+                )
 
     def remove_all(self) -> None:
         if not self.root.exists():

@@ -17,6 +17,7 @@ from pathlib import Path
 from contend.errors import UserError
 from contend.gitio.git import DIFF, run_git
 from contend.gitio.snapshot import contend_env
+from contend.gitio.worktree_lock import worktree_git, worktree_lock
 
 BRANCH_PREFIX = "contend/run/"
 # Hooks never run in contend's commits: a hook could rewrite or block the implementer's work.
@@ -45,13 +46,13 @@ def create_slice(repo: Path, slice_id: str, base: str, path: Path) -> str:
     if path.exists():
         raise UserError(f"the slice worktree {path} already exists; contend never reuses one")
     path.parent.mkdir(parents=True, exist_ok=True)
-    run_git(repo, ["worktree", "add", "--quiet", "-b", branch, str(path), base])
+    worktree_git(repo, ["worktree", "add", "--quiet", "-b", branch, str(path), base])
     return branch
 
 
 def remove_worktree(repo: Path, path: Path) -> None:
     """The worktree goes; the branch, with every commit of the slice, stays."""
-    run_git(repo, ["worktree", "remove", "--force", str(path)])
+    worktree_git(repo, ["worktree", "remove", "--force", str(path)])
 
 
 def commit_all(worktree: Path, message: str) -> str | None:
@@ -151,9 +152,11 @@ def reset_to(worktree: Path, commit: str) -> None:
 def discard_unfinished(repo: Path, slice_id: str, path: Path) -> None:
     """What a slice cut off by a crash left: its worktree and its branch (contend's own,
     never the user's), so the slice can start again from the base."""
-    if path.exists():
-        run_git(repo, ["worktree", "remove", "--force", str(path)])
-    run_git(repo, ["worktree", "prune"])
-    branch = BRANCH_PREFIX + slice_id
-    if run_git(repo, ["branch", "--list", branch]).strip():
-        run_git(repo, ["branch", "-D", "--quiet", branch])
+    # `branch -D` reads every worktree's HEAD, so it is held under the lock as well.
+    with worktree_lock(repo):
+        if path.exists():
+            run_git(repo, ["worktree", "remove", "--force", str(path)])
+        run_git(repo, ["worktree", "prune"])
+        branch = BRANCH_PREFIX + slice_id
+        if run_git(repo, ["branch", "--list", branch]).strip():
+            run_git(repo, ["branch", "-D", "--quiet", branch])
