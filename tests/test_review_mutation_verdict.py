@@ -274,3 +274,17 @@ def test_an_answer_to_a_run_that_does_not_exist_or_has_nothing_open(
     with pytest.raises(UserError) as caught:
         answer(repo, settings, "nope-1", Action.DEFEND, text="because")
     assert str(caught.value) == f"no objection 'nope-1' in run {data['run_id']} (unresolved: none)"
+
+
+def test_a_small_change_that_loosens_the_review_configuration_is_reviewed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two changed lines are under the threshold, but they raise the threshold itself: the
+    shortcut would let the edit that switches review off land unseen, so the static round
+    runs and the configuration critic names the weakening."""
+    _repo(tmp_path, monkeypatch, {"contend.toml": TRIVIAL.replace("= 3", "= 100000")})
+    code, data = _review(capsys)
+    assert not any(r.startswith("trivial change") for r in data["reasons"]), data["reasons"]
+    rules = {d.get("rule") for d in data["disputes"]}
+    assert "review-config-weakened" in rules, data["disputes"]
+    assert (code, data["verdict"]) == (1, "fail")  # a weakened configuration blocks

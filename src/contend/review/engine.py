@@ -306,7 +306,7 @@ class _Session:
         )
         for s in skipped:
             self._skip(s)
-        self._note_config_edit(changes)
+        edits_config = self._note_config_edit(changes)
         spec = self.plan.spec
         rec.emit(
             ev.spec_loaded(
@@ -326,7 +326,11 @@ class _Session:
             return decide(rec.state, min_families=self.settings.min_families)
         changed_lines = sum(len(c.added_lines) + len(c.removed_lines) for c in changes)
         trivial = self.settings.trivial_diff_lines
-        if trivial and changed_lines < trivial and not skipped and not rec.state.attacks:
+        # Never for an edit of the review's own configuration: a two-line change that raises
+        # the threshold (or drops a critic) would otherwise land without the critic that
+        # names it ever running.
+        shortcut = not skipped and not rec.state.attacks and not edits_config
+        if trivial and changed_lines < trivial and shortcut:
             outcome = decide(rec.state, nothing_to_review=True)
             return Outcome(
                 outcome.verdict,
@@ -362,17 +366,22 @@ class _Session:
             )
         )
 
-    def _note_config_edit(self, changes: Sequence[FileChange]) -> None:
+    def _note_config_edit(self, changes: Sequence[FileChange]) -> bool:
+        """Note each edit of contend's configuration (not applied: the base's is); whether
+        there was one."""
+        edited = False
         for change in changes:
             if change.path not in CONFIG_FILES and (change.old_path or "") not in CONFIG_FILES:
                 continue
             old, new = configs_of(change)
             if old != new:
+                edited = True
                 self.notes.append(
                     f"the change edits contend's review configuration in {change.path}: not "
                     f"applied — this review reads its configuration at the base revision "
                     f"{self.target.base[:12]}"
                 )
+        return edited
 
     def _snapshot(self) -> str:
         """The commit the review's worktrees check out: the reviewed commit, else a snapshot
