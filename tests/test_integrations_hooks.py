@@ -155,6 +155,29 @@ def test_a_trivial_change_short_circuits_before_the_engine(tmp_path: Path) -> No
     assert "contend: pass" in reviewed.stderr and len(runs(repo)) == 1
 
 
+@pytest.mark.parametrize("tracked", [True, False], ids=["edited", "new-file"])
+def test_a_small_edit_of_the_review_configuration_is_never_trivial(
+    tmp_path: Path, tracked: bool
+) -> None:
+    """Two lines of contend.toml could raise the threshold or drop a critic: reviewed."""
+    repo = new_repo(tmp_path)
+    if tracked:
+        (repo / "contend.toml").write_text('critics = ["static"]\n')
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "config")
+    (repo / "contend.toml").write_text("trivial_diff_lines = 100000\n")
+    done = stop(repo, {"session_id": "s1", "cwd": str(repo)})
+    assert "trivial change" not in done.stderr, done.stderr
+    assert len(runs(repo)) == 1, done.stderr
+
+
+def test_the_hook_knows_the_engines_configuration_files() -> None:
+    from contend.change import CONFIG_FILES
+    from contend.integrations.quickdiff import CONFIG_FILES as QUICK
+
+    assert tuple(name.decode() for name in QUICK) == CONFIG_FILES
+
+
 def test_a_failing_change_is_reviewed_once_and_nothing_enters_the_session(tmp_path: Path) -> None:
     repo = new_repo(tmp_path)
     (repo / "b.py").write_text(FALLBACK)

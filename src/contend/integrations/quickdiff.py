@@ -12,6 +12,9 @@ from pathlib import Path
 
 # An untracked file larger than this counts as over any threshold without being read.
 _READ_LIMIT = 1 << 20
+# contend.change.CONFIG_FILES (not imported: this module stays stdlib-only). A change to the
+# review's own configuration is never trivial: a two-line edit could switch review off.
+CONFIG_FILES = (b"contend.toml", b"pyproject.toml")
 
 
 class NotARepository(Exception):
@@ -60,9 +63,13 @@ def quick_diff(cwd: Path, enough: int) -> QuickDiff:
         if len(fields) >= 2:
             # binary files show "-": count them as one line each
             lines += sum(int(f) if f.isdigit() else 1 for f in fields[:2])
+        if len(fields) >= 3 and fields[2] in CONFIG_FILES:
+            lines += enough
     for name in sorted(_git(root, "ls-files", "--others", "--exclude-standard", "-z").split(b"\0")):
         if not name:
             continue
+        if name in CONFIG_FILES:
+            lines += enough
         path = root / name.decode("utf-8", "surrogateescape")
         digest.update(b"\0untracked\0" + name + b"\0")
         try:
