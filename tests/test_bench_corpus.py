@@ -23,7 +23,7 @@ import inject
 import operators
 import splice
 import static_corpus
-from benign import BENIGN
+from benign import CORPUS_BENIGN as BENIGN  # the controls the corpus draws from
 
 
 @pytest.fixture(scope="module")
