@@ -332,9 +332,9 @@ def bt_param_any(src: Source) -> list[Edit]:
     return edits
 
 
-def bt_remove_guard(src: Source) -> list[Edit]:
-    """An `if (...) { throw ... }` guard on a parameter deleted."""
-    edits = []
+def param_guards(src: Source) -> Iterator[tuple[Node, Node, Node, Node]]:
+    """(guard, its function, the function's parameters, the guard's condition) of every
+    `if (...) { throw ... }` without an `else` inside a function."""
     for node in walk(src.root):
         if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
             continue
@@ -346,8 +346,15 @@ def bt_remove_guard(src: Source) -> list[Edit]:
         fn = _function_of(node)
         params = fn.child_by_field_name("parameters") if fn is not None else None
         condition = node.child_by_field_name("condition")
-        if params is None or condition is None:
+        if fn is None or params is None or condition is None:
             continue
+        yield node, fn, params, condition
+
+
+def bt_remove_guard(src: Source) -> list[Edit]:
+    """An `if (...) { throw ... }` guard on a parameter deleted."""
+    edits = []
+    for node, _fn, params, condition in param_guards(src):
         names = {text_of(n) for n in walk(params) if n.type == "identifier"}
         if not names & {text_of(n) for n in walk(condition) if n.type == "identifier"}:
             continue

@@ -17,8 +17,8 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from contend.critics.static import treesitter
-from contend.critics.static.treesitter import named_children, text_of, walk, walk_within
-from js_operators import Edit, Source, _function_of, splice
+from contend.critics.static.treesitter import named_children, text_of, walk
+from js_operators import Edit, Source, param_guards, splice
 
 _PORTABLE = (".js", ".mjs", ".cjs")
 
@@ -27,19 +27,7 @@ def _guards(src: Source) -> list[tuple[Node, Node, list[str]]]:
     """(guard, function, simple parameter names) of every `if (...) throw` guard without an
     `else` whose condition reads a parameter of its function."""
     found = []
-    for node in walk(src.root):
-        if node.type != "if_statement" or node.child_by_field_name("alternative") is not None:
-            continue
-        consequence = node.child_by_field_name("consequence")
-        if consequence is None or not any(
-            item.type == "throw_statement" for item in [consequence, *walk_within(consequence)]
-        ):
-            continue
-        fn = _function_of(node)
-        params = fn.child_by_field_name("parameters") if fn is not None else None
-        condition = node.child_by_field_name("condition")
-        if fn is None or params is None or condition is None:
-            continue
+    for node, fn, params, condition in param_guards(src):
         names = _simple_params(params)
         if names is None:
             continue

@@ -171,13 +171,6 @@ def test_a_small_edit_of_the_review_configuration_is_never_trivial(
     assert len(runs(repo)) == 1, done.stderr
 
 
-def test_the_hook_knows_the_engines_configuration_files() -> None:
-    from contend.change import CONFIG_FILES
-    from contend.integrations.quickdiff import CONFIG_FILES as QUICK
-
-    assert tuple(name.decode() for name in QUICK) == CONFIG_FILES
-
-
 def test_a_failing_change_is_reviewed_once_and_nothing_enters_the_session(tmp_path: Path) -> None:
     repo = new_repo(tmp_path)
     (repo / "b.py").write_text(FALLBACK)

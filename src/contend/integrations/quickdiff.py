@@ -1,7 +1,8 @@
-"""A stdlib-only look at a working tree's pending change, for the stop hook: how many
+"""A look, with git alone, at a working tree's pending change, for the stop hook: how many
 lines changed (tracked files vs HEAD, plus untracked, not-ignored files) and a fingerprint
 of the change, fast enough that a trivial stop ends in milliseconds without importing the
-engine. Counting stops as soon as the threshold is reached."""
+engine. Counting stops as soon as the threshold is reached; an edit of the review configuration
+counts as over any threshold."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from contend.change import CONFIG_FILES
+
 # An untracked file larger than this counts as over any threshold without being read.
 _READ_LIMIT = 1 << 20
-# contend.change.CONFIG_FILES (not imported: this module stays stdlib-only). A change to the
-# review's own configuration is never trivial: a two-line edit could switch review off.
-CONFIG_FILES = (b"contend.toml", b"pyproject.toml")
+# A change to the review's own configuration is never trivial: a two-line edit could switch
+# review off. (contend.change is a leaf module: importing it does not load the engine.)
+_CONFIG_NAMES = frozenset(name.encode() for name in CONFIG_FILES)
 
 
 class NotARepository(Exception):
@@ -63,12 +66,12 @@ def quick_diff(cwd: Path, enough: int) -> QuickDiff:
         if len(fields) >= 2:
             # binary files show "-": count them as one line each
             lines += sum(int(f) if f.isdigit() else 1 for f in fields[:2])
-        if len(fields) >= 3 and fields[2] in CONFIG_FILES:
+        if len(fields) >= 3 and fields[2] in _CONFIG_NAMES:
             lines += enough
     for name in sorted(_git(root, "ls-files", "--others", "--exclude-standard", "-z").split(b"\0")):
         if not name:
             continue
-        if name in CONFIG_FILES:
+        if name in _CONFIG_NAMES:
             lines += enough
         path = root / name.decode("utf-8", "surrogateescape")
         digest.update(b"\0untracked\0" + name + b"\0")
