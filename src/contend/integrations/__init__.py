@@ -12,7 +12,7 @@ Every module here calls the engine only through its public entry points
     github_post  posting / updating that comment through the GitHub REST API (httpx2)
     agent_hooks  `contend hook install/uninstall`: the Claude Code and Codex settings files
     stop_hook    `contend hook run`: what runs when a coding session stops
-    quickdiff    the stdlib-only look at the working tree that lets a trivial stop end in
+    quickdiff    the git-only look at the working tree that lets a trivial stop end in
                  milliseconds
     mcp_server   `contend mcp`: the MCP stdio server (extra `contend[mcp]`)
 """
