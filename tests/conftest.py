@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI draws the same examples on every run (derandomized, seeded per test), so a red CI is a
+# change's doing and reproduces; local runs keep random draws to find new counterexamples.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.load_profile(os.environ.get("CONTEND_HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(autouse=True)

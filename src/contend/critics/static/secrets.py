@@ -314,7 +314,9 @@ def _provider_hits(line: str) -> Iterator[_Hit]:
         yield _Hit("url-credentials", "password in a URL", Severity.MAJOR, start, end, secret)
     for match in _BEARER.finditer(line):
         secret = match.group("secret")
-        if _is_placeholder(secret, _URL_PLACEHOLDERS) or shannon_entropy(secret) < 3.0:
+        # A provider key's markers, not a password's: "pass" or "pwd" inside a random token is
+        # chance (about 1 token in 1,000), not a stand-in.
+        if _is_placeholder(secret, _PROVIDER_PLACEHOLDERS) or shannon_entropy(secret) < 3.0:
             continue
         start, end = match.span("secret")
         yield _Hit("bearer-token", "bearer token", Severity.MAJOR, start, end, secret)
