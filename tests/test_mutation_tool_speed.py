@@ -298,3 +298,84 @@ def test_a_change_inside_function_bodies_re_runs_only_the_tests_that_ran_them(
     other.write_text("def double(x):\n    y = 2 * x\n    return y\n\n\nSEEN = double(1)\n")
     _, out = load()
     assert "whole suite" in out
+
+
+def test_a_sample_judges_every_kth_mutant_and_counts_the_rest_as_not_judged(
+    tmp_path: Path,
+) -> None:
+    root = make_project(tmp_path / "proj", equivalents="")
+    (root / "src" / "tiny" / "calc.py").write_text(SAME_PROGRAMS)
+    (root / "tests" / "test_calc.py").write_text(SAME_PROGRAMS_TESTS)
+    done = run_tool(root, "--sample", "2")
+    assert done.returncode == 1, done.stdout + done.stderr  # a partial run
+    results = json.loads((root / "out" / "results.json").read_text())
+    judged = [m for m in results["mutants"] if m["seconds"] > 0]
+    not_run = [m for m in results["mutants"] if m["status"] == "not_run"]
+    assert judged and not_run
+    line = next(x for x in done.stdout.splitlines() if x.startswith("--sample 2: judging"))
+    words = line.split()
+    fast, of_fast, slow, of_slow = int(words[3]), int(words[6]), int(words[9]), int(words[12])
+    assert (fast, slow) == ((of_fast + 1) // 2, (of_slow + 1) // 2), line
+    assert len(judged) == fast + slow
+    # The ones not judged are in no figure, and said so.
+    counts = results["files"]["src/tiny/calc.py"]
+    assert counts["mutants"] == len(results["mutants"]) - len(not_run)
+    assert f"not judged (--sample 2): {len(not_run)} mutants" in done.stdout
+    assert "projection of the mutant phase, not a measured run" in done.stdout
+
+
+TWO_FUNCTIONS_TESTS = """\
+from tiny.calc import clamp, is_adult
+
+
+def test_clamp():
+    assert clamp(-5, 0, 10) == 0
+    assert clamp(5, 0, 10) == 5
+
+
+def test_is_adult():
+    assert is_adult(30)
+    assert not is_adult(3)
+"""
+
+
+def test_incremental_judges_again_only_survivors_a_changed_test_file_can_reach(
+    tmp_path: Path,
+) -> None:
+    root = make_project(tmp_path / "proj", equivalents="")
+    (root / "tests" / "test_calc.py").write_text(TWO_FUNCTIONS_TESTS)
+    assert run_tool(root).returncode == 0
+    first = tmp_path / "first.json"
+    first.write_text((root / "out" / "results.json").read_text())
+    before = {
+        m["key"].split("::", 1)[1]: m["status"] for m in json.loads(first.read_text())["mutants"]
+    }
+    in_clamp = "clamp::compare::value < low => value <= low"
+    in_adult = "is_adult::compare::age >= 18 => age > 18"
+    assert before[in_clamp] == before[in_adult] == "survived"
+    survivors = [k for k, v in before.items() if v == "survived"]
+    adult_survivors = [k for k in survivors if k.startswith("is_adult::")]
+
+    # A new test file that runs is_adult only: clamp's survivor still stands.
+    (root / "tests" / "test_more.py").write_text(
+        "from tiny.calc import is_adult\n\n\ndef test_eighteen():\n    assert is_adult(18)\n"
+    )
+    done = run_tool(root, "--incremental", str(first))
+    assert done.returncode == 0, done.stdout + done.stderr
+    carried = len(survivors) - len(adult_survivors)
+    assert f"--incremental: {carried} of {len(survivors)} survivors carried" in done.stdout
+    assert f"judged in this run: {len(adult_survivors)} mutants" in done.stdout
+    after = json.loads((root / "out" / "results.json").read_text())
+    status = {m["key"].split("::", 1)[1]: m for m in after["mutants"]}
+    assert status[in_adult]["status"] == "killed"
+    assert status[in_clamp]["status"] == "survived" and status[in_clamp]["carried"]
+
+    # A changed support file may change any test: every survivor is judged again.
+    second = tmp_path / "second.json"
+    second.write_text((root / "out" / "results.json").read_text())
+    still = [k for k, m in status.items() if m["status"] == "survived"]
+    (root / "tests" / "conftest.py").write_text("# a fixture could live here\n")
+    again = run_tool(root, "--incremental", str(second))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "survivors carried" not in again.stdout
+    assert f"judged in this run: {len(still)} mutants" in again.stdout

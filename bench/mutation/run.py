@@ -277,6 +277,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rest: the mutants of files changed since, new ones, survivors once tests changed",
     )
     parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="K",
+        help="judge every K-th mutant of each path only, for a rate and a projection of the "
+        "whole run; the others are reported as not judged (a partial run, exit 1)",
+    )
+    parser.add_argument(
         "--slow-only",
         action="store_true",
         help="judge every mutant on the slow path (re-import per mutant), to check the fast one",
@@ -331,6 +338,7 @@ def _run(args: argparse.Namespace) -> int:
     earlier = _earlier_kills(args.rerun, sources) if args.rerun else {}
     args.test_digests = incremental.test_file_digests(root, tests_dir)
     carried: dict[str, incremental.Carried] = {}
+    inc: incremental.Plan | None = None
     if args.incremental:
         try:
             inc = incremental.plan_all(
@@ -345,7 +353,12 @@ def _run(args: argparse.Namespace) -> int:
             f"--incremental: {len(carried)} of {len(mutants)} outcomes carried from "
             f"{args.incremental}; files changed since: {len(inc.changed_files)}"
             + (f" ({', '.join(inc.changed_files)})" if inc.changed_files else "")
-            + ("; test files changed: survivors judged again" if inc.tests_changed else ""),
+            + (
+                "; test files changed: survivors judged again"
+                + (" where a changed test file is selected for them" if inc.survivors else "")
+                if inc.tests_changed
+                else ""
+            ),
             flush=True,
         )
     if args.list:
@@ -386,6 +399,18 @@ def _run(args: argparse.Namespace) -> int:
         selected = linemap.select(m, lines, unseen[Path(m.path)])
         rows.append(Row(m, linemap.order(selected - flaky, durations), equivalents.get(m.key)))
     _same_programs(rows, classes, durations)
+    if inc is not None and inc.survivors:
+        stands = 0
+        for row in rows:
+            was = inc.still_survives(row.mutant.key, {_test_file(t) for t in row.tests})
+            if was is not None and row.mutant.key not in carried:
+                carried[row.mutant.key] = was
+                stands += 1
+        print(
+            f"--incremental: {stands} of {len(inc.survivors)} survivors carried (no changed "
+            f"test file is selected for them: {', '.join(sorted(inc.changed_tests))})",
+            flush=True,
+        )
     # Pre-import what the suite imports, the project's own modules last and from the real
     # tree; a slow-path child imports again only what the mutant can reach (preload.py).
     sys.path.insert(0, str(source_root))
@@ -447,11 +472,25 @@ def _run(args: argparse.Namespace) -> int:
     )
     if args.fast_only:
         slow = []
+    args.planned = {"fast": len(fast), "slow": len(slow)}
+    if args.sample:
+        # Every K-th mutant of each path, in source order: a measured rate, the rest counted
+        # as not judged (and the run reported as partial), never as killed or survived.
+        fast, slow = fast[:: args.sample], slow[:: args.sample]
+        chosen = {id(r) for r in (*fast, *slow)}
+        for r in runnable:
+            if id(r) not in chosen and not r.status:
+                r.status = NOT_RUN
+        print(
+            f"--sample {args.sample}: judging {len(fast)} of the {args.planned['fast']} "
+            f"fast-path and {len(slow)} of the {args.planned['slow']} slow-path mutants",
+            flush=True,
+        )
 
     by_key = {r.mutant.key: r for r in rows}
     learner = Learner(durations)
     learner.scopes = {r.mutant.key: r.mutant.scope for r in rows}
-    report = _progress(len(runnable))
+    report = _progress(len(fast) + len(slow))
 
     def record(job: execute.Job, outcome: execute.Outcome) -> None:
         row = by_key[job.ident]
@@ -474,12 +513,14 @@ def _run(args: argparse.Namespace) -> int:
     def phase(ws: execute.Workspace, rows_now: list[Row]) -> None:
         """Mutants, survivors widened (--widen), killers re-checked: all in one harness."""
         t0 = time.monotonic()
-        judging.smoke(ws, rows_now, ctx)
-        execute.run_jobs(ws, ctx.jobs(rows_now), both, learner.stages)
-        took = time.monotonic() - t0
-        times["mutants"] += took
         label = f"mutants_{rows_now[0].path}"
-        times[label] = times.get(label, 0.0) + took
+        try:
+            judging.smoke(ws, rows_now, ctx)
+            execute.run_jobs(ws, ctx.jobs(rows_now), both, learner.stages)
+        finally:  # interrupted too: the rate of what was judged is still measured
+            took = time.monotonic() - t0
+            times["mutants"] += took
+            times[label] = times.get(label, 0.0) + took
         if args.widen:
             t0 = time.monotonic()
             judging.widen(ws, rows_now, covmap, flaky, ctx, record, learner.stages)

@@ -17,7 +17,8 @@ import execute
 import patch as patch_mod
 from mutate import Mutant
 
-NOT_RUN = "not_run"  # --fast-only skipped it, or the run was interrupted first
+# --fast-only or --sample skipped it, or the run was interrupted first
+NOT_RUN = "not_run"
 
 
 @dataclass(slots=True)
@@ -89,7 +90,11 @@ def print_report(
     print(line("total", totals))
 
     if not_run:
-        why = "interrupted" if args.interrupted else "--fast-only"
+        why = (
+            "interrupted"
+            if args.interrupted
+            else (f"--sample {args.sample}" if args.sample else "--fast-only")
+        )
         print(f"\nnot judged ({why}): {len(not_run)} mutants, in no figure above")
         problems.append(f"{len(not_run)} mutants not judged ({why}): a partial run")
         if args.interrupted:
@@ -141,6 +146,8 @@ def print_report(
                 f"{sum(r.seconds for r in done if r.status == execute.SURVIVED):.0f} s of "
                 "child time in survivors)"
             )
+    if args.sample or args.interrupted:
+        _projection(rows, times, args.planned)
     print(
         f"\nrun time {total_s:.0f} s (making mutants {times.get('generate', 0.0):.0f} s, "
         f"bytecode {times.get('bytecode', 0.0):.0f} s, coverage map {times['coverage']:.0f} s, "
@@ -235,3 +242,24 @@ def print_plan(rows: Sequence[Row], durations: dict[str, float], times: dict[str
         print("files by seconds of selected tests (all run):")
         for (file, path), costs in heavy:
             print(f"  {file} ({path}): {len(costs)} mutants, {sum(costs):.0f} s")
+
+
+def _projection(rows: Sequence[Row], times: dict[str, float], planned: dict[str, int]) -> None:
+    """--sample: the measured time per judged mutant of each path, times the mutants that
+    path has to judge — a projection, printed as one."""
+    total = 0.0
+    for path in ("slow", "fast"):
+        done = sum(r.seconds > 0 and r.path == path for r in rows)
+        took = times.get(f"mutants_{path}", 0.0)
+        if done and planned.get(path):
+            whole = took / done * planned[path]
+            total += whole
+            print(
+                f"projection ({path} path): {planned[path]} mutants at {took / done:.2f} s "
+                f"each (measured on {done}) = {whole:.0f} s"
+            )
+    fixed = times.get("host", 0.0) + times.get("killers", 0.0)
+    print(
+        f"projection of the mutant phase, not a measured run: {total:.0f} s "
+        f"(+ {fixed:.0f} s collecting and re-checking, as measured here)"
+    )
