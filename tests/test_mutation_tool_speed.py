@@ -379,3 +379,32 @@ def test_incremental_judges_again_only_survivors_a_changed_test_file_can_reach(
     assert again.returncode == 0, again.stdout + again.stderr
     assert "survivors carried" not in again.stdout
     assert f"judged in this run: {len(still)} mutants" in again.stdout
+
+
+def test_a_test_that_fails_in_the_harness_from_the_start_judges_nothing(tmp_path: Path) -> None:
+    """A sampled test that fails on the unmutated code in the harness (it depends on where
+    the source lives) while the others pass does not stop the run: it judges no mutant,
+    is listed, and the other tests judge them."""
+    root = make_project(tmp_path / "proj", equivalents="")
+    (root / "tests" / "test_calc.py").write_text(
+        "import tiny.calc\n\n\n"
+        "def test_where_the_source_lives():\n"
+        "    assert tiny.calc.is_adult(40)\n"
+        "    assert 'contend-mutation-' not in tiny.calc.__file__\n"
+    )
+    (root / "tests" / "test_later.py").write_text(
+        "from tiny.calc import clamp, is_adult\n\n\n"
+        "def test_is_adult():\n"
+        "    assert is_adult(30)\n"
+        "    assert not is_adult(3)\n"
+        "    assert clamp(-5, 0, 10) == 0 and clamp(5, 0, 10) == 5\n"
+    )
+    done = run_tool(root, "--slow-only")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "fail on the unmutated code in the harness, so they judge no mutant: "
+        "tests/test_calc.py::test_where_the_source_lives"
+    ) in done.stdout
+    results = json.loads((root / "out" / "results.json").read_text())
+    killers = {m["killer"] for m in results["mutants"] if m["status"] == "killed"}
+    assert killers == {"tests/test_later.py::test_is_adult"}

@@ -515,7 +515,18 @@ def _run(args: argparse.Namespace) -> int:
         t0 = time.monotonic()
         label = f"mutants_{rows_now[0].path}"
         try:
-            judging.smoke(ws, rows_now, ctx)
+            broken_here = judging.smoke(ws, rows_now, ctx)
+            if broken_here:
+                print(
+                    "fail on the unmutated code in the harness, so they judge no mutant: "
+                    + ", ".join(sorted(broken_here)),
+                    flush=True,
+                )
+                for row in rows_now:
+                    row.tests = [t for t in row.tests if t not in broken_here]
+                    if not row.tests:
+                        row.status, row.killer = execute.ERROR, None  # reported, exit 1
+                rows_now = [r for r in rows_now if r.tests]
             execute.run_jobs(ws, ctx.jobs(rows_now), both, learner.stages)
         finally:  # interrupted too: the rate of what was judged is still measured
             took = time.monotonic() - t0
@@ -683,9 +694,10 @@ def _fast_phase(
         ws.child = functools.partial(host.fast_child, h)
         phase(ws, fast)
 
-    t0, before = time.monotonic(), sum(times.values())
+    phases = ("mutants", "widened", "killers")  # what `phase` adds to; the rest is the host's
+    t0, before = time.monotonic(), sum(times[k] for k in phases)
     host.serve(ws, test_files, host.Host(work, filenames))
-    times["host"] = time.monotonic() - t0 - (sum(times.values()) - before)
+    times["host"] = time.monotonic() - t0 - (sum(times[k] for k in phases) - before)
 
 
 def _plan_patches(
