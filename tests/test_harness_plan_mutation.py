@@ -219,6 +219,7 @@ def test_the_oracles_plan_can_lead_to_a_ready_branch() -> None:
     [
         (OraclePlanned(None, "timed out"), "the oracle gave no plan: timed out"),
         (OraclePlanned("", ""), "the oracle gave no plan"),
+        (OraclePlanned(None), "the oracle gave no plan"),
     ],
 )
 def test_an_oracle_without_a_plan_escalates_saying_why(reply: OraclePlanned, reason: str) -> None:

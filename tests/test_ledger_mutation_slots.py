@@ -74,6 +74,14 @@ def test_a_head_file_of_zeros_is_no_head_but_one_of_garbage_is_corrupt(tmp_path:
         read_newest(path)
 
 
+@pytest.mark.parametrize("byte", [b"X", b" ", b"\xff", b"\n"])
+def test_a_head_overwritten_with_any_byte_but_nul_is_corrupt(tmp_path: Path, byte: bytes) -> None:
+    path = tmp_path / HEAD_FILE
+    path.write_bytes(byte * (2 * SLOT))
+    with pytest.raises(LedgerCorrupt, match="holds no whole record"):
+        read_newest(path)
+
+
 def test_a_head_that_cannot_be_read_is_corrupt_not_missing(tmp_path: Path) -> None:
     path = tmp_path / HEAD_FILE
     path.mkdir()
@@ -138,17 +146,56 @@ def test_a_new_writer_starts_at_the_first_slot_and_alternates(tmp_path: Path) ->
     assert raw == encode({"seq": 2}) + encode({"seq": 1})
 
 
-def test_closing_a_writer_twice_closes_nobody_elses_descriptor(tmp_path: Path) -> None:
-    writer = SlotWriter(tmp_path / "a.head")
-    writer.write({"seq": 0}, sync=False)
-    writer.close()
-    # The descriptor number just freed is handed to the next file opened.
-    other = os.open(tmp_path / "other", os.O_RDWR | os.O_CREAT, 0o600)
+def test_the_head_file_is_created_readable_and_never_executable(tmp_path: Path) -> None:
+    """rw-r--r-- under the user's umask, as `ls -l` shows a plain data file."""
+    old = os.umask(0o022)
     try:
-        writer.close()
-        assert os.write(other, b"still mine") == 10
+        path = tmp_path / "run" / "ledger.jsonl"
+        with Ledger(path, RUN, key=None, anchors=None) as ledger:
+            ledger.append("run_started", {"run_id": RUN})
     finally:
-        os.close(other)
+        os.umask(old)
+    assert (path.parent / HEAD_FILE).stat().st_mode & 0o777 == 0o644
+
+
+def test_closing_a_writer_twice_closes_nobody_elses_descriptor(tmp_path: Path) -> None:
+    # Descriptor 0 open on a file of the test's own, whatever the runner left there.
+    saved = os.dup(0)
+    stdin = os.open(tmp_path / "stdin", os.O_RDWR | os.O_CREAT, 0o600)
+    os.dup2(stdin, 0)
+    os.close(stdin)
+    try:
+        writer = SlotWriter(tmp_path / "a.head")
+        writer.write({"seq": 0}, sync=False)
+        writer.close()
+        # The descriptor number just freed is handed to the next file opened.
+        other = os.open(tmp_path / "other", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            writer.close()
+            assert os.write(other, b"still mine") == 10
+            assert os.fstat(0).st_ino == (tmp_path / "stdin").stat().st_ino
+        finally:
+            os.close(other)
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+
+
+def test_a_writer_given_descriptor_0_releases_it(tmp_path: Path) -> None:
+    """A process started with stdin closed (a daemon, a hook) gets descriptor 0 for the
+    first file it opens: closing the writer must release it like any other."""
+    saved = os.dup(0)
+    try:
+        os.close(0)
+        writer = SlotWriter(tmp_path / "a.head")
+        writer.write({"seq": 0}, sync=False)
+        writer.close()
+        with pytest.raises(OSError):
+            os.fstat(0)
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+    assert read_newest(tmp_path / "a.head") == ({"seq": 0}, 0)
 
 
 # --- the anchors -----------------------------------------------------------------------------
@@ -202,9 +249,14 @@ def test_a_run_id_that_is_no_safe_file_name_is_anchored_under_its_hash(tmp_path:
 def test_the_anchor_record_on_disk_has_the_documented_fields(tmp_path: Path) -> None:
     anchors = Anchors(tmp_path / "state" / "anchors")
     anchor = Anchor(RUN, "/r/ledger.jsonl", 4, "b" * 64, "sha256", "a" * 64)
-    writer = anchors.writer(RUN)
+    old = os.umask(0o022)
+    try:
+        writer = anchors.writer(RUN)
+    finally:
+        os.umask(old)
     writer.write(anchor.to_record(), sync=True)
     writer.close()
+    # Private to the user, whatever their umask lets others see of other files.
     assert (tmp_path / "state" / "anchors").stat().st_mode & 0o777 == 0o700
     record, _ = read_newest(anchors.path(RUN))
     assert record == {
