@@ -311,3 +311,30 @@ def test_a_run_verified_against_a_corrupt_anchor_is_not_intact(tmp_path: Path) -
     anchors.path(RUN).write_bytes(slot({**record, "run": "another-run"}))
     result = verify(path, key=None, anchors=anchors)
     assert not result.ok and "is not the anchor of run" in result.message
+
+
+def test_a_run_racing_another_to_create_the_anchor_directory_still_anchors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs start at once: both see no anchor directory, the other creates it first.
+    This one must still get its anchor writer, not fail on the directory now there."""
+    anchors = Anchors(tmp_path / "state" / "anchors")
+    real_exists = Path.exists
+    created_by_the_other = False
+
+    def exists(self: Path) -> bool:
+        nonlocal created_by_the_other
+        if self == anchors.root and not created_by_the_other:
+            created_by_the_other = True
+            self.mkdir(mode=0o700, parents=True)
+            return False  # as this run saw it, just before the other created it
+        return real_exists(self)
+
+    monkeypatch.setattr(type(anchors.root), "exists", exists)
+    writer = anchors.writer(RUN)
+    monkeypatch.undo()
+    writer.write(Anchor(RUN, "/r/l", 0, "b" * 64, "sha256", "b" * 64).to_record(), sync=False)
+    writer.close()
+    assert created_by_the_other
+    read = anchors.read(RUN)
+    assert read is not None and read.seq == 0
