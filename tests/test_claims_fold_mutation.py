@@ -238,3 +238,16 @@ def test_the_recorder_folds_each_step_and_hands_it_to_the_ledger_once() -> None:
     replayed.fold_only(events)
     assert replayed.state == end and replayed.log == []
     assert len(written) == 2
+
+
+def test_a_claim_cut_right_after_a_converged_round_resumes_at_the_next_rounds_turns() -> None:
+    s = setup()
+    events, end = planned(s, {"internal-logic": ATTACK, "external-fact": QUIET})
+    first = kinds(events).index("claim_convergence")
+    assert events[first][1]["kind"] != "judge-deadlock"
+    cut = fold(start(s), events[: first + 1])
+    assert cut.phase == "turns" and cut.convergence is not None
+    step = plan(cut, None)
+    assert step.request is not None
+    assert (step.request.kind, step.request.round) == ("turns", 2)
+    assert fold(cut, events[first + 1 :]) == end
