@@ -214,6 +214,14 @@ def test_the_oracles_plan_can_lead_to_a_ready_branch() -> None:
     assert not end.first_pass
 
 
+def test_after_the_oracles_plan_a_red_gate_run_is_the_first_of_its_own() -> None:
+    replies: list[SliceFact] = [CHANGED, GREEN, Reviewed("fail"), OraclePlanned("a plan")]
+    replies += [CHANGED, RED, CHANGED, GREEN, Reviewed("pass")]
+    asked, end = drive(start(rounds=0, cap=1, oracle=True), replies)
+    assert asked[4:7] == [Implement("plan", 2), Gates(), Implement("gates", 3)]
+    assert end.outcome is not None and end.outcome.ready
+
+
 @pytest.mark.parametrize(
     ("reply", "reason"),
     [
