@@ -14,7 +14,7 @@ import pytest
 from contend.cli.main import main
 from contend.ledger.anchor import Anchors
 from contend.ledger.entries import HEAD_FILE, encode_entry
-from contend.ledger.index import recent, refresh, run_row
+from contend.ledger.index import recent, refresh, run_row, stats_rows
 from contend.ledger.keys import key_path
 from contend.ledger.slots import encode
 from contend.ledger.store import Ledger
@@ -80,7 +80,8 @@ def test_an_older_ledger_without_times_or_wall_time_is_indexed_with_neither(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Entries without `ts` and a `run_finished` without `wall_s` (as ledgers written
-    before those fields were): the row shows no start time and 0 s, not a made-up value."""
+    before those fields were): the row shows no start time and 0 s, the escape no time,
+    not a made-up value."""
     repo = make_repo(
         tmp_path,
         base={"m.py": "def f(g):\n    return g()\n"},
@@ -92,6 +93,7 @@ def test_an_older_ledger_without_times_or_wall_time_is_indexed_with_neither(
     state = repo / ".contend"
     [ledger] = (state / "runs").glob("*/ledger.jsonl")
     run_id = ledger.parent.name
+    assert main(["escape", run_id, "--note", "None leaked"]) == 0
     entries = [orjson.loads(line) for line in ledger.read_bytes().splitlines()]
     assert any(e["kind"] == "run_finished" and "wall_s" in e["data"] for e in entries)
     for entry in entries:
@@ -104,3 +106,5 @@ def test_an_older_ledger_without_times_or_wall_time_is_indexed_with_neither(
     [row] = recent(state)
     assert (row.run_id, row.integrity, row.chain) == (run_id, "intact", "unkeyed")
     assert (row.started, row.wall_s, row.verdict) == ("", 0.0, "fail")
+    [escape] = stats_rows(state).escapes[run_id]
+    assert (escape.note, escape.ts) == ("None leaked", "")
