@@ -177,27 +177,28 @@ def test_an_unreadable_key_file_is_one_clear_error(
 def test_a_writer_that_loses_the_race_to_create_the_key_uses_the_winners(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two writers start at once: both see no key, the other creates it first. This one
-    must keep the other's key (or their ledgers would be keyed by different secrets)."""
+    """Two writers start at once: both see no key, the other's lands first (here: while
+    this one writes its own). This one must keep the other's key (or their ledgers would be
+    keyed by different secrets), and leave no descriptor open and no file of its own."""
     where = tmp_path / "cfg" / "ledger.key"
     env = {"CONTEND_KEY_FILE": str(where)}
     winner = "cd" * 32 + "\n"
-    real_open = os.open
+    real_write = os.write
 
-    def racing_open(path: object, flags: int, mode: int = 0o777) -> int:
-        if Path(str(path)) == where and not where.exists():
-            fd = real_open(where, os.O_WRONLY | os.O_CREAT, 0o600)
-            os.write(fd, winner.encode())
-            os.close(fd)
-        return real_open(path, flags, mode)  # type: ignore[arg-type]
+    def racing_write(fd: int, data: bytes) -> int:
+        if not where.exists():
+            where.write_text(winner)
+            os.chmod(where, 0o600)
+        return real_write(fd, data)
 
-    monkeypatch.setattr(os, "open", racing_open)
+    monkeypatch.setattr(os, "write", racing_write)
     before = _open_fds()
     key = load_key(create=True, env=env)
     monkeypatch.undo()
     assert key is not None and key.secret == bytes.fromhex(winner)
     assert where.read_text() == winner
     assert _open_fds() == before
+    assert [p.name for p in where.parent.iterdir()] == ["ledger.key"]
 
 
 def test_creating_the_key_leaves_no_descriptor_open(tmp_path: Path) -> None:
