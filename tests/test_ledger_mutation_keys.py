@@ -201,6 +201,24 @@ def test_a_writer_that_loses_the_race_to_create_the_key_uses_the_winners(
     assert [p.name for p in where.parent.iterdir()] == ["ledger.key"]
 
 
+def test_a_key_directory_without_hard_links_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Some file systems refuse hard links: the user is told so, and what to do, and no
+    half-made key or temporary file is left behind."""
+    where = tmp_path / "cfg" / "ledger.key"
+
+    def no_links(src: object, dst: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    with pytest.raises(LedgerKeyError, match="the directory must allow hard links") as caught:
+        load_key(create=True, env={"CONTEND_KEY_FILE": str(where)})
+    assert f"cannot create ledger key {where}" in str(caught.value)
+    assert "point CONTEND_KEY_FILE at a key file you created" in str(caught.value)
+    assert list(where.parent.iterdir()) == []
+
+
 def test_creating_the_key_leaves_no_descriptor_open(tmp_path: Path) -> None:
     env = {"CONTEND_KEY_FILE": str(tmp_path / "new" / "ledger.key")}
     before = _open_fds()
