@@ -10,7 +10,10 @@ item's base and change versions, and prints one table plus a per-operator breakd
 Scoring. A mutant counts as caught by contend when a non-waived finding of the mutant's
 topic lies on the changed file and touches the mutated lines (its line span, widened by one
 line each way, meets a line the change added or modified); for a pure deletion — an
-assertion, a guard or a test removed — any finding of that topic in the file counts. A
+assertion, a guard or a test removed — any finding of that topic in the file counts. That is
+recall as *raised*, at any severity (the figures the README quotes); recall as *blocking*
+counts only findings that keep a blocking severity (critical or major) after calibration, and
+a benign control is a blocking false alarm when any such finding is raised on it. A
 baseline counts a mutant as caught when a diagnostic it introduced (see `baselines.py`)
 touches the mutated lines the same way; baselines have no topics, so any rule counts. A
 benign control is a false alarm for contend when contend reports any finding at all (it is
@@ -37,6 +40,7 @@ from baselines import RUFF_IGNORE, RUFF_SELECT, Diagnostic, Job, introduced
 from benign import LOOKALIKE
 from contend.critics.static.runner import run_static
 from contend.gitio.diff import collect_changes
+from contend.protocol.model import Severity
 from static_corpus import SEED, Item, build_corpus, stdlib_pools
 
 TOPICS = (
@@ -56,6 +60,7 @@ class Outcome:
     item: Item
     hits: dict[str, bool] = field(default_factory=dict)  # tool -> caught / false alarm
     any_topic: bool = False  # contend reported something of any topic on the mutated lines
+    blocking: bool = False  # caught (or, on a control, alarmed) by a blocking finding
     strict: bool = False  # caught with no line tolerance (the finding meets a changed line)
     findings: list[str] = field(default_factory=list)  # contend "topic:rule@line"
     seconds: float = 0.0
@@ -98,8 +103,12 @@ def score_contend(item: Item) -> Outcome:
     outcome.any_topic = bool(on_lines)
     if item.label == "benign":
         outcome.hits["contend"] = bool(result.findings)
+        outcome.blocking = any(f.severity is not Severity.MINOR for f in result.findings)
     else:
         outcome.hits["contend"] = any(str(f.topic) == item.label for f in on_lines)
+        outcome.blocking = any(
+            str(f.topic) == item.label and f.severity is not Severity.MINOR for f in on_lines
+        )
         outcome.strict = any(
             str(f.topic) == item.label and touches(item, f.start_line, f.end_line, tolerance=0)
             for f in live
@@ -176,6 +185,15 @@ def print_tables(outcomes: list[Outcome]) -> None:
     ]:
         cells = "  ".join(f"{rate(rows, tool):>17}" for tool in TOOLS)
         print(f"{name:26} {len(rows):>4}  {cells}")
+
+    print("\ncontend counting only blocking (critical / major) findings")
+    for name, rows in [
+        *((label, by_label.get(label, [])) for label in TOPICS),
+        ("benign false alarms", by_label.get("benign", [])),
+    ]:
+        hits = sum(o.blocking for o in rows)
+        share = f"{100 * hits / len(rows):5.1f}% ({hits}/{len(rows)})" if rows else "-"
+        print(f"{name:26} {len(rows):>4}  {share:>17}")
 
     print("\nPer operator (recall for mutants, false-alarm rate for benign controls)")
     print(
@@ -330,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                     "item": asdict(o.item),
                     "hits": o.hits,
                     "any_topic": o.any_topic,
+                    "blocking": o.blocking,
                     "strict": o.strict,
                     "findings": o.findings,
                     "seconds": round(o.seconds, 4),
