@@ -37,6 +37,7 @@ from pathlib import Path
 
 from contend.critics.static import treesitter
 from contend.critics.static.base import Finding, language_of
+from contend.critics.static.calibration import may_block
 from contend.critics.static.js_tests_model import is_fixture_path, is_test_code
 from contend.critics.static.runner import run_static
 from contend.critics.static.testing import change_from_texts
@@ -58,6 +59,7 @@ class Result:
     caught: bool
     findings: list[str] = field(default_factory=list)
     blocking: bool = False  # caught (or, on a control, alarmed) by a blocking finding
+    earned: bool = False  # the same, counting only findings the earned policy lets block
 
 
 def _git(repo: Path, *args: str, data: bytes | None = None) -> bytes:
@@ -123,13 +125,25 @@ def score(kind: str, name: str, src: Source, edit: Edit) -> Result | None:
     findings = [f for f in result.findings if not f.waived]
     shown = [f"{f.path.rsplit('/', 1)[-1]}:{f.rule}@{f.start_line}" for f in findings]
     blockers = [f for f in findings if f.severity is not Severity.MINOR]
+    # The earned policy only ever lowers a finding of a rule it does not let block to minor,
+    # so this is exact whether or not the policy is in force.
+    earners = [f for f in blockers if may_block(f.rule)]
     if kind == "benign":
-        return Result(kind, name, src.path, bool(findings), shown, bool(blockers))
+        return Result(kind, name, src.path, bool(findings), shown, bool(blockers), bool(earners))
     mine = [f for f in findings if f.topic.value == kind and f.path == src.path]
-    caught = bool(mine) if not edit.lines else any(_touches(f, edit.lines) for f in mine)
-    hard = [f for f in mine if f in blockers]
-    blocking = bool(hard) if not edit.lines else any(_touches(f, edit.lines) for f in hard)
-    return Result(kind, name, src.path, caught, shown, blocking)
+
+    def hit(chosen: list[Finding]) -> bool:
+        return bool(chosen) if not edit.lines else any(_touches(f, edit.lines) for f in chosen)
+
+    return Result(
+        kind,
+        name,
+        src.path,
+        hit(mine),
+        shown,
+        hit([f for f in mine if f in blockers]),
+        hit([f for f in mine if f in earners]),
+    )
 
 
 def main() -> None:
@@ -204,13 +218,16 @@ def _report(results: list[Result], broken: Counter[str], show: int) -> None:
         f"{'false alarms: benign controls':<34} {len(benign):>4} "
         f"{rate:>6.1f}% ({alarms}/{len(benign)})"
     )
-    print("\ncounting only blocking (critical / major) findings:")
+    print("\ncounting only blocking (critical / major) findings: as reported | under the earned")
+    print("blocking policy (calibration.POLICY)")
     for kind in (*TOPICS, "benign"):
         items = by_kind[kind]
-        hits = sum(r.blocking for r in items)
-        rate = 100 * hits / len(items) if items else 0.0
         name = "false alarms: benign controls" if kind == "benign" else f"recall: {kind}"
-        print(f"{name:<34} {len(items):>4} {rate:>6.1f}% ({hits}/{len(items)})")
+        cells = []
+        for hits in (sum(r.blocking for r in items), sum(r.earned for r in items)):
+            rate = 100 * hits / len(items) if items else 0.0
+            cells.append(f"{rate:>6.1f}% ({hits}/{len(items)})")
+        print(f"{name:<34} {len(items):>4} {cells[0]} | {cells[1]}")
     print("\nper operator (caught or alarmed / n):")
     per_op: dict[tuple[str, str], list[Result]] = defaultdict(list)
     for result in results:
