@@ -12,7 +12,7 @@ from hypothesis import settings
 # CI draws the same examples on every run (derandomized, seeded per test), so a red CI is a
 # change's doing and reproduces; local runs keep random draws to find new counterexamples.
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-settings.load_profile(os.environ.get("CONTEND_HYPOTHESIS_PROFILE", "default"))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(autouse=True)
