@@ -14,7 +14,9 @@ Scoring, as `static_quality.py` does for Python. A mutant is caught when a non-w
 of its topic lies on the changed file and touches the mutated lines (widened by one line each
 way); for a pure deletion (an assertion, a test, a guard removed) any finding of that topic in
 the file counts. A benign control is a false alarm when any finding at all is raised on it
-(the critics are diff-aware by design). A mutant whose mutated file no longer parses is not
+(the critics are diff-aware by design). That is recall as *raised*, at any severity (the
+figures the README quotes); the second table counts only findings that keep a blocking
+severity (critical or major) after calibration. A mutant whose mutated file no longer parses is not
 counted (it is a broken mutation, not a miss); those are listed.
 
 Targets (issue 17): recall >= 90% per topic; false alarms <= 2%.
@@ -23,6 +25,8 @@ Targets (issue 17): recall >= 90% per topic; false alarms <= 2%.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import random
 import subprocess
 import sys
@@ -33,9 +37,11 @@ from pathlib import Path
 
 from contend.critics.static import treesitter
 from contend.critics.static.base import Finding, language_of
+from contend.critics.static.calibration import may_block
 from contend.critics.static.js_tests_model import is_fixture_path, is_test_code
 from contend.critics.static.runner import run_static
 from contend.critics.static.testing import change_from_texts
+from contend.protocol.model import Severity
 from js_operators import BENIGN, DEFECTS, Edit, Source
 from js_operators_moves import BENIGN_MOVES
 
@@ -52,6 +58,8 @@ class Result:
     path: str
     caught: bool
     findings: list[str] = field(default_factory=list)
+    blocking: bool = False  # caught (or, on a control, alarmed) by a blocking finding
+    earned: bool = False  # the same, counting only findings the earned policy lets block
 
 
 def _git(repo: Path, *args: str, data: bytes | None = None) -> bytes:
@@ -116,11 +124,26 @@ def score(kind: str, name: str, src: Source, edit: Edit) -> Result | None:
     result = run_static(changes)
     findings = [f for f in result.findings if not f.waived]
     shown = [f"{f.path.rsplit('/', 1)[-1]}:{f.rule}@{f.start_line}" for f in findings]
+    blockers = [f for f in findings if f.severity is not Severity.MINOR]
+    # The earned policy only ever lowers a finding of a rule it does not let block to minor,
+    # so this is exact whether or not the policy is in force.
+    earners = [f for f in blockers if may_block(f.rule)]
     if kind == "benign":
-        return Result(kind, name, src.path, bool(findings), shown)
+        return Result(kind, name, src.path, bool(findings), shown, bool(blockers), bool(earners))
     mine = [f for f in findings if f.topic.value == kind and f.path == src.path]
-    caught = bool(mine) if not edit.lines else any(_touches(f, edit.lines) for f in mine)
-    return Result(kind, name, src.path, caught, shown)
+
+    def hit(chosen: list[Finding]) -> bool:
+        return bool(chosen) if not edit.lines else any(_touches(f, edit.lines) for f in chosen)
+
+    return Result(
+        kind,
+        name,
+        src.path,
+        hit(mine),
+        shown,
+        hit([f for f in mine if f in blockers]),
+        hit([f for f in mine if f in earners]),
+    )
 
 
 def main() -> None:
@@ -132,6 +155,7 @@ def main() -> None:
     parser.add_argument(
         "--only", action="append", default=[], help="only this operator or control (repeatable)"
     )
+    parser.add_argument("--json", type=Path, help="write every item's result to this file")
     args = parser.parse_args()
     repos = args.repos or sorted(Path("/work/.mirror").glob("*/repo"))
     started = time.perf_counter()
@@ -171,6 +195,9 @@ def main() -> None:
             results.append(outcome)
             taken += 1
     _report(results, broken, args.show)
+    if args.json is not None:
+        rows = [dataclasses.asdict(r) for r in results]
+        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     print(f"\nwhole benchmark: {time.perf_counter() - started:.1f}s")
 
 
@@ -191,6 +218,16 @@ def _report(results: list[Result], broken: Counter[str], show: int) -> None:
         f"{'false alarms: benign controls':<34} {len(benign):>4} "
         f"{rate:>6.1f}% ({alarms}/{len(benign)})"
     )
+    print("\ncounting only blocking (critical / major) findings: as reported | under the earned")
+    print("blocking policy (calibration.POLICY)")
+    for kind in (*TOPICS, "benign"):
+        items = by_kind[kind]
+        name = "false alarms: benign controls" if kind == "benign" else f"recall: {kind}"
+        cells = []
+        for hits in (sum(r.blocking for r in items), sum(r.earned for r in items)):
+            rate = 100 * hits / len(items) if items else 0.0
+            cells.append(f"{rate:>6.1f}% ({hits}/{len(items)})")
+        print(f"{name:<34} {len(items):>4} {cells[0]} | {cells[1]}")
     print("\nper operator (caught or alarmed / n):")
     per_op: dict[tuple[str, str], list[Result]] = defaultdict(list)
     for result in results:

@@ -10,7 +10,10 @@ item's base and change versions, and prints one table plus a per-operator breakd
 Scoring. A mutant counts as caught by contend when a non-waived finding of the mutant's
 topic lies on the changed file and touches the mutated lines (its line span, widened by one
 line each way, meets a line the change added or modified); for a pure deletion — an
-assertion, a guard or a test removed — any finding of that topic in the file counts. A
+assertion, a guard or a test removed — any finding of that topic in the file counts. That is
+recall as *raised*, at any severity (the figures the README quotes); recall as *blocking*
+counts only findings that keep a blocking severity (critical or major) after calibration, and
+a benign control is a blocking false alarm when any such finding is raised on it. A
 baseline counts a mutant as caught when a diagnostic it introduced (see `baselines.py`)
 touches the mutated lines the same way; baselines have no topics, so any rule counts. A
 benign control is a false alarm for contend when contend reports any finding at all (it is
@@ -35,8 +38,11 @@ from pathlib import Path
 
 from baselines import RUFF_IGNORE, RUFF_SELECT, Diagnostic, Job, introduced
 from benign import LOOKALIKE
+from contend.critics.static.base import Finding
+from contend.critics.static.calibration import may_block
 from contend.critics.static.runner import run_static
 from contend.gitio.diff import collect_changes
+from contend.protocol.model import Severity
 from static_corpus import SEED, Item, build_corpus, stdlib_pools
 
 TOPICS = (
@@ -56,6 +62,8 @@ class Outcome:
     item: Item
     hits: dict[str, bool] = field(default_factory=dict)  # tool -> caught / false alarm
     any_topic: bool = False  # contend reported something of any topic on the mutated lines
+    blocking: bool = False  # caught (or, on a control, alarmed) by a blocking finding
+    earned: bool = False  # the same, counting only findings the earned policy lets block
     strict: bool = False  # caught with no line tolerance (the finding meets a changed line)
     findings: list[str] = field(default_factory=list)  # contend "topic:rule@line"
     seconds: float = 0.0
@@ -73,6 +81,13 @@ def touches(item: Item, start: int, end: int, tolerance: int = TOLERANCE) -> boo
     if item.deletion:
         return True
     return any(start - tolerance <= line <= end + tolerance for line in item.added_lines)
+
+
+def _earns(finding: Finding) -> bool:
+    """Would the finding block under the earned policy (`calibration.POLICY`)? Exact whether
+    or not the policy is in force: it only ever lowers a finding of a rule it does not let
+    block to minor."""
+    return finding.severity is not Severity.MINOR and may_block(finding.rule)
 
 
 def score_contend(item: Item) -> Outcome:
@@ -98,8 +113,14 @@ def score_contend(item: Item) -> Outcome:
     outcome.any_topic = bool(on_lines)
     if item.label == "benign":
         outcome.hits["contend"] = bool(result.findings)
+        outcome.blocking = any(f.severity is not Severity.MINOR for f in result.findings)
+        outcome.earned = any(_earns(f) for f in result.findings)
     else:
         outcome.hits["contend"] = any(str(f.topic) == item.label for f in on_lines)
+        outcome.blocking = any(
+            str(f.topic) == item.label and f.severity is not Severity.MINOR for f in on_lines
+        )
+        outcome.earned = any(str(f.topic) == item.label and _earns(f) for f in on_lines)
         outcome.strict = any(
             str(f.topic) == item.label and touches(item, f.start_line, f.end_line, tolerance=0)
             for f in live
@@ -176,6 +197,17 @@ def print_tables(outcomes: list[Outcome]) -> None:
     ]:
         cells = "  ".join(f"{rate(rows, tool):>17}" for tool in TOOLS)
         print(f"{name:26} {len(rows):>4}  {cells}")
+
+    print("\ncontend counting only blocking (critical / major) findings: as reported, and")
+    print("under the earned blocking policy (calibration.POLICY)")
+    for name, rows in [
+        *((label, by_label.get(label, [])) for label in TOPICS),
+        ("benign false alarms", by_label.get("benign", [])),
+    ]:
+        cells = []
+        for hits in (sum(o.blocking for o in rows), sum(o.earned for o in rows)):
+            cells.append(f"{100 * hits / len(rows):5.1f}% ({hits}/{len(rows)})" if rows else "-")
+        print(f"{name:26} {len(rows):>4}  {cells[0]:>17}  {cells[1]:>17}")
 
     print("\nPer operator (recall for mutants, false-alarm rate for benign controls)")
     print(
@@ -330,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
                     "item": asdict(o.item),
                     "hits": o.hits,
                     "any_topic": o.any_topic,
+                    "blocking": o.blocking,
+                    "earned": o.earned,
                     "strict": o.strict,
                     "findings": o.findings,
                     "seconds": round(o.seconds, 4),

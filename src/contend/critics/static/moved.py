@@ -17,8 +17,9 @@ same way for every rule and both languages, from the whole change:
   still tell constructs apart.
 - The keys are counted over the PARENT versions of every file of the change (the same
   file, a renamed or ported file, any other file it touches) and over the CHILD versions, in
-  the finding's language family (Python; JS/TS together). The counts are computed once per
-  file and side, lazily: only when a finding asks.
+  the finding's language family (Python; JS/TS together). The counts are computed lazily,
+  per key a finding asks about, abstracting only the constructs that could match it (same
+  token length and first token: `_Shape.candidates`).
 - A finding of an ADDED rule is dropped when the parent already held its construct at least
   as often as the child does (it moved; nothing new appeared). A finding of a REMOVED rule
   is dropped when the child holds the removed construct at least as often as the parent did
@@ -139,22 +140,49 @@ class _Construct:
 
 @dataclasses.dataclass(slots=True)
 class _Shape:
-    """One version of one file: its token stream and its constructs, innermost last."""
+    """One version of one file: its token stream and its constructs, innermost last.
+
+    A construct's key is computed only when a finding asks about a key it could equal: two
+    keys are equal only with the same length and the same first token (a name's first token
+    always becomes 0), so constructs are bucketed by that signature once, and only the
+    bucket of the key asked about is abstracted — not every construct of every file."""
 
     tokens: list[str]
     constructs: list[_Construct]
     # Findings often share lines (a grouped rule, a minified line): one search per span.
     _at: dict[tuple[int, int], Key | None] = dataclasses.field(default_factory=dict)
-    _keys: list[Key] | None = None
+    _buckets: dict[tuple[int, object], list[int]] | None = None
+    _keys: dict[int, Key] = dataclasses.field(default_factory=dict)
 
     def key(self, construct: _Construct) -> Key:
         return _alpha(self.tokens[construct.start : construct.end])
 
-    def keys(self) -> list[Key]:
-        """The key of every construct, in `constructs` order (computed once)."""
-        if self._keys is None:
-            self._keys = [self.key(c) for c in self.constructs]
-        return self._keys
+    def key_at(self, index: int) -> Key:
+        """The key of `constructs[index]` (computed once)."""
+        key = self._keys.get(index)
+        if key is None:
+            key = self._keys[index] = self.key(self.constructs[index])
+        return key
+
+    def candidates(self, key: Key) -> list[int]:
+        """Indexes of the constructs whose key may equal `key` (same signature)."""
+        if self._buckets is None:
+            buckets: dict[tuple[int, object], list[int]] = {}
+            for index, construct in enumerate(self.constructs):
+                buckets.setdefault(self._signature(construct), []).append(index)
+            self._buckets = buckets
+        return self._buckets.get((len(key), key[0] if key else None), [])
+
+    def _signature(self, construct: _Construct) -> tuple[int, object]:
+        size = construct.end - construct.start
+        if size == 0:
+            return (0, None)
+        first = self.tokens[construct.start]
+        return (size, 0 if first.startswith(_NAME) else first)
+
+    def count(self, key: Key) -> int:
+        """How many constructs have this key."""
+        return sum(1 for index in self.candidates(key) if self.key_at(index) == key)
 
     def at(self, start_line: int, end_line: int) -> Key | None:
         """The key of the smallest construct (of at least MIN_TOKENS tokens) spanning the
@@ -184,8 +212,9 @@ class MovedIndex:
         self._changes = list(changes)
         self._by_path = {c.path: c for c in self._changes}
         self._shapes: dict[tuple[str, str], _Shape | None] = {}
-        self._counts: dict[tuple[Family, str], Counter[Key]] = {}
-        self._in_helpers: dict[Family, set[Key]] = {}
+        self._counts: dict[tuple[Family, str, Key], int] = {}
+        self._in_helpers: dict[tuple[Family, Key], bool] = {}
+        self._old_owners: dict[Family, set[str]] = {}
         self._lines: dict[tuple[Family, str], Counter[str]] = {}
 
     def _shape(self, change: FileChange, side: str) -> _Shape | None:
@@ -196,13 +225,12 @@ class MovedIndex:
             self._shapes[cache_key] = None if text is None else _shape_of(text, path)
         return self._shapes[cache_key]
 
-    def _count(self, family: Family, side: str) -> Counter[Key]:
-        if (family, side) not in self._counts:
-            total: Counter[Key] = Counter()
-            for shape in self._shapes_of(family, side):
-                total.update(shape.keys())
-            self._counts[(family, side)] = total
-        return self._counts[(family, side)]
+    def _count(self, family: Family, side: str, key: Key) -> int:
+        """How many constructs of the side's files of the family have this key."""
+        if (family, side, key) not in self._counts:
+            total = sum(shape.count(key) for shape in self._shapes_of(family, side))
+            self._counts[(family, side, key)] = total
+        return self._counts[(family, side, key)]
 
     def _shapes_of(self, family: Family, side: str) -> Iterator[_Shape]:
         for change in self._changes:
@@ -212,18 +240,23 @@ class MovedIndex:
                 if shape is not None:
                     yield shape
 
-    def _helper_keys(self, family: Family) -> set[Key]:
-        """Keys of the child's constructs inside functions the parent did not have (a new
-        helper a check or a raise moved into)."""
-        if family not in self._in_helpers:
-            old_owners = {c.owner for s in self._shapes_of(family, "old") for c in s.constructs}
-            self._in_helpers[family] = {
-                key
-                for shape in self._shapes_of(family, "new")
-                for c, key in zip(shape.constructs, shape.keys(), strict=True)
-                if c.owner and c.owner not in old_owners
+    def _in_helper(self, family: Family, key: Key) -> bool:
+        """Does the child hold this key inside a function the parent did not have (a new
+        helper a check or a raise moved into)?"""
+        if family not in self._old_owners:
+            self._old_owners[family] = {
+                c.owner for s in self._shapes_of(family, "old") for c in s.constructs
             }
-        return self._in_helpers[family]
+        old_owners = self._old_owners[family]
+        if (family, key) not in self._in_helpers:
+            self._in_helpers[(family, key)] = any(
+                shape.constructs[i].owner
+                and shape.constructs[i].owner not in old_owners
+                and shape.key_at(i) == key
+                for shape in self._shapes_of(family, "new")
+                for i in shape.candidates(key)
+            )
+        return self._in_helpers[(family, key)]
 
     def is_moved(self, finding: Finding) -> bool:
         """True when the finding's construct is not new (ADDED rules) or not gone (REMOVED
@@ -243,15 +276,15 @@ class MovedIndex:
             key = None if shape is None else shape.at(finding.start_line, finding.end_line)
             if key is None:
                 return False
-            return self._count(family, "old")[key] >= self._count(family, "new")[key]
+            return self._count(family, "old", key) >= self._count(family, "new", key)
         if finding.rule in REMOVED_RULES:
             key = self._removed_key(change, finding.rule, finding.old_evidence)
             if key is None:
                 return False
             old_family = family_of(change.old_path or change.path) or family
-            if self._count(old_family, "new")[key] >= self._count(old_family, "old")[key]:
+            if self._count(old_family, "new", key) >= self._count(old_family, "old", key):
                 return True
-            return key in self._helper_keys(old_family)
+            return self._in_helper(old_family, key)
         return False
 
     def _line_count(self, family: Family, side: str) -> Counter[str]:
@@ -371,37 +404,67 @@ _PY_SKIPPED_FIELDS = frozenset({"ctx", "annotation", "returns", "type_comment", 
 _PY_NAME_FIELDS = {ast.Name: "id", ast.arg: "arg"}
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _PyClass:
+    """What the walk needs of one `ast` node class, looked up once per class, not per node."""
+
+    name: str
+    fields: tuple[str, ...]  # `_fields` without the skipped ones
+    name_fields: frozenset[str]  # fields whose string value is an identifier
+    is_function: bool
+    is_construct: bool
+
+
+_PY_CLASSES: dict[type[ast.AST], _PyClass] = {}
+_MISSING = object()
+
+
+def _py_class(cls: type[ast.AST]) -> _PyClass:
+    info = _PY_CLASSES.get(cls)
+    if info is None:
+        names = {_PY_NAME_FIELDS[cls]} if cls in _PY_NAME_FIELDS else set()
+        if issubclass(cls, (*_PY_DEFS, ast.ExceptHandler)):
+            names.add("name")
+        info = _PY_CLASSES[cls] = _PyClass(
+            name=cls.__name__,
+            fields=tuple(f for f in cls._fields if f not in _PY_SKIPPED_FIELDS),
+            name_fields=frozenset(names),
+            is_function=issubclass(cls, (ast.FunctionDef, ast.AsyncFunctionDef)),
+            is_construct=issubclass(cls, (ast.stmt, ast.excepthandler)),
+        )
+    return info
+
+
 def _python_shape(tree: ast.Module) -> _Shape:
     tokens: list[str] = []
     constructs: list[_Construct] = []
+    append = tokens.append
 
     def visit(node: ast.AST, owner: str) -> None:
         start = len(tokens)
-        tokens.append(type(node).__name__)
-        inner = node.name if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else owner
-        name_field = _PY_NAME_FIELDS.get(type(node))
-        for field, value in ast.iter_fields(node):
-            if field in _PY_SKIPPED_FIELDS:
+        info = _py_class(type(node))
+        append(info.name)
+        inner = node.name if info.is_function else owner  # type: ignore[attr-defined]
+        for field in info.fields:
+            # as ast.iter_fields: a field the node does not carry is left out
+            value = getattr(node, field, _MISSING)
+            if value is _MISSING:
                 continue
             if isinstance(value, ast.AST):
                 visit(value, inner)
             elif isinstance(value, list):
-                tokens.append("[")
+                append("[")
                 for item in value:
                     if isinstance(item, ast.AST):
                         visit(item, inner)
                     else:
-                        tokens.append(repr(item))
-                tokens.append("]")
-            elif isinstance(value, str) and (
-                field == name_field
-                or (field == "name" and isinstance(node, _PY_DEFS))
-                or (field == "name" and isinstance(node, ast.ExceptHandler))
-            ):
-                tokens.append(value if value in _BUILTINS else _NAME + value)
+                        append(repr(item))
+                append("]")
+            elif isinstance(value, str) and field in info.name_fields:
+                append(value if value in _BUILTINS else _NAME + value)
             else:
-                tokens.append(repr(value))
-        if isinstance(node, ast.stmt | ast.excepthandler):
+                append(repr(value))
+        if info.is_construct:
             first, last = pyast.span(node)
             constructs.append(_Construct(first, last, start, len(tokens), owner))
 
