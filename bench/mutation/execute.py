@@ -48,6 +48,9 @@ KILLED, SURVIVED, TIMEOUT, CRASHED, NO_TESTS, ERROR = (
 KILLED_STATES = frozenset({KILLED, TIMEOUT, CRASHED})
 
 
+_LINKED = frozenset({"tests", "bench"})
+
+
 def per_test_timeout(seconds: float) -> float:
     """How long one test may run under a mutant before pytest-timeout fails it (a mutant
     that loops forever): ten times its time in the coverage run, and at least 20 s."""
@@ -151,8 +154,18 @@ class Workspace:
             )
             first = rel_source.parts[0]
             for entry in self.root.iterdir():
-                if entry.name != first and not entry.name.startswith("."):
+                if entry.name == first or entry.name.startswith("."):
+                    continue
+                # A mutant may run code that writes (a schema generator's `main` once
+                # overwrote a source file): what it can write is copied, so it writes into the
+                # copy. Only the tests and the benches stay linked — read-only inputs, and
+                # bench/ holds the run's own output and fetched data (tens of MB).
+                if entry.name in _LINKED:
                     (home / entry.name).symlink_to(entry)
+                elif entry.is_dir():
+                    shutil.copytree(entry, home / entry.name, symlinks=True)
+                else:
+                    shutil.copy2(entry, home / entry.name)
             compileall.compile_dir(
                 copy,
                 quiet=2,

@@ -56,6 +56,7 @@ from typing import Any
 
 import bytecode
 import execute
+import guard
 import host
 import incremental
 import judging
@@ -556,6 +557,7 @@ def _run(args: argparse.Namespace) -> int:
             times["mutants"] += time.monotonic() - t0
             times["killers"] += judging.verify_killers(ws, again, ctx, broken)
 
+    before = guard.snapshot(root, out)
     with tempfile.TemporaryDirectory(prefix="contend-mutation-") as scratch:
         ws = execute.Workspace(root, source_root, Path(scratch))
         ws.prepare(max(1, args.jobs))
@@ -586,7 +588,17 @@ def _run(args: argparse.Namespace) -> int:
         if args.operators or args.since
         else stale_equivalents(equivalents, [r.mutant for r in rows], targets)
     )
-    return scores.print_report(rows, stale, total_s, times, out, args)
+    code = scores.print_report(rows, stale, total_s, times, out, args)
+    spoiled = guard.changed(before, guard.snapshot(root, out))
+    if spoiled:
+        print(
+            f"\nthe checkout changed while mutants ran ({len(spoiled)} file(s)): a mutant or a "
+            "test wrote into it; check and restore them (e.g. `git checkout -- FILE`):\n  "
+            + "\n  ".join(spoiled[:50]),
+            flush=True,
+        )
+        return 1
+    return code
 
 
 def _same_programs(rows: Sequence[Row], classes: bytecode.Classes, durations: Any) -> None:
