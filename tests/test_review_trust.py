@@ -163,6 +163,47 @@ def rules_of(*changes: Any) -> list[tuple[str, str]]:
     return [(f.rule, f.path) for f in review_config.findings_of(changes)]
 
 
+def test_the_static_blocking_default_matches_the_settings_model() -> None:
+    assert Settings().static.blocking == review_config.DEFAULT_STATIC_BLOCKING
+
+
+def test_static_blocking_from_rule_to_earned_is_a_weakening_and_back_is_not() -> None:
+    rule, earned = {"static": {"blocking": "rule"}}, {"static": {"blocking": "earned"}}
+    assert review_config.weakenings(rule, earned) == ["static.blocking 'rule' → 'earned'"]
+    assert review_config.weakenings(earned, rule) == []
+    assert review_config.weakenings(rule, rule) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [
+        ("contend.toml", '[static]\nblocking = "rule"\n', '[static]\nblocking = "earned"\n'),
+        (
+            "pyproject.toml",
+            '[project]\nname = "x"\n[tool.contend.static]\nblocking = "rule"\n',
+            '[project]\nname = "x"\n[tool.contend.static]\nblocking = "earned"\n',
+        ),
+    ],
+)
+def test_a_change_that_lets_static_findings_block_less_is_a_major_finding(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    old: str,
+    new: str,
+) -> None:
+    repo = make_repo(
+        tmp_path, base={"app.py": BASE, name: old}, change={"app.py": HARMLESS, name: new}
+    )
+    monkeypatch.chdir(repo)
+    code, data, _ = review_json(capsys)
+    [finding] = config_findings(data)
+    assert finding["rule"] == review_config.RULE_WEAKENED and finding["severity"] == "major"
+    assert "static.blocking 'rule' → 'earned'" in finding["claim"]
+    assert code == 1 and data["verdict"] == "fail"
+
+
 def test_review_config_rule_on_deletions_renames_and_unrelated_edits() -> None:
     gated = 'gates = ["pytest -q"]\n'
     assert rules_of(change_of("contend.toml", gated, None)) == [
