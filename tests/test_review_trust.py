@@ -18,6 +18,13 @@ from contend.config import Settings
 from contend.critics.static import review_config
 from review_helpers import git, make_repo
 
+# These tests are about the trust boundary (the base's config governs the review), not about which
+# static findings may block: the change they plant as the one that fails (a broad `except Exception:
+# return 0`) is a `swallowing-handler`, which the default earned policy lists as minor. They let
+# static findings block at each rule's own severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 BASE = """\
 def parse_amount(raw):
     if not isinstance(raw, str):
@@ -174,10 +181,20 @@ def test_static_blocking_from_rule_to_earned_is_a_weakening_and_back_is_not() ->
     assert review_config.weakenings(rule, rule) == []
 
 
+def test_removing_a_rule_setting_falls_back_to_the_earned_default_a_weakening() -> None:
+    assert Settings().static.blocking == "earned"
+    rule = {"max_rounds": 3, "static": {"blocking": "rule"}}
+    expected = ["static.blocking 'rule' → 'earned'"]
+    assert review_config.weakenings(rule, {"max_rounds": 3}) == expected
+    assert review_config.weakenings(rule, {"max_rounds": 3, "static": {}}) == expected
+    assert review_config.weakenings({}, {"static": {"blocking": "earned"}}) == []
+
+
 @pytest.mark.parametrize(
     ("name", "old", "new"),
     [
         ("contend.toml", '[static]\nblocking = "rule"\n', '[static]\nblocking = "earned"\n'),
+        ("contend.toml", 'max_rounds = 3\n[static]\nblocking = "rule"\n', "max_rounds = 3\n"),
         (
             "pyproject.toml",
             '[project]\nname = "x"\n[tool.contend.static]\nblocking = "rule"\n',

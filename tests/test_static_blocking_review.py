@@ -27,7 +27,7 @@ SWALLOW = BASE.replace(
 )
 # A committed AWS access key id in the provider's own format (random characters, not a
 # placeholder): the evidence is the leak, so it blocks under either rule.
-AWS_KEY = "AKIA" + "W7QX2M4ZR9KT3VHL"
+AWS_KEY = "AKIA" + "Q3XW7ZMR2KT5VHL4"
 LEAK = BASE + f'\n\nBACKUP_KEY_ID = "{AWS_KEY}"\n'
 
 
@@ -90,4 +90,27 @@ def test_the_project_config_at_the_base_chooses_the_rule(
     monkeypatch.chdir(repo)
     code, data = review_json(capsys)
     assert [f["severity"] for f in findings(data, "swallowing-handler")] == ["major"]
+    assert data["verdict"] == "fail" and code == 1
+
+
+# --- the default, with nothing set ----------------------------------------------------------
+
+
+def test_by_default_a_new_swallowing_handler_is_minor_and_the_verdict_conditional(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(make_repo(tmp_path, base={"app.py": BASE}, change={"app.py": SWALLOW}))
+    code, data = review_json(capsys)
+    [swallow] = findings(data, "swallowing-handler")
+    assert swallow["severity"] == "minor" and swallow["status"] == "open"
+    assert data["verdict"] == "conditional_pass" and code == 0
+
+
+def test_by_default_a_committed_provider_key_still_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(make_repo(tmp_path, base={"app.py": BASE}, change={"app.py": LEAK}))
+    code, data = review_json(capsys)
+    [leak] = findings(data, "aws-access-key-id")
+    assert leak["severity"] == "critical"
     assert data["verdict"] == "fail" and code == 1

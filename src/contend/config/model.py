@@ -137,7 +137,7 @@ StaticBlocking = Literal["earned", "rule"]
 class StaticSettings(_Strict):
     """`[static]`: how the offline static critics' findings are weighed."""
 
-    blocking: StaticBlocking = "rule"
+    blocking: StaticBlocking = "earned"
 
 
 @dataclass(frozen=True, slots=True)

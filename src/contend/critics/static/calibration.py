@@ -26,12 +26,12 @@ blockers that no longer block: docs/static-critics.md ("Calibration").
 
 Which of the two applies is the `static.blocking` setting, passed down by the caller (the
 review engine gives `run_static` the value of its settings; critics/ never reads config/):
-`"earned"` applies this policy; `"rule"` applies the previous rule (`LEGACY_DEMOTED`: a rule
-blocked three or more times and never TRUE on main, holdout and holdout2 reports `minor`),
-for teams that prefer a static critic that fails more often. Under the policy the broad
-`except Exception: return 0` is a `swallowing-handler` (blocking record 0/5/29): it is
-listed, and the verdict is `conditional_pass` rather than `fail` (docs/static-critics.md,
-"Calibration").
+`"earned"` (the default) applies this policy; `"rule"` applies the previous rule
+(`LEGACY_DEMOTED`: a rule blocked three or more times and never TRUE on main, holdout and
+holdout2 reports `minor`), for teams that prefer a static critic that fails more often.
+Under the policy the broad `except Exception: return 0` is a `swallowing-handler` (blocking
+record 0/5/29): it is listed, and the verdict is `conditional_pass` rather than `fail`
+(docs/static-critics.md, "Calibration").
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from contend.protocol.model import Severity
 # in step, so that critics/ does not import config/.
 Blocking = Literal["earned", "rule"]
 BLOCKING_CHOICES: tuple[Blocking, ...] = get_args(Blocking)
-DEFAULT_BLOCKING: Blocking = "rule"
+DEFAULT_BLOCKING: Blocking = "earned"
 
 # The share of blocking findings that must be TRUE (issues 8 and 17), and the one-sided 95%
 # normal quantile of the lower confidence bound a record must reach.
