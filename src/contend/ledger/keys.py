@@ -22,6 +22,7 @@ import hashlib
 import os
 import secrets
 import stat
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,17 +91,28 @@ def load_key(*, create: bool, env: Mapping[str, str] | None = None) -> LedgerKey
 def _create(path: Path) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     secret = secrets.token_hex(_KEY_BYTES).encode() + b"\n"
+    # Written whole under a private name, then linked into place: the key file is never visible
+    # half-written, and link (unlike rename) fails when another writer's key is already there,
+    # so two writers racing to create it both end up with one key.
+    fd, temp = tempfile.mkstemp(prefix=".ledger-key-", dir=path.parent)  # mode 0600
     try:
-        # O_EXCL: two writers racing to create the key must not each keep a different one.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    # contend: allow silent-fallback -- another writer created the key first; we read theirs
-    except FileExistsError:
-        return
-    try:
-        os.write(fd, secret)
-        os.fsync(fd)
+        try:
+            os.write(fd, secret)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temp, path)
+        # contend: allow silent-fallback -- another writer created the key first; we read theirs
+        except FileExistsError:
+            return
+        except OSError as exc:
+            raise LedgerKeyError(
+                f"cannot create ledger key {path}: {exc} (the directory must allow hard links; "
+                f"or point {KEY_ENV} at a key file you created)"
+            ) from exc
     finally:
-        os.close(fd)
+        os.unlink(temp)
 
 
 def _read(path: Path) -> LedgerKey:
