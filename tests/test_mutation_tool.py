@@ -20,6 +20,7 @@ sys.path.insert(0, str(BENCH))
 import incremental  # noqa: E402
 import preload  # noqa: E402
 import run  # noqa: E402
+import scores  # noqa: E402
 from mutate import OPERATORS, mutants_of  # noqa: E402
 
 CALC = '''\
@@ -351,12 +352,12 @@ def test_the_score_is_summed_per_package_from_the_files() -> None:
         "src/p/b.py": {"mutants": 5, "killed": 5},
         "src/q/c.py": {"mutants": 4, "killed": 1, "survived": 3},
     }
-    packages = run._by_package(per_file)
+    packages = scores.by_package(per_file)
     assert {p: dict(c) for p, c in packages.items()} == {
         "src/p": {"mutants": 15, "killed": 13, "equivalent": 1, "survived": 1},
         "src/q": {"mutants": 4, "killed": 1, "survived": 3},
     }
-    assert run._line("src/p/", packages["src/p"]).split()[-1] == "92.9%"  # 13 / 14
+    assert scores.line("src/p/", packages["src/p"]).split()[-1] == "92.9%"  # 13 / 14
 
 
 def test_a_rerun_judges_only_what_survived_and_keeps_the_earlier_kills(tmp_path: Path) -> None:

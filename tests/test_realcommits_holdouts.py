@@ -4,7 +4,7 @@ directories, it shares no commit with the sets built before it, and its labels a
 and of its own commits only.
 
 Nothing here reviews a commit: the figures come from
-`bench/realcommits/run.py --set holdout2|holdout3`.
+`bench/realcommits/run.py --set holdout2|holdout3|holdout4`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from rc_labels import load_labels  # noqa: E402
 from rc_projects import (  # noqa: E402
     HOLDOUT2_PROJECTS,
     HOLDOUT3_PROJECTS,
+    HOLDOUT4_PROJECTS,
     LANGS,
     SETS,
     Project,
@@ -39,6 +40,7 @@ OUTSIDE_CHECK = {"requests", "click", "httpx", "express", "axios", "vitest"}
 HOLDOUTS = [
     ("holdout2", HOLDOUT2_PROJECTS, "aiohttp", ("main", "holdout")),
     ("holdout3", HOLDOUT3_PROJECTS, "uvicorn", ("main", "holdout", "holdout2")),
+    ("holdout4", HOLDOUT4_PROJECTS, "flake8", ("main", "holdout", "holdout2", "holdout3")),
 ]
 by_set = pytest.mark.parametrize(
     ("name", "projects", "first", "earlier"), HOLDOUTS, ids=[h[0] for h in HOLDOUTS]

@@ -214,6 +214,10 @@ def _child(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> int:
     os.dup2(log, 1)
     os.dup2(log, 2)
     os.chdir(ws.root)
+    # The runner's own arguments are not the tests': a mutant that runs a module's
+    # `main()` at import (its `__main__` guard negated) must not read them as paths to
+    # write to (report/schema.py's main once wrote the schema over its own source).
+    sys.argv = ["pytest"]
     overlay = str(ws.overlay(slot))
     preload.isolate(job.purge, job.project, ws.overlay(slot))
     sys.path.insert(0, overlay)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,6 +127,10 @@ def fast_child(
     os.dup2(log, 1)
     os.dup2(log, 2)
     os.chdir(ws.root)
+    # The runner's own arguments are not the tests': a mutant that runs a module's
+    # `main()` at import (its `__main__` guard negated) must not read them as paths to
+    # write to (report/schema.py's main once wrote the schema over its own source).
+    sys.argv = ["pytest"]
     overlay = str(ws.overlay(slot))
     inherited = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = overlay + (os.pathsep + inherited if inherited else "")

@@ -5,6 +5,14 @@ beside the results. The cache is keyed by the source tree and the test support f
 (conftest, helpers, fakes) as a whole, and by each test file on its own: when only test
 files changed, only those are run again and merged in, so adding a test costs seconds,
 not the whole suite.
+
+When source files changed only inside function bodies — what runs at import (module and
+class level code, signatures, defaults, decorators: the file's *skeleton*) is the same,
+and no function of the file ran at import or collection — only the test files whose
+tests ran a line of a changed file are run again: a test that never entered the file
+cannot behave differently for a change that only code it never ran holds. Any other
+source change (a skeleton, a file added or removed, a function that ran at import)
+rebuilds the whole map.
 """
 
 from __future__ import annotations
@@ -46,6 +54,94 @@ def _files(base: Path) -> list[Path]:
         for f in base.rglob("*")
         if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc"
     )
+
+
+def _skeleton(text: str) -> str:
+    """A digest of what runs at import: the module with every function body emptied."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return hashlib.sha256(text.encode()).hexdigest()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            node.body = [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+
+
+def _body_lines(text: str) -> set[int]:
+    lines: set[int] = set()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return lines
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            lines.update(range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1))
+    return lines
+
+
+def source_digests(root: Path, source_root: Path) -> dict[str, dict[str, str]]:
+    """Per file under the source root: its text's digest and its skeleton's (a file that
+    is not Python: its text's)."""
+    out: dict[str, dict[str, str]] = {}
+    for file in _files(source_root):
+        data = file.read_bytes()
+        text = hashlib.sha256(data).hexdigest()
+        skeleton = _skeleton(data.decode("utf-8", "replace")) if file.suffix == ".py" else text
+        out[file.relative_to(root).as_posix()] = {"text": text, "skeleton": skeleton}
+    return out
+
+
+def support_digest(root: Path, source_root: Path, tests: Path) -> str:
+    """Everything the map depends on but the test files and the source files' texts: the
+    test support files, the configuration, covmap.py, and which source files exist."""
+    h = hashlib.sha256()
+    for file in _files(tests):
+        if not _is_test_file(file):
+            h.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes())
+    for file in _files(source_root):
+        h.update(file.relative_to(root).as_posix().encode() + b"\0")
+    for extra in ("pyproject.toml", "setup.cfg", "pytest.ini"):
+        if (root / extra).exists():
+            h.update((root / extra).read_bytes())
+    h.update((HERE / "covmap.py").read_bytes())
+    return h.hexdigest()
+
+
+def _with_sources(
+    data: dict[str, Any], root: Path, now: dict[str, dict[str, str]]
+) -> dict[str, dict[str, Any]]:
+    """`now` with, per Python file, whether any of its function bodies ran at import or
+    collection (its import record, which matches the text the map was built on)."""
+    out: dict[str, dict[str, Any]] = {}
+    for rel, digests in now.items():
+        entry: dict[str, Any] = dict(digests)
+        ran = set(data["import_lines"].get(rel, ()))
+        path = root / rel
+        entry["body_at_import"] = bool(
+            ran and path.suffix == ".py" and ran & _body_lines(path.read_text())
+        )
+        out[rel] = entry
+    return out
+
+
+def _body_changes(
+    old: dict[str, Any], support: str, now: dict[str, dict[str, str]]
+) -> tuple[list[str], set[str]] | None:
+    """If every source change since `old` was built is inside function bodies that never
+    ran at import: (the changed files, the test files whose tests ran a line of one). None
+    when the whole map must be built again."""
+    then: dict[str, dict[str, Any]] | None = old.get("sources")
+    if old.get("support") != support or then is None or set(then) != set(now):
+        return None
+    changed = sorted(f for f in now if then[f]["text"] != now[f]["text"])
+    test_files: set[str] = set()
+    for f in changed:
+        if then[f]["skeleton"] != now[f]["skeleton"] or then[f].get("body_at_import", True):
+            return None
+        for tests in old["files"].get(f, {}).values():
+            test_files.update(t.split("::", 1)[0] for t in tests)
+    return changed, test_files
 
 
 def fingerprints(root: Path, source_root: Path, tests: Path) -> tuple[str, dict[str, str]]:
@@ -156,11 +252,19 @@ def load(
     if not per_test:
         raise CoverageError(f"no test file matches {', '.join(only)}")
     cache.parent.mkdir(parents=True, exist_ok=True)
+    support = support_digest(root, source_root, tests)
+    sources_now = source_digests(root, source_root)
     old: dict[str, Any] | None = None
+    bodies: tuple[list[str], set[str]] | None = None
     if cache.exists() and not fresh:
         old = json.loads(cache.read_text())
         if old is not None and old.get("base") != base:
-            old = None
+            bodies = _body_changes(old, support, sources_now)
+            old = None if bodies is None else old
+        if old is not None and "sources" not in old:  # a map from before this record
+            old["support"] = support
+            old["sources"] = _with_sources(old, root, sources_now)
+            cache.write_text(json.dumps(old, indent=0, sort_keys=True))
     started = time.monotonic()
     scratch = cache.with_suffix(".part.json")
     if old is None:
@@ -180,22 +284,39 @@ def load(
         changed = {f for f, h in per_test.items() if old["tests"].get(f) != h}
         # Gone, or changed outside the selection (its old lines may be wrong): dropped.
         removed = {f for f, h in old["tests"].items() if every_test.get(f) != h} - set(per_test)
-        if not changed and not removed:
+        ran_changed: set[str] = set()
+        if bodies is not None:
+            ran_changed = (bodies[1] & set(every_test)) - changed - removed
+            print(
+                f"coverage map: function bodies changed in {', '.join(bodies[0])}; "
+                f"re-running the {len(ran_changed)} test file(s) that ran them",
+                flush=True,
+            )
+        if not changed and not removed and bodies is None:
             print(f"coverage map: cached ({cache})", flush=True)
             return old
         data = old
-        if changed:
+        if changed or ran_changed:
             names = ", ".join(sorted(changed))
-            print(f"coverage map: re-running changed test files ({names}) …", flush=True)
-            new = _run_covmap(root, source_root, sorted(changed), scratch)
-            data = _merge(old, new, changed | removed)
+            if changed:
+                print(f"coverage map: re-running changed test files ({names}) …", flush=True)
+            new = _run_covmap(root, source_root, sorted(changed | ran_changed), scratch)
+            data = _merge(old, new, changed | removed | ran_changed)
+            if bodies is not None:
+                # Lines moved in the changed files: their import record is the new one.
+                for f in bodies[0]:
+                    data["import_lines"][f] = new["import_lines"].get(f, [])
         else:
             nothing = {**old, "files": {}, "durations": {}, "flaky": [], "import_lines": {}}
             data = _merge(old, nothing, removed)
         how = f"{len(changed)} changed and {len(removed)} removed test file(s)"
+        if bodies is not None:
+            how += f", {len(ran_changed)} that ran changed function bodies"
     if scratch.exists():
         scratch.unlink()
     data["base"] = base
+    data["support"] = support
+    data["sources"] = _with_sources(data, root, sources_now)
     kept = {} if old is None else {f: h for f, h in old["tests"].items() if f in every_test}
     data["tests"] = {f: h for f, h in {**kept, **per_test}.items() if every_test.get(f) == h}
     cache.write_text(json.dumps(data, indent=0, sort_keys=True))

@@ -25,6 +25,7 @@ slow path: a child imports the mutated module, and all that import it, again.
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import types
 from collections import defaultdict
@@ -118,11 +119,10 @@ def plan(
     import_lines: Iterable[int],
 ) -> Patch | str:
     """The patch that puts `mutant` into the live module, or why it cannot (a reason)."""
-    tree = ast.parse(source)
-    lines = _Lines(source)
+    lines, functions = _parsed(source)
     start, end = mutant.span
     ran_at_import = set(import_lines)
-    for fn, qualname in _defined_functions(tree):
+    for fn, qualname in functions:
         fn_start, fn_end = _span(fn, lines, source)
         if not (fn_start <= start and end <= fn_end):
             continue
@@ -138,8 +138,21 @@ def plan(
     return "not inside a function defined at import"
 
 
+@functools.lru_cache(maxsize=8)
+def _parsed(
+    source: str,
+) -> tuple[_Lines, list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]]:
+    """Parsed once per file, not once per mutant (the mutants of a file come in a row)."""
+    return _Lines(source), list(_defined_functions(ast.parse(source)))
+
+
+@functools.lru_cache(maxsize=8)
+def _compiled(source: str, filename: str) -> types.CodeType:
+    return compile(source, filename, "exec", dont_inherit=True)
+
+
 def _body_patch(mutant: Mutant, source: str, filename: str, key: FunctionKey) -> Patch | str:
-    original = _find_code(compile(source, filename, "exec", dont_inherit=True), key[1], key[2])
+    original = _find_code(_compiled(source, filename), key[1], key[2])
     mutated_module = compile(mutant.apply(source), filename, "exec", dont_inherit=True)
     mutated = _find_code(mutated_module, key[1], key[2])
     if original is None or mutated is None:

@@ -8,8 +8,16 @@ project's packages at its private copy of the source tree, so exactly those are 
 again, from the copy, with the mutant in it. Everything else is shared, unchanged.
 
 A module that imports by computed name (`importlib.import_module`, `__import__`) could
-reach the mutated module without an import statement; such a module is always imported
-again, with everything that imports it.
+reach the mutated module without an import statement. When that import ran while the
+module was imported (or the tests collected), the module may hold what it imported — a
+table of the old module's objects — so it is always imported again, with everything that
+imports it. When the line map shows the call never ran then (it is inside a function a
+test calls), it runs in the child, after the purge, and finds the mutant by itself: such a
+module is imported again only if it imports the mutated module by a statement. (Before
+this, `contend/__init__.py` importing `contend.integrations.api`, whose `import_module`
+runs only when called, made every module of the project a dependent of every mutant: each
+slow-path child imported all ~270 of them again, from the copy — where a path computed
+from `__file__`, such as the published schemas' directory, is the copy's.)
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from importlib import import_module
 from pathlib import Path
 
@@ -41,8 +49,17 @@ def _resolve(module: str, is_package: bool, level: int, target: str | None) -> s
 
 
 class ImportGraph:
-    def __init__(self, source_root: Path) -> None:
+    """Who imports whom among the project's modules. `ran_at_import(path)` gives the lines
+    of a file that ran while modules were imported or tests collected (the line map's
+    import record), or None when unknown; without it every computed import counts."""
+
+    def __init__(
+        self,
+        source_root: Path,
+        ran_at_import: Callable[[Path], Collection[int] | None] | None = None,
+    ) -> None:
         self.source_root = source_root
+        self.ran_at_import = ran_at_import
         self.modules: dict[str, Path] = {}
         for path in sorted(source_root.rglob("*.py")):
             if "__pycache__" not in path.parts:
@@ -52,6 +69,12 @@ class ImportGraph:
         for name, path in self.modules.items():
             for target in self._imports(name, path):
                 self.imported_by[target].add(name)
+
+    def _ran_at_import(self, path: Path, line: int) -> bool:
+        if self.ran_at_import is None:
+            return True
+        ran = self.ran_at_import(path)
+        return ran is None or line in ran
 
     def _with_parents(self, name: str) -> Iterable[str]:
         parts = name.split(".")
@@ -76,7 +99,9 @@ class ImportGraph:
             elif isinstance(node, ast.Call):
                 func = node.func
                 called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                if called in ("import_module", "__import__"):
+                if called in ("import_module", "__import__") and self._ran_at_import(
+                    path, node.lineno
+                ):
                     self.dynamic.add(name)
         found.discard(name)
         return found

@@ -5,11 +5,13 @@
 A TARGET is a file or a directory (relative to the project root), optionally narrowed to
 one function or class with `FILE::Scope` (e.g. `src/contend/review/engine.py::_Session._body`).
 Without targets it runs the default set (DEFAULT_TARGETS: protocol/, ledger/, report/, the
-verdict-bearing parts of review/ and the planners claims/rounds.py and harness/core.py —
-protocol/plan.py and protocol/turns.py are in protocol/); the score is printed per file,
-per package (directory) and in total.
+verdict-bearing parts of review/ and the planners claims/rounds.py, claims/fold.py,
+harness/core.py and harness/plan.py — protocol/plan.py and protocol/turns.py are in
+protocol/); the score is printed per file, per package (directory) and in total.
 
-Steps: (1) one pytest session under coverage.py maps every line to the tests that ran it
+Steps: (0) every mutant is compiled: one with the unmutated module's bytecode is
+equivalent by construction, and mutants with the same bytecode are judged once
+(bytecode.py); (1) one pytest session under coverage.py maps every line to the tests that ran it
 (linemap.py; cached in bench/out/mutation/, only changed test files re-run when only tests
 changed); (2) each mutant (mutate.py) runs only against the tests that executed its lines
 (an import-time line no test is credited with: also every --test-files test, or the tests
@@ -23,8 +25,9 @@ imports the mutated module again from a private copy of the source tree; (3) wit
 --widen, every survivor is run again against every test that executed any line of its
 file; (4) the score per file is printed — killed /
 non-equivalent, with the equivalent mutants (bench/mutation/equivalent.toml, each with its
-reason) apart — then every surviving mutant and the run time. Results are also written to
-bench/out/mutation/results.json.
+reason) apart — then every surviving mutant and where the time went (scores.py). Results
+are also written to bench/out/mutation/results.json. `--plan` stops after the line map and
+prints where a run's time would go.
 
 Exit status: 0 when every mutant was judged; 1 when the harness could not judge one
 (an error), an entry of the equivalent list was killed (so it is not equivalent), or an
@@ -51,14 +54,18 @@ from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
+import bytecode
 import execute
 import host
 import incremental
+import judging
 import linemap
 import patch as patch_mod
 import preload
 import profile_setup
+import scores
 from mutate import OPERATORS, Mutant, mutants_of
+from scores import NOT_RUN, Row
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parents[1]
@@ -73,7 +80,9 @@ DEFAULT_TARGETS = (
     "src/contend/review/respond.py::answer_in_run",
     # the planners (issue 18): what the claim rounds and the harness do next
     "src/contend/claims/rounds.py",
+    "src/contend/claims/fold.py",  # the claim planner's state, folded from events
     "src/contend/harness/core.py",
+    "src/contend/harness/plan.py",  # the pure harness planner
 )
 
 
@@ -88,9 +97,6 @@ class Target:
             or mutant.scope == self.scope
             or mutant.scope.startswith(self.scope + ".")
         )
-
-
-NOT_RUN = "not_run"  # --fast-only skipped it, or the run was interrupted first
 
 
 class UsageError(Exception):
@@ -142,30 +148,46 @@ def stale_equivalents(
 
 
 class Learner:
-    """Orders each mutant's tests by what killed earlier mutants of the same file, and
-    stages them: the test file most likely to kill it first, everything else only if it
-    survives that. Which tests run is never changed — only their order and grouping."""
+    """Orders each mutant's tests by what killed earlier mutants — of the same function or
+    class first, then of the same file — and stages them: the test file most likely to
+    kill it first, everything else only if it survives that. Which tests run is never
+    changed — only their order and grouping."""
 
     def __init__(self, durations: dict[str, float]) -> None:
         self.durations = durations
+        # Kills counted per (file, test) and per (file, scope, test), and per test file.
         self.test_kills: dict[tuple[str, str], int] = defaultdict(int)
+        self.scope_kills: dict[tuple[str, str, str], int] = defaultdict(int)
         self.file_kills: dict[tuple[str, str], int] = defaultdict(int)
+        self.scope_file_kills: dict[tuple[str, str, str], int] = defaultdict(int)
+        self.scopes: dict[str, str] = {}  # mutant key → its scope
 
-    def killed(self, path: str, test: str) -> None:
+    def killed(self, path: str, test: str, key: str = "") -> None:
+        scope = self.scopes.get(key, "")
         self.test_kills[path, test] += 1
         self.file_kills[path, _test_file(test)] += 1
+        self.scope_kills[path, scope, test] += 1
+        self.scope_file_kills[path, scope, _test_file(test)] += 1
 
     def stages(self, job: execute.Job) -> list[list[str]]:
         path = job.path.as_posix()
+        scope = self.scopes.get(job.ident, "")
         by_file: dict[str, list[str]] = defaultdict(list)
         for t in job.tests:
             by_file[_test_file(t)].append(t)
         for tests in by_file.values():
-            tests.sort(key=lambda t: (-self.test_kills[path, t], self.durations.get(t, 0.0), t))
+            tests.sort(
+                key=lambda t: (
+                    -self.scope_kills[path, scope, t],
+                    -self.test_kills[path, t],
+                    self.durations.get(t, 0.0),
+                    t,
+                )
+            )
 
-        def file_key(f: str) -> tuple[int, float, str]:
+        def file_key(f: str) -> tuple[int, int, float, str]:
             cost = sum(self.durations.get(t, 0.0) for t in by_file[f])
-            return (-self.file_kills[path, f], cost, f)
+            return (-self.scope_file_kills[path, scope, f], -self.file_kills[path, f], cost, f)
 
         files = sorted(by_file, key=file_key)
         first, rest = by_file[files[0]], [t for f in files[1:] for t in by_file[f]]
@@ -177,19 +199,6 @@ def _test_file(nodeid: str) -> str:
 
 
 # -- running --------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Row:
-    mutant: Mutant
-    tests: list[str]
-    equivalent: str | None
-    status: str = ""
-    killer: str | None = None
-    seconds: float = 0.0
-    widened: bool = False
-    patch: patch_mod.Patch | None = None
-    carried: bool = False  # --incremental: the earlier run's outcome, not judged again
 
 
 def _progress(total: int) -> Any:
@@ -230,6 +239,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--operators", help=f"comma-separated subset of {','.join(OPERATORS)}")
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="build the line map, then print where the run's time would go (paths, selected "
+        "tests per mutant, test seconds) and run no mutant",
+    )
+    parser.add_argument(
         "--check-equivalents",
         action="store_true",
         help="run the listed equivalent mutants too (a killed one is reported as a problem)",
@@ -262,6 +277,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rest: the mutants of files changed since, new ones, survivors once tests changed",
     )
     parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="K",
+        help="judge every K-th mutant of each path only, for a rate and a projection of the "
+        "whole run; the others are reported as not judged (a partial run, exit 1)",
+    )
+    parser.add_argument(
         "--slow-only",
         action="store_true",
         help="judge every mutant on the slow path (re-import per mutant), to check the fast one",
@@ -270,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         return _run(args)
-    except UsageError as exc:
+    except (UsageError, judging.HarnessError) as exc:
         print(f"mutation: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -292,6 +314,7 @@ def _run(args: argparse.Namespace) -> int:
 
     sources: dict[Path, str] = {}
     mutants: list[Mutant] = []
+    t0 = time.monotonic()
     for target in targets:
         if target.path not in sources:
             sources[target.path] = (root / target.path).read_text()
@@ -305,6 +328,7 @@ def _run(args: argparse.Namespace) -> int:
         mutants.extend(found)
     # The same file may be named twice (a directory and a scope in it): one mutant once.
     mutants = list({m.key: m for m in mutants}.values())
+    times = {"generate": time.monotonic() - t0}
     if args.since:
         changed = {path: changed_lines(root, args.since, path) for path in sources}
         mutants = [m for m in mutants if touches(m, sources[Path(m.path)], changed[Path(m.path)])]
@@ -314,6 +338,7 @@ def _run(args: argparse.Namespace) -> int:
     earlier = _earlier_kills(args.rerun, sources) if args.rerun else {}
     args.test_digests = incremental.test_file_digests(root, tests_dir)
     carried: dict[str, incremental.Carried] = {}
+    inc: incremental.Plan | None = None
     if args.incremental:
         try:
             inc = incremental.plan_all(
@@ -328,7 +353,12 @@ def _run(args: argparse.Namespace) -> int:
             f"--incremental: {len(carried)} of {len(mutants)} outcomes carried from "
             f"{args.incremental}; files changed since: {len(inc.changed_files)}"
             + (f" ({', '.join(inc.changed_files)})" if inc.changed_files else "")
-            + ("; test files changed: survivors judged again" if inc.tests_changed else ""),
+            + (
+                "; test files changed: survivors judged again"
+                + (" where a changed test file is selected for them" if inc.survivors else "")
+                if inc.tests_changed
+                else ""
+            ),
             flush=True,
         )
     if args.list:
@@ -338,6 +368,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{len(mutants)} mutants")
         return 0
 
+    t0 = time.monotonic()
+    classes = bytecode.classify(
+        {p.as_posix(): text for p, text in sources.items()}, mutants, out / "bytecode.json"
+    )
+    times["bytecode"] = time.monotonic() - t0
     t0 = time.monotonic()
     try:
         covmap = linemap.load(
@@ -363,6 +398,19 @@ def _run(args: argparse.Namespace) -> int:
         lines = covmap["files"].get(m.path, {})
         selected = linemap.select(m, lines, unseen[Path(m.path)])
         rows.append(Row(m, linemap.order(selected - flaky, durations), equivalents.get(m.key)))
+    _same_programs(rows, classes, durations)
+    if inc is not None and inc.survivors:
+        stands = 0
+        for row in rows:
+            was = inc.still_survives(row.mutant.key, {_test_file(t) for t in row.tests})
+            if was is not None and row.mutant.key not in carried:
+                carried[row.mutant.key] = was
+                stands += 1
+        print(
+            f"--incremental: {stands} of {len(inc.survivors)} survivors carried (no changed "
+            f"test file is selected for them: {', '.join(sorted(inc.changed_tests))})",
+            flush=True,
+        )
     # Pre-import what the suite imports, the project's own modules last and from the real
     # tree; a slow-path child imports again only what the mutant can reach (preload.py).
     sys.path.insert(0, str(source_root))
@@ -370,7 +418,10 @@ def _run(args: argparse.Namespace) -> int:
     sys.path.insert(1, str(root))
     project = frozenset(covmap["project_modules"])
     loaded, failed = preload.preload([*covmap["preload"], *covmap["project_modules"]])
-    graph = preload.ImportGraph(source_root)
+    import_lines = covmap.get("import_lines", {})
+    graph = preload.ImportGraph(
+        source_root, lambda p: import_lines.get(p.resolve().relative_to(root).as_posix())
+    )
     purges: dict[Path, frozenset[str]] = {}
     for path in sources:
         name = preload.module_name(source_root, root / path)
@@ -390,7 +441,11 @@ def _run(args: argparse.Namespace) -> int:
             row.status = execute.NO_TESTS
         elif row.equivalent is not None and not args.check_equivalents:
             row.status = "equivalent"
+        elif row.mutant.key in classes.identical:
+            row.status = "equivalent"  # --check-equivalents too: it is the same program
     runnable = [r for r in rows if not r.status]
+    followers = _one_per_program(runnable, classes)
+    runnable = [r for r in runnable if r.same_as is None]
     if earlier:
         print(
             f"--rerun: {sum(r.mutant.key in earlier for r in rows)} mutants killed in "
@@ -401,6 +456,10 @@ def _run(args: argparse.Namespace) -> int:
     slow_reasons = _plan_patches(runnable, sources, root, source_root, covmap, args.slow_only)
     fast = [r for r in runnable if r.patch is not None]
     slow = [r for r in runnable if r.patch is None]
+    for r in fast:
+        r.path = "fast"
+    for r in slow:
+        r.path = "slow"
     if args.fast_only:
         for r in slow:
             r.status = NOT_RUN
@@ -413,10 +472,25 @@ def _run(args: argparse.Namespace) -> int:
     )
     if args.fast_only:
         slow = []
+    args.planned = {"fast": len(fast), "slow": len(slow)}
+    if args.sample:
+        # Every K-th mutant of each path, in source order: a measured rate, the rest counted
+        # as not judged (and the run reported as partial), never as killed or survived.
+        fast, slow = fast[:: args.sample], slow[:: args.sample]
+        chosen = {id(r) for r in (*fast, *slow)}
+        for r in runnable:
+            if id(r) not in chosen and not r.status:
+                r.status = NOT_RUN
+        print(
+            f"--sample {args.sample}: judging {len(fast)} of the {args.planned['fast']} "
+            f"fast-path and {len(slow)} of the {args.planned['slow']} slow-path mutants",
+            flush=True,
+        )
 
     by_key = {r.mutant.key: r for r in rows}
     learner = Learner(durations)
-    report = _progress(len(runnable))
+    learner.scopes = {r.mutant.key: r.mutant.scope for r in rows}
+    report = _progress(len(fast) + len(slow))
 
     def record(job: execute.Job, outcome: execute.Outcome) -> None:
         row = by_key[job.ident]
@@ -428,23 +502,42 @@ def _run(args: argparse.Namespace) -> int:
         record(job, outcome)
         report(job, outcome)
         if outcome.killer is not None and outcome.status in execute.KILLED_STATES:
-            learner.killed(job.path.as_posix(), outcome.killer)
+            learner.killed(job.path.as_posix(), outcome.killer, job.ident)
 
-    ctx = _Context(sources, durations, purges, project)
-    times = {"coverage": covmap_s, "mutants": 0.0, "widened": 0.0, "killers": 0.0, "host": 0.0}
+    ctx = judging.Context(sources, durations, purges, project)
+    times.update(coverage=covmap_s, mutants=0.0, widened=0.0, killers=0.0, host=0.0)
+    if args.plan:
+        scores.print_plan(rows, durations, times)
+        return 0
 
     def phase(ws: execute.Workspace, rows_now: list[Row]) -> None:
         """Mutants, survivors widened (--widen), killers re-checked: all in one harness."""
         t0 = time.monotonic()
-        _smoke(ws, rows_now, ctx)
-        execute.run_jobs(ws, ctx.jobs(rows_now), both, learner.stages)
-        times["mutants"] += time.monotonic() - t0
+        label = f"mutants_{rows_now[0].path}"
+        try:
+            broken_here = judging.smoke(ws, rows_now, ctx)
+            if broken_here:
+                print(
+                    "fail on the unmutated code in the harness, so they judge no mutant: "
+                    + ", ".join(sorted(broken_here)),
+                    flush=True,
+                )
+                for row in rows_now:
+                    row.tests = [t for t in row.tests if t not in broken_here]
+                    if not row.tests:
+                        row.status, row.killer = execute.ERROR, None  # reported, exit 1
+                rows_now = [r for r in rows_now if r.tests]
+            execute.run_jobs(ws, ctx.jobs(rows_now), both, learner.stages)
+        finally:  # interrupted too: the rate of what was judged is still measured
+            took = time.monotonic() - t0
+            times["mutants"] += took
+            times[label] = times.get(label, 0.0) + took
         if args.widen:
             t0 = time.monotonic()
-            _widen(ws, rows_now, covmap, flaky, ctx, record, learner)
+            judging.widen(ws, rows_now, covmap, flaky, ctx, record, learner.stages)
             times["widened"] += time.monotonic() - t0
         broken: set[str] = set()
-        times["killers"] += _verify_killers(ws, rows_now, ctx, broken)
+        times["killers"] += judging.verify_killers(ws, rows_now, ctx, broken)
         # A test that fails unmutated in the harness (it depends on where the source
         # lives, say) stopped its mutants before the tests that could judge them: judge
         # those once more without it; one left with no test stays a harness error.
@@ -461,7 +554,7 @@ def _run(args: argparse.Namespace) -> int:
             t0 = time.monotonic()
             execute.run_jobs(ws, ctx.jobs(again), record, learner.stages)
             times["mutants"] += time.monotonic() - t0
-            times["killers"] += _verify_killers(ws, again, ctx, broken)
+            times["killers"] += judging.verify_killers(ws, again, ctx, broken)
 
     with tempfile.TemporaryDirectory(prefix="contend-mutation-") as scratch:
         ws = execute.Workspace(root, source_root, Path(scratch))
@@ -481,10 +574,56 @@ def _run(args: argparse.Namespace) -> int:
                     row.status = NOT_RUN
             print("\ninterrupted: the report below covers the mutants judged so far", flush=True)
             args.interrupted = True
+    for key, others in followers.items():
+        judged = by_key[key]
+        for row in others:
+            row.status, row.killer = judged.status or NOT_RUN, judged.killer
 
     total_s = time.monotonic() - started
     args.sources = {path.as_posix(): _digest(text) for path, text in sources.items()}
-    return _print_report(rows, equivalents, targets, total_s, times, out, args)
+    stale = (
+        []
+        if args.operators or args.since
+        else stale_equivalents(equivalents, [r.mutant for r in rows], targets)
+    )
+    return scores.print_report(rows, stale, total_s, times, out, args)
+
+
+def _same_programs(rows: Sequence[Row], classes: bytecode.Classes, durations: Any) -> None:
+    """Mutants with the same bytecode are one program: one selection (the union of theirs),
+    and an entry of the equivalent list for one stands for all."""
+    by_key = {r.mutant.key: r for r in rows}
+    shared = bytecode.shared_tests(classes, {r.mutant.key: r.tests for r in rows})
+    for row in rows:
+        if row.mutant.key in shared:
+            row.tests = linemap.order(shared[row.mutant.key], durations)
+        if row.mutant.key in classes.identical and row.equivalent is None:
+            row.equivalent = bytecode.SAME_AS_ORIGINAL
+    for first, others in classes.groups().items():
+        members = [by_key[k] for k in (first, *others) if k in by_key]
+        listed = next((m for m in members if m.equivalent is not None), None)
+        if listed is None:
+            continue
+        for m in members:
+            if m.equivalent is None:
+                m.equivalent = (
+                    f"the same bytecode as {listed.mutant.key}, listed equivalent: "
+                    f"{listed.equivalent}"
+                )
+
+
+def _one_per_program(runnable: Sequence[Row], classes: bytecode.Classes) -> dict[str, list[Row]]:
+    """Of the mutants to judge that are one program, the first is judged; the others are
+    marked `same_as` it and get its outcome afterwards. Returns judged key → the others."""
+    first_of: dict[str, Row] = {}
+    followers: dict[str, list[Row]] = defaultdict(list)
+    for row in runnable:
+        program = classes.same_as.get(row.mutant.key, row.mutant.key)
+        judged = first_of.setdefault(program, row)
+        if judged is not row:
+            row.same_as = judged.mutant.key
+            followers[judged.mutant.key].append(row)
+    return followers
 
 
 def _unseen_tests(
@@ -555,9 +694,10 @@ def _fast_phase(
         ws.child = functools.partial(host.fast_child, h)
         phase(ws, fast)
 
-    t0, before = time.monotonic(), sum(times.values())
+    phases = ("mutants", "widened", "killers")  # what `phase` adds to; the rest is the host's
+    t0, before = time.monotonic(), sum(times[k] for k in phases)
     host.serve(ws, test_files, host.Host(work, filenames))
-    times["host"] = time.monotonic() - t0 - (sum(times.values()) - before)
+    times["host"] = time.monotonic() - t0 - (sum(times[k] for k in phases) - before)
 
 
 def _plan_patches(
@@ -643,258 +783,6 @@ def touches(mutant: Mutant, source: str, changed: set[int] | None) -> bool:
         return True
     last = source.count("\n", 0, mutant.span[1]) + 1
     return any(line in changed for line in range(mutant.line, last + 1))
-
-
-@dataclass(slots=True)
-class _Context:
-    sources: dict[Path, str]
-    durations: dict[str, float]
-    purges: dict[Path, frozenset[str]]
-    project: frozenset[str]
-
-    def jobs(self, rows: Sequence[Row]) -> list[execute.Job]:
-        return [
-            execute.Job(
-                ident=row.mutant.key,
-                path=Path(row.mutant.path),
-                text=row.mutant.apply(self.sources[Path(row.mutant.path)]),
-                tests=row.tests,
-                durations=self.durations,
-                purge=self.purges[Path(row.mutant.path)],
-                project=self.project,
-                patch=row.patch,
-            )
-            for row in rows
-        ]
-
-    def unmutated(self, ident: str, path: Path, tests: list[str]) -> execute.Job:
-        return execute.Job(
-            ident,
-            path,
-            self.sources[path],
-            linemap.order(tests, self.durations),
-            self.durations,
-            self.purges[path],
-            self.project,
-            stop_first=False,
-        )
-
-
-def _widen(
-    ws: execute.Workspace,
-    rows: Sequence[Row],
-    covmap: dict[str, Any],
-    flaky: set[str],
-    ctx: _Context,
-    record: Any,
-    learner: Learner,
-) -> None:
-    """Each survivor once more against every test that ran any line of its file."""
-    wider = []
-    for row in rows:
-        if row.status in (execute.SURVIVED, execute.NO_TESTS) and row.equivalent is None:
-            in_file = linemap.file_tests(covmap["files"].get(row.mutant.path, {}))
-            everything = linemap.order(in_file - flaky, ctx.durations)
-            if set(everything) - set(row.tests):
-                row.tests, row.widened = everything, True
-                wider.append(row)
-    if wider:
-        print(f"re-running {len(wider)} survivor(s) against every test of their file", flush=True)
-        execute.run_jobs(ws, ctx.jobs(wider), record, learner.stages)
-
-
-def _verify_killers(
-    ws: execute.Workspace, rows: Sequence[Row], ctx: _Context, broken: set[str]
-) -> float:
-    """Every test that killed a mutant must pass on the unmutated code in the same
-    harness; one that does not (it fails here for another reason) killed nothing — its
-    mutants become harness errors instead of kills, and it is added to `broken`."""
-    started = time.monotonic()
-    by_file: dict[Path, set[str]] = defaultdict(set)
-    for row in rows:
-        if row.status == execute.KILLED and row.killer and "::" in row.killer:
-            by_file[Path(row.mutant.path)].add(row.killer)
-    jobs = [
-        ctx.unmutated(f"unmutated {path}", path, sorted(tests))
-        for path, tests in sorted(by_file.items())
-    ]
-    bad: dict[Path, set[str]] = {}
-
-    def note(job: execute.Job, outcome: execute.Outcome) -> None:
-        if outcome.status != execute.SURVIVED:
-            bad[job.path] = set(outcome.failures) or set(job.tests)
-
-    if jobs:
-        print(
-            f"re-checking {sum(len(j.tests) for j in jobs)} killing test(s) unmutated", flush=True
-        )
-        execute.run_jobs(ws, jobs, note)
-    for row in rows:
-        failing = bad.get(Path(row.mutant.path), set())
-        if row.status == execute.KILLED and row.killer in failing:
-            row.status = execute.ERROR
-            broken.add(row.killer)
-            print(f"  {row.killer} fails unmutated too: {row.mutant.key} not judged", flush=True)
-    return time.monotonic() - started
-
-
-def _smoke(ws: execute.Workspace, rows: Sequence[Row], ctx: _Context) -> None:
-    """The unmutated code must pass in the harness, or no result means anything."""
-    sample = sorted(
-        {t for r in rows for t in r.tests[:3]}, key=lambda t: ctx.durations.get(t, 0.0)
-    )[:30]
-    if not sample:
-        return
-    job = ctx.unmutated("unmutated", Path(rows[0].mutant.path), sample)
-    job.stop_first = True
-    outcomes = execute.run_jobs(ws, [job], lambda j, o: None)
-    if outcomes[0].status != execute.SURVIVED:
-        raise UsageError(
-            f"the unmutated code does not pass in the harness ({outcomes[0].status}: "
-            f"{outcomes[0].killer} {outcomes[0].detail})"
-        )
-
-
-def _print_report(
-    rows: Sequence[Row],
-    equivalents: dict[str, str],
-    targets: Sequence[Target],
-    total_s: float,
-    times: dict[str, float],
-    out: Path,
-    args: argparse.Namespace,
-) -> int:
-    per_file: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    problems: list[str] = []
-    not_run = [r for r in rows if r.status == NOT_RUN]
-    for row in rows:
-        if row.status == NOT_RUN:
-            continue  # neither killed nor survived: counted apart, below the table
-        counts = per_file[row.mutant.path]
-        counts["mutants"] += 1
-        killed = row.status in execute.KILLED_STATES
-        if row.equivalent is not None and not killed:
-            counts["equivalent"] += 1
-            continue
-        if row.equivalent is not None:
-            problems.append(f"listed as equivalent but killed by {row.killer}: {row.mutant.key}")
-        counts[
-            "killed" if killed else ("error" if row.status == execute.ERROR else "survived")
-        ] += 1
-        if row.status == execute.NO_TESTS:
-            counts["uncovered"] += 1  # a survivor too: no test could kill it
-        if row.status == execute.ERROR:
-            problems.append(f"harness error: {row.mutant.key}")
-    if not args.operators and not args.since:
-        generated = [r.mutant for r in rows]
-        for key in stale_equivalents(equivalents, generated, targets):
-            problems.append(f"equivalent list entry matches no mutant: {key}")
-
-    print()
-    header = (
-        f"{'file':<46} {'mutants':>7} {'killed':>6} {'non-eq':>6} {'equiv':>5} "
-        f"{'surv':>4} {'uncov':>5} {'score':>7}"
-    )
-    print(header)
-    print("-" * len(header))
-    totals: dict[str, int] = defaultdict(int)
-    for file in sorted(per_file):
-        c = per_file[file]
-        for k, v in c.items():
-            totals[k] += v
-        print(_line(file, c))
-    print("-" * len(header))
-    packages = _by_package(per_file)
-    if len(packages) > 1:
-        for package in sorted(packages):
-            print(_line(package + "/", packages[package]))
-        print("-" * len(header))
-    print(_line("total", totals))
-
-    if not_run:
-        why = "interrupted" if args.interrupted else "--fast-only"
-        print(f"\nnot judged ({why}): {len(not_run)} mutants, in no figure above")
-        problems.append(f"{len(not_run)} mutants not judged ({why}): a partial run")
-        if args.interrupted:
-            problems.append("killing tests not re-checked on the unmutated code (interrupted)")
-    survivors = [
-        r
-        for r in rows
-        if r.status not in execute.KILLED_STATES and r.equivalent is None and r.status != NOT_RUN
-    ]
-    if survivors:
-        print(f"\nsurviving mutants ({len(survivors)}):")
-        for r in sorted(survivors, key=lambda r: (r.mutant.path, r.mutant.line)):
-            note = " (not covered: no test runs this line)" if r.status == execute.NO_TESTS else ""
-            if r.status == execute.ERROR:
-                note = " (harness error)"
-            print(f"  {r.mutant.path}:{r.mutant.line}  {r.mutant.key.split('::', 1)[1]}{note}")
-    widened_kills = [r for r in rows if r.widened and r.status in execute.KILLED_STATES]
-    if widened_kills:
-        print(f"\nkilled only by the wider re-run ({len(widened_kills)}): the line map missed them")
-        for r in widened_kills:
-            print(
-                f"  {r.mutant.path}:{r.mutant.line}  {r.mutant.key.split('::', 1)[1]} by {r.killer}"
-            )
-    for p in problems:
-        print(f"problem: {p}")
-    carried = sum(r.carried for r in rows)
-    judged = sum(r.seconds > 0 for r in rows)  # carried, listed and uncovered take none
-    if carried:
-        print(f"\ncarried from {args.incremental}, not judged again: {carried} mutants")
-    rate = f", {60.0 * judged / times['mutants']:.0f} a minute" if times["mutants"] else ""
-    print(f"judged in this run: {judged} mutants{rate}")
-    print(
-        f"\nrun time {total_s:.0f} s (coverage map {times['coverage']:.0f} s, mutants "
-        f"{times['mutants']:.0f} s, collecting for the fast path {times['host']:.0f} s, "
-        f"survivor re-run {times['widened']:.0f} s, killers re-checked "
-        f"{times['killers']:.0f} s) on {args.jobs} worker(s)"
-    )
-    print("command: .venv/bin/python bench/mutation/run.py " + " ".join(sys.argv[1:]))
-
-    out.mkdir(parents=True, exist_ok=True)
-    results = {
-        "files": {f: dict(c) for f, c in per_file.items()},
-        "packages": {p: dict(c) for p, c in _by_package(per_file).items()},
-        "sources": args.sources,
-        "test_files": args.test_digests,
-        "seconds": round(total_s, 1),
-        "mutants": [
-            {
-                "key": r.mutant.key,
-                "line": r.mutant.line,
-                "status": r.status,
-                "equivalent": r.equivalent,
-                "killer": r.killer,
-                "tests": len(r.tests),
-                "widened": r.widened,
-                "carried": r.carried,
-                "seconds": round(r.seconds, 2),
-            }
-            for r in rows
-        ],
-        "problems": problems,
-    }
-    (out / "results.json").write_text(json.dumps(results, indent=1))
-    return 1 if problems else 0
-
-
-def _by_package(per_file: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    """The counts summed per directory (the package): the targets are set per package."""
-    packages: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for file, counts in per_file.items():
-        for k, v in counts.items():
-            packages[file.rsplit("/", 1)[0]][k] += v
-    return packages
-
-
-def _line(name: str, c: dict[str, int]) -> str:
-    non_eq = c["mutants"] - c["equivalent"]
-    score = f"{100.0 * c['killed'] / non_eq:.1f}%" if non_eq else "-"
-    return (
-        f"{name:<46} {c['mutants']:>7} {c['killed']:>6} {non_eq:>6} {c['equivalent']:>5} "
-        f"{c['survived'] + c['error']:>4} {c['uncovered']:>5} {score:>7}"
-    )
 
 
 if __name__ == "__main__":

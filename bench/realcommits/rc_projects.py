@@ -3,7 +3,7 @@
 Owns the project tables and the paths every script shares (manifest, labels, data dir,
 mirrors), per *set*. Pure data; no git, no I/O beyond computing paths.
 
-Four sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
+Five sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
 
 - `main` — the set the critics are tuned against (`manifest.jsonl`, `labels/`, `data/`);
 - `holdout` — other projects, kept away from that tuning, so the figures of the main set
@@ -17,7 +17,11 @@ Four sets, chosen, built, run and labelled by the same scripts (`--set`, default
 - `holdout3` — a third fresh holdout, built and labelled while the critics were being
   changed in general (not tuned to it), as the honest test of that change
   (`manifest-holdout3.jsonl`, `labels-holdout3/`, `data-holdout3/`). Its projects are in
-  none of the sets above nor the independent check.
+  none of the sets above nor the independent check;
+- `holdout4` — a fourth fresh holdout, built and labelled at a fixed main before a change
+  of which findings block landed, by someone who did not see that change, as the check
+  that it generalises (`manifest-holdout4.jsonl`, `labels-holdout4/`, `data-holdout4/`).
+  Its projects are in none of the sets above nor the independent check.
 
 `head` pins the history a project's commits are chosen from: selection only walks commits
 reachable from it, so re-running `selection.py` on a mirror that has moved on picks the
@@ -262,6 +266,47 @@ HOLDOUT3_PROJECTS: tuple[Project, ...] = (
 )
 
 
+HOLDOUT4_PROJECTS: tuple[Project, ...] = (
+    # Python — in no other set and not the independent check.
+    Project(
+        "flake8", "python", "github:PyCQA/flake8", "48f2ca8bf7c15a2b8ff8be9463182e1e7c5e0c48", 15
+    ),
+    Project(
+        "typer", "python", "github:tiangolo/typer", "233009a37d35249c1e430ee1db11ed9c06a9dcc3", 15
+    ),
+    Project(
+        "anyio", "python", "github:agronholm/anyio", "660a06d548ca72759e9d89ed722dd1ad5227afe4", 15
+    ),
+    Project(
+        "pluggy",
+        "python",
+        "github:pytest-dev/pluggy",
+        "e382e72789f8d791991c489d4322aa04e660b952",
+        15,
+    ),
+    Project(
+        "isort", "python", "github:PyCQA/isort", "0cba6f6111a07cc05b167008dda0727ecca907c5", 15
+    ),
+    # JavaScript / TypeScript — likewise.
+    Project(
+        "apollo-client",
+        "js",
+        "github:apollographql/apollo-client",
+        "54084bc22e92651cf153d03d0370b8dff3d1163f",
+        13,
+    ),
+    Project("vite", "js", "github:vitejs/vite", "a98c8d95d552c6fa98ab66fb810f5b39ad5abf49", 13),
+    Project("vue-core", "js", "github:vuejs/core", "e2bede96134f757aad5c5b33ac9be055022dbfc8", 13),
+    Project(
+        "node-fetch",
+        "js",
+        "github:node-fetch/node-fetch",
+        "8b3320d2a7c07bce4afc6b2bf6c3bbddda85b01f",
+        13,
+    ),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class BenchSet:
     """One set of commits: its projects and where its manifest, labels and bundles live."""
@@ -296,6 +341,13 @@ SETS: dict[str, BenchSet] = {
         HERE / "labels-holdout3",
         HERE / "data-holdout3",
     ),
+    "holdout4": BenchSet(
+        "holdout4",
+        HOLDOUT4_PROJECTS,
+        HERE / "manifest-holdout4.jsonl",
+        HERE / "labels-holdout4",
+        HERE / "data-holdout4",
+    ),
 }
 
 
@@ -317,9 +369,9 @@ def project(name: str) -> Project:
 
 def data_dir(override: str | None = None, default: Path = DEFAULT_DATA_DIR) -> Path:
     """Where the bundles live: --data, else $REALCOMMITS_DATA, else the set's default
-    (bench/realcommits/data, data-holdout, data-holdout2 or data-holdout3). Project names
-    differ between the sets, so one directory given by --data or the variable can hold the
-    bundles of all."""
+    (bench/realcommits/data, data-holdout, data-holdout2, data-holdout3 or data-holdout4).
+    Project names differ between the sets, so one directory given by --data or the variable
+    can hold the bundles of all."""
     chosen = override or os.environ.get("REALCOMMITS_DATA")
     return Path(chosen) if chosen else default
 
