@@ -121,12 +121,13 @@ def score(kind: str, name: str, src: Source, edit: Edit) -> Result | None:
         return None
     changes = [change_from_texts(src.path, src.text, None if edit.deleted else edit.new_text)]
     changes += [change_from_texts(path, old, new) for path, old, new in edit.extra]
-    result = run_static(changes)
+    # Each rule's own severity (`static.blocking = "rule"`): both blocking columns from one run.
+    result = run_static(changes, blocking="rule")
     findings = [f for f in result.findings if not f.waived]
     shown = [f"{f.path.rsplit('/', 1)[-1]}:{f.rule}@{f.start_line}" for f in findings]
     blockers = [f for f in findings if f.severity is not Severity.MINOR]
     # The earned policy only ever lowers a finding of a rule it does not let block to minor,
-    # so this is exact whether or not the policy is in force.
+    # so this is exact from the findings at their "rule" severity.
     earners = [f for f in blockers if may_block(f.rule)]
     if kind == "benign":
         return Result(kind, name, src.path, bool(findings), shown, bool(blockers), bool(earners))
@@ -218,8 +219,8 @@ def _report(results: list[Result], broken: Counter[str], show: int) -> None:
         f"{'false alarms: benign controls':<34} {len(benign):>4} "
         f"{rate:>6.1f}% ({alarms}/{len(benign)})"
     )
-    print("\ncounting only blocking (critical / major) findings: as reported | under the earned")
-    print("blocking policy (calibration.POLICY)")
+    print('\ncounting only blocking (critical / major) findings: static.blocking = "rule" |')
+    print('"earned" (the default, calibration.POLICY)')
     for kind in (*TOPICS, "benign"):
         items = by_kind[kind]
         name = "false alarms: benign controls" if kind == "benign" else f"recall: {kind}"

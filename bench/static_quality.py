@@ -84,9 +84,9 @@ def touches(item: Item, start: int, end: int, tolerance: int = TOLERANCE) -> boo
 
 
 def _earns(finding: Finding) -> bool:
-    """Would the finding block under the earned policy (`calibration.POLICY`)? Exact whether
-    or not the policy is in force: it only ever lowers a finding of a rule it does not let
-    block to minor."""
+    """Would the finding block under the earned policy (`calibration.POLICY`)? Exact from a
+    finding at its `"rule"` severity: the policy only ever lowers a finding of a rule it does
+    not let block to minor."""
     return finding.severity is not Severity.MINOR and may_block(finding.rule)
 
 
@@ -95,7 +95,9 @@ def score_contend(item: Item) -> Outcome:
     started = time.perf_counter()
     try:
         changes, skipped = collect_changes(Path(item.repo), "HEAD~1", "HEAD")
-        result = run_static(changes, skipped=skipped)
+        # Each rule's own severity (`static.blocking = "rule"`), so that both blocking columns
+        # come from one run: the earned policy only lowers severities (`_earns`).
+        result = run_static(changes, skipped=skipped, blocking="rule")
     except Exception as exc:
         # One crashing item must not hide the other 500 results: it is scored as a miss
         # (or, on a control, as a false alarm), printed, and counted in the summary.
@@ -198,8 +200,8 @@ def print_tables(outcomes: list[Outcome]) -> None:
         cells = "  ".join(f"{rate(rows, tool):>17}" for tool in TOOLS)
         print(f"{name:26} {len(rows):>4}  {cells}")
 
-    print("\ncontend counting only blocking (critical / major) findings: as reported, and")
-    print("under the earned blocking policy (calibration.POLICY)")
+    print("\ncontend counting only blocking (critical / major) findings: under")
+    print('static.blocking = "rule", and under "earned" (the default, calibration.POLICY)')
     for name, rows in [
         *((label, by_label.get(label, [])) for label in TOPICS),
         ("benign false alarms", by_label.get("benign", [])),

@@ -22,6 +22,8 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("CONTEND_CONFIG_HOME", str(home / ".config" / "contend"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.delenv("CONTEND_STATE_DIR", raising=False)
+    # Which rule lets static findings block is each test's choice (`static_blocking_rule`).
+    monkeypatch.delenv("CONTEND_STATIC_BLOCKING", raising=False)
     # The ledger key and the anchors live under this HOME too (~/.config, ~/.local/state).
     for name in ("XDG_STATE_HOME", "CONTEND_KEY_FILE", "CONTEND_ANCHOR_DIR"):
         monkeypatch.delenv(name, raising=False)
@@ -36,6 +38,17 @@ def _isolate(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+
+
+@pytest.fixture
+def static_blocking_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Static findings block at each rule's own severity (`static.blocking = "rule"`), set the
+    way a user sets it: the environment variable (inherited by the `contend` subprocesses a
+    test starts). For tests whose point is how the engine or an integration handles a
+    *blocking* static finding: the change they plant — a broad `except Exception: return 0`
+    — is a `swallowing-handler`, which the default earned policy lists as `minor`
+    (docs/static-critics.md, "Calibration")."""
+    monkeypatch.setenv("CONTEND_STATIC_BLOCKING", "rule")
 
 
 @pytest.fixture

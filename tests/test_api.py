@@ -17,6 +17,13 @@ from contend.errors import UserError
 from contend.report.model import Report
 from review_helpers import git
 
+# These tests are about the Python API and its events, not about which static findings may block:
+# the change they plant as the one that fails (a broad `except Exception: return 0`) is a
+# `swallowing-handler`, which the default earned policy lists as minor. They let static findings
+# block at each rule's own severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 BEFORE = "def f(x):\n    return int(x)\n"
 FALLBACK = "def f(x):\n    try:\n        return int(x)\n    except Exception:\n        return 0\n"
 CLEAN = "def f(x):\n    return int(x)\n\n\ndef g(x):\n    return f(x) + 1\n"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,32 @@ def test_demo_runs_both_rounds_as_designed(
     assert "contention 1" in out
     assert "waived in code with a reason" in out
     assert "The demonstration ran as designed." in out
+
+
+def test_under_the_default_the_demo_fails_on_the_committed_key_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Under the earned blocking policy the key is the one blocker of round 1; the fallback,
+    # the removed guard and the weakened test are listed as minor disputes.
+    assert main(["demo", "--keep", str(tmp_path / "d"), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    first = json.loads(out[out.index("{") : out.index("\n[verdict ")])
+    assert first["verdict"] == "fail"
+    severities = {(d["topic"], d["severity"]) for d in first["disputes"]}
+    assert severities == {
+        ("secrets", "critical"),
+        ("silent-fallback", "minor"),
+        ("boundary-typing", "minor"),
+        ("test-weakening", "minor"),
+    }
+
+
+def test_the_demo_also_runs_as_designed_when_static_findings_block_by_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("CONTEND_STATIC_BLOCKING", "rule")
+    assert main(["demo", "--keep", str(tmp_path / "d")]) == 0
+    assert "The demonstration ran as designed." in capsys.readouterr().out
 
 
 def _entries() -> list[dict[str, object]]:

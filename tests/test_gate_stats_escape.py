@@ -14,6 +14,14 @@ from contend.ledger.index import INDEX_FILE
 from review_helpers import git, make_repo
 from web_helpers import rich_repo
 
+# These tests are about `contend gate`, `escape` and `stats` on a run with a blocking dispute, not
+# about which static findings may block: the change they plant as the one that fails (a broad
+# `except Exception: return 0`) is a `swallowing-handler`, which the default earned policy lists as
+# minor. They let static findings block at each rule's own severity, as a user can (`static.blocking
+# = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
 
 

@@ -30,6 +30,12 @@ from harness_helpers import (
 )
 from review_helpers import APP_BASE, git
 
+# These tests are about the harness's input, not about which static findings may block: the change
+# they plant as the one that fails (a broad `except Exception: return 0`) is a `swallowing-handler`,
+# which the default earned policy lists as minor. They let static findings block at each rule's own
+# severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
 
 def no_slice_branches(repo: Path) -> bool:
     return git(repo, "branch", "--list", "contend/run/*") == ""

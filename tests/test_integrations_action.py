@@ -20,6 +20,13 @@ import yaml
 from github_fake import FakeGitHub
 from review_helpers import git
 
+# These tests are about the GitHub Action, not about which static findings may block: the change
+# they plant as the one that fails (a broad `except Exception: return 0`) is a `swallowing-handler`,
+# which the default earned policy lists as minor. They let static findings block at each rule's own
+# severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = ROOT / "action.yml"
 WORKFLOW = ROOT / "examples" / "github" / "contend.yml"

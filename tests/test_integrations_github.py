@@ -23,6 +23,13 @@ from contend.report.model import Report
 from github_fake import FakeGitHub
 from review_helpers import git
 
+# These tests are about the GitHub surfaces, not about which static findings may block: the change
+# they plant as the one that fails (a broad `except Exception: return 0`) is a `swallowing-handler`,
+# which the default earned policy lists as minor. They let static findings block at each rule's own
+# severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 FALLBACK_BEFORE = "def f(x):\n    return int(x)\n"
 FALLBACK_AFTER = (
     "def f(x):\n    try:\n        return int(x)\n    except Exception:\n        return 0\n"

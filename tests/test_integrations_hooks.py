@@ -19,6 +19,13 @@ from fakes.cli_env import agent_bin
 from fakes.model_server import ANTHROPIC, FakeModelServer, Text, ToolUse, Turn
 from review_helpers import git
 
+# These tests are about the agents' stop hook, not about which static findings may block: the change
+# they plant as the one that fails (a broad `except Exception: return 0`) is a `swallowing-handler`,
+# which the default earned policy lists as minor. They let static findings block at each rule's own
+# severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 PY = sys.executable
 CLEAN = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(6))  # 24 lines
 FALLBACK = (

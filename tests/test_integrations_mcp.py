@@ -16,6 +16,13 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from review_helpers import git
 
+# These tests are about the MCP server, not about which static findings may block: the change they
+# plant as the one that fails (a broad `except Exception: return 0`) is a `swallowing-handler`,
+# which the default earned policy lists as minor. They let static findings block at each rule's own
+# severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 BEFORE = "def f(x):\n    return int(x)\n"
 FALLBACK = "def f(x):\n    try:\n        return int(x)\n    except Exception:\n        return 0\n"
 
@@ -39,6 +46,7 @@ def server_params(repo: Path) -> StdioServerParameters:
         "XDG_CONFIG_HOME",
         "CONTEND_CONFIG_HOME",
         "CONTEND_ALLOW_MODEL_REQUESTS",
+        "CONTEND_STATIC_BLOCKING",  # a test's choice of static blocking (conftest)
     )
     env = {k: os.environ[k] for k in keep if k in os.environ}
     env.update({k: v for k, v in os.environ.items() if k.startswith("GIT_")})

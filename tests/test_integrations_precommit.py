@@ -14,6 +14,13 @@ import yaml
 
 from review_helpers import git
 
+# These tests are about the pre-commit hook, not about which static findings may block: the change
+# they plant as the one that fails (a broad `except Exception: return 0`) is a `swallowing-handler`,
+# which the default earned policy lists as minor. They let static findings block at each rule's own
+# severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 BEFORE = "def f(x):\n    return int(x)\n"

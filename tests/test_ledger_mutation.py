@@ -24,6 +24,13 @@ from contend.ledger.store import HEAD_FILE, Ledger, read_head
 from contend.ledger.verify import verify
 from review_helpers import make_repo
 
+# These tests are about the ledger and the status index, not about which static findings may block:
+# the change they plant as the one that fails (a broad `except Exception: return 0`) is a
+# `swallowing-handler`, which the default earned policy lists as minor. They let static findings
+# block at each rule's own severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
 
 

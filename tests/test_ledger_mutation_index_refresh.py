@@ -20,6 +20,13 @@ from contend.ledger.slots import encode
 from contend.ledger.store import Ledger
 from review_helpers import make_repo
 
+# These tests are about the run index, not about which static findings may block: the change
+# they plant as the one that fails (a broad `except Exception: return None`) is a
+# `swallowing-handler`, which the default earned policy lists as minor. They let static findings
+# block at each rule's own severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
 
 RUN = "20261201-000001-aaaaaa"

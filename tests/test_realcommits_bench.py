@@ -195,9 +195,12 @@ def test_bundle_holds_only_touched_files_and_the_original_identity(fixture_bench
 
 
 def test_run_reviews_with_the_real_cli_and_matches_labels(fixture_bench) -> None:
+    # The runner's figures for a `fail` (verdict, exit code, a fail resting on a TRUE
+    # blocker) are checked on a blocking verdict; the fixture's deleted test blocks only
+    # under `static.blocking = "rule"`, which --blocking sets in the reviews' user config.
     fx = fixture_bench
     dump = Path(fx["tmp"]) / "dump"
-    code, doc, out = _run(fx, "--dump", str(dump))
+    code, doc, out = _run(fx, "--blocking", "rule", "--dump", str(dump))
     assert code == 0, out
     summary = doc["summary"]
     assert summary["reviewed"] == 1 and not summary["errors"]
@@ -238,7 +241,7 @@ def test_run_reviews_with_the_real_cli_and_matches_labels(fixture_bench) -> None
     )
     assert merged.returncode == 0, merged.stderr
 
-    code, doc, out = _run(fx)
+    code, doc, out = _run(fx, "--blocking", "rule")
     assert code == 0, out
     s = doc["summary"]
     n = len(commit["findings"])

@@ -24,6 +24,12 @@ from contend.cli.main import main
 from review_helpers import critic_turn, git, make_repo, objection, write_script
 from test_report_reading import FALLBACK, FALLBACK_BASE, ledger_events, review
 
+# These tests are about a person's decisions in the report, not about which static findings may
+# block: the change they plant as the one that fails (a broad `except Exception: return 0`) is a
+# `swallowing-handler`, which the default earned policy lists as minor. They let static findings
+# block at each rule's own severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
 
 @pytest.fixture
 def fallback_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -31,6 +31,13 @@ from contend.critics.static.base import (
 from contend.protocol.model import Severity
 from review_helpers import git, make_repo
 
+# These tests are about the report as a person reads it, not about which static findings may block:
+# the change they plant as the one that fails (a broad `except Exception: return 0`) is a
+# `swallowing-handler`, which the default earned policy lists as minor. They let static findings
+# block at each rule's own severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[1] / "schemas" / "report.v1.schema.json").read_text()
 )

@@ -20,6 +20,13 @@ from contend.review.respond import answer, answer_in_run
 from review_helpers import make_repo
 from test_report_reading import FALLBACK, FALLBACK_BASE
 
+# These tests are about how the review verdict follows the author's answers, not about which static
+# findings may block: the change they plant as the one that fails (a broad `except Exception: return
+# 0`) is a `swallowing-handler`, which the default earned policy lists as minor. They let static
+# findings block at each rule's own severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 TRIVIAL = 'trivial_diff_lines = 3\ncritics = ["static"]\n'
 HARMLESS = FALLBACK_BASE.replace('"amount must be text"', '"the amount must be text"')
 

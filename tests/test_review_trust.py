@@ -18,6 +18,13 @@ from contend.config import Settings
 from contend.critics.static import review_config
 from review_helpers import git, make_repo
 
+# These tests are about the trust boundary (the base's config governs the review), not about which
+# static findings may block: the change they plant as the one that fails (a broad `except Exception:
+# return 0`) is a `swallowing-handler`, which the default earned policy lists as minor. They let
+# static findings block at each rule's own severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 BASE = """\
 def parse_amount(raw):
     if not isinstance(raw, str):
@@ -161,6 +168,57 @@ def change_of(path: str, old: str | None, new: str | None, old_path: str | None 
 
 def rules_of(*changes: Any) -> list[tuple[str, str]]:
     return [(f.rule, f.path) for f in review_config.findings_of(changes)]
+
+
+def test_the_static_blocking_default_matches_the_settings_model() -> None:
+    assert Settings().static.blocking == review_config.DEFAULT_STATIC_BLOCKING
+
+
+def test_static_blocking_from_rule_to_earned_is_a_weakening_and_back_is_not() -> None:
+    rule, earned = {"static": {"blocking": "rule"}}, {"static": {"blocking": "earned"}}
+    assert review_config.weakenings(rule, earned) == ["static.blocking 'rule' → 'earned'"]
+    assert review_config.weakenings(earned, rule) == []
+    assert review_config.weakenings(rule, rule) == []
+
+
+def test_removing_a_rule_setting_falls_back_to_the_earned_default_a_weakening() -> None:
+    assert Settings().static.blocking == "earned"
+    rule = {"max_rounds": 3, "static": {"blocking": "rule"}}
+    expected = ["static.blocking 'rule' → 'earned'"]
+    assert review_config.weakenings(rule, {"max_rounds": 3}) == expected
+    assert review_config.weakenings(rule, {"max_rounds": 3, "static": {}}) == expected
+    assert review_config.weakenings({}, {"static": {"blocking": "earned"}}) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [
+        ("contend.toml", '[static]\nblocking = "rule"\n', '[static]\nblocking = "earned"\n'),
+        ("contend.toml", 'max_rounds = 3\n[static]\nblocking = "rule"\n', "max_rounds = 3\n"),
+        (
+            "pyproject.toml",
+            '[project]\nname = "x"\n[tool.contend.static]\nblocking = "rule"\n',
+            '[project]\nname = "x"\n[tool.contend.static]\nblocking = "earned"\n',
+        ),
+    ],
+)
+def test_a_change_that_lets_static_findings_block_less_is_a_major_finding(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    old: str,
+    new: str,
+) -> None:
+    repo = make_repo(
+        tmp_path, base={"app.py": BASE, name: old}, change={"app.py": HARMLESS, name: new}
+    )
+    monkeypatch.chdir(repo)
+    code, data, _ = review_json(capsys)
+    [finding] = config_findings(data)
+    assert finding["rule"] == review_config.RULE_WEAKENED and finding["severity"] == "major"
+    assert "static.blocking 'rule' → 'earned'" in finding["claim"]
+    assert code == 1 and data["verdict"] == "fail"
 
 
 def test_review_config_rule_on_deletions_renames_and_unrelated_edits() -> None:

@@ -1,19 +1,25 @@
 """The blocking policy (`contend.critics.static.calibration`): a static finding blocks only
 where its evidence is the defect itself or its rule's labelled record on real commits earns
-it; everything else is listed as minor. The table must agree with the label files. The
-policy is not yet in force (`ENFORCED`); the runner's path is tested with it switched on."""
+it; everything else is listed as minor. The table must agree with the label files. Which
+rule applies is the `static.blocking` setting ("earned": the policy; "rule": the previous
+demotion), passed to `calibrate` and `run_static`; the runner's path is tested under both."""
 
 from __future__ import annotations
 
 import dataclasses
 import sys
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
+from contend.config import Settings
+from contend.config.model import StaticBlocking
 from contend.critics.static import calibration
 from contend.critics.static.base import Finding, Topic
 from contend.critics.static.calibration import (
+    BLOCKING_CHOICES,
+    DEFAULT_BLOCKING,
     POLICY,
     TARGET,
     Policy,
@@ -125,61 +131,89 @@ def test_a_record_that_earns_blocking_keeps_the_rule_s_severity(
 # --- end to end, through the runner --------------------------------------------------------
 
 
-@pytest.fixture
-def enforced(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(calibration, "ENFORCED", True)
-
-
-def test_the_previous_rule_is_in_force_until_the_policy_is_switched_on() -> None:
-    assert calibration.ENFORCED is False
+def test_the_blocking_setting_chooses_the_rule() -> None:
     swallow = dataclasses.replace(_finding("swallowing-handler"), topic=Topic.SILENT_FALLBACK)
-    assert calibrate(swallow).severity is Severity.MAJOR  # would be minor under the policy
-    assert calibrate(_finding("assertion-removed")).severity is Severity.MINOR
-    assert earned_severity(swallow).severity is Severity.MINOR
+    assert calibrate(swallow, "rule").severity is Severity.MAJOR
+    assert calibrate(swallow, "earned").severity is Severity.MINOR
+    # Demoted under both: never TRUE as a blocker, in the previous rule's table too.
+    assert calibrate(_finding("assertion-removed"), "rule").severity is Severity.MINOR
+    assert calibrate(_finding("assertion-removed"), "earned").severity is Severity.MINOR
 
 
-@pytest.mark.usefixtures("enforced")
+def test_calibrate_without_a_choice_applies_the_settings_default() -> None:
+    assert Settings().static.blocking == DEFAULT_BLOCKING
+    swallow = dataclasses.replace(_finding("swallowing-handler"), topic=Topic.SILENT_FALLBACK)
+    assert calibrate(swallow) == calibrate(swallow, DEFAULT_BLOCKING)
+
+
+def test_the_settings_model_and_the_critics_name_the_same_choices() -> None:
+    assert BLOCKING_CHOICES == get_args(StaticBlocking) == ("earned", "rule")
+
+
+def test_an_unknown_blocking_rule_is_an_error_not_a_guess() -> None:
+    with pytest.raises(ValueError, match="unknown blocking rule 'strict'"):
+        calibrate(_finding("swallowing-handler"), "strict")  # type: ignore[arg-type]
+
+
 def test_a_provider_credential_still_blocks() -> None:
     key = "AKIA" + "Q7ZK3M9XW2RB5TLC"
     change = change_from_texts("pkg/settings.py", "X = 1\n", f'X = 1\nAWS_KEY = "{key}"\n')
-    found = [f for f in run_static([change], "static:secrets").findings]
+    found = [f for f in run_static([change], "static:secrets", blocking="earned").findings]
     assert [(f.rule, f.severity) for f in found] == [("aws-access-key-id", Severity.CRITICAL)]
 
 
-@pytest.mark.usefixtures("enforced")
 def test_a_generic_credential_is_listed_but_does_not_block() -> None:
     change = change_from_texts(
         "pkg/settings.py", "X = 1\n", 'X = 1\nDB_PASSWORD = "q7Zk3M9xW2rB5tLc8NvJ"\n'
     )
-    found = run_static([change], "static:secrets").findings
+    found = run_static([change], "static:secrets", blocking="earned").findings
     assert [(f.rule, f.severity) for f in found] == [("generic-credential", Severity.MINOR)]
 
 
-@pytest.mark.usefixtures("enforced")
 def test_a_swallow_around_a_write_is_listed_but_does_not_block() -> None:
     old = "def save(db, row):\n    db.insert(row)\n    db.commit()\n"
     new = (
         "def save(db, row):\n    try:\n        db.insert(row)\n        db.commit()\n"
         "    except Exception:\n        pass\n"
     )
-    findings = run_static([change_from_texts("pkg/store.py", old, new)]).findings
+    findings = run_static([change_from_texts("pkg/store.py", old, new)], blocking="earned").findings
     assert [f.severity for f in findings if f.rule == "swallowing-handler"] == [Severity.MINOR]
 
 
-@pytest.mark.usefixtures("enforced")
 def test_a_deleted_test_is_listed_but_does_not_block() -> None:
     old = (
         "def test_add():\n    assert add(1, 2) == 3\n\n\n"
         "def test_sub():\n    assert sub(3, 2) == 1\n"
     )
     new = "def test_add():\n    assert add(1, 2) == 3\n"
-    findings = run_static([change_from_texts("tests/test_ops.py", old, new)]).findings
+    findings = run_static(
+        [change_from_texts("tests/test_ops.py", old, new)], blocking="earned"
+    ).findings
     assert [f.severity for f in findings if f.rule == "test-deleted"] == [Severity.MINOR]
 
 
-@pytest.mark.usefixtures("enforced")
 def test_a_committed_only_still_blocks() -> None:
     old = "describe('math', () => {\n  it('adds', () => {\n    expect(1 + 1).toBe(2)\n  })\n})\n"
     new = old.replace("it('adds'", "it.only('adds'")
-    findings = run_static([change_from_texts("test/math.test.js", old, new)]).findings
+    findings = run_static(
+        [change_from_texts("test/math.test.js", old, new)], blocking="earned"
+    ).findings
     assert [(f.rule, f.severity) for f in findings] == [("js-test-only", Severity.MAJOR)]
+
+
+def test_under_the_rule_setting_a_swallow_around_a_write_blocks() -> None:
+    old = "def save(db, row):\n    db.insert(row)\n    db.commit()\n"
+    new = (
+        "def save(db, row):\n    try:\n        db.insert(row)\n        db.commit()\n"
+        "    except Exception:\n        pass\n"
+    )
+    findings = run_static([change_from_texts("pkg/store.py", old, new)], blocking="rule").findings
+    severities = [f.severity for f in findings if f.rule == "swallowing-handler"]
+    assert severities == [Severity.CRITICAL]
+
+
+def test_under_the_rule_setting_a_provider_credential_still_blocks() -> None:
+    key = "AKIA" + "Q7ZK3M9XW2RB5TLC"
+    change = change_from_texts("pkg/settings.py", "X = 1\n", f'X = 1\nAWS_KEY = "{key}"\n')
+    found = run_static([change], "static:secrets", blocking="rule").findings
+    assert [(f.rule, f.severity) for f in found] == [("aws-access-key-id", Severity.CRITICAL)]

@@ -4,7 +4,10 @@ removed — and a real addition or removal still changes the counts and is repor
 
 from __future__ import annotations
 
+import pytest
+
 from contend.critics.static.base import FileChange
+from contend.critics.static.calibration import Blocking
 from contend.critics.static.moved import MovedIndex, drop_moved
 from contend.critics.static.runner import run_static
 from contend.critics.static.testing import change_from_texts
@@ -297,24 +300,31 @@ def test_a_rule_never_true_when_it_blocked_reports_minor() -> None:
     assert removed and all(f.severity == "minor" for f in removed)
 
 
-def test_a_swallow_around_a_write_stays_critical() -> None:
+# Under `static.blocking = "rule"` (the previous demotion) a rule with a TRUE blocker keeps
+# its severity; under the default earned policy neither record earns blocking, so both are
+# listed as minor (docs/static-critics.md, "Calibration").
+@pytest.mark.parametrize(("blocking", "expected"), [("rule", "critical"), ("earned", "minor")])
+def test_a_swallow_around_a_write(blocking: Blocking, expected: str) -> None:
     old = "def save(db, row):\n    db.insert(row)\n    db.commit()\n"
     new = (
         "def save(db, row):\n    try:\n        db.insert(row)\n        db.commit()\n"
         "    except Exception:\n        pass\n"
     )
-    findings = run_static([change_from_texts("pkg/store.py", old, new)]).findings
-    assert [f.severity for f in findings if f.rule == "swallowing-handler"] == ["critical"]
+    findings = run_static([change_from_texts("pkg/store.py", old, new)], blocking=blocking)
+    assert [f.severity for f in findings.findings if f.rule == "swallowing-handler"] == [expected]
 
 
-def test_a_rule_with_a_true_blocker_keeps_blocking() -> None:
+@pytest.mark.parametrize(("blocking", "expected"), [("rule", "major"), ("earned", "minor")])
+def test_a_rule_with_a_true_blocker_keeps_blocking_only_under_rule(
+    blocking: Blocking, expected: str
+) -> None:
     old = (
         "def test_add():\n    assert add(1, 2) == 3\n\n\n"
         "def test_sub():\n    assert sub(3, 2) == 1\n"
     )
     new = "def test_add():\n    assert add(1, 2) == 3\n"
-    findings = run_static([change_from_texts("tests/test_ops.py", old, new)]).findings
-    assert [f.severity for f in findings if f.rule == "test-deleted"] == ["major"]
+    findings = run_static([change_from_texts("tests/test_ops.py", old, new)], blocking=blocking)
+    assert [f.severity for f in findings.findings if f.rule == "test-deleted"] == [expected]
 
 
 def test_ts_ignore_carried_by_a_js_to_ts_port_is_not_added() -> None:

@@ -203,7 +203,11 @@ def test_waiver_two_lines_above_does_not_apply() -> None:
 
 def test_waiver_without_reason_waives_nothing_and_is_a_finding() -> None:
     new = "x = BAD  # contend: allow silent-fallback\n"
-    result = run_static([change_from_texts("m.py", "", new)], critics=[py_critic()])
+    # The fake rule has no record in the earned policy; under "rule" it keeps its own
+    # severity, so the check is that the reasonless waiver left it unwaived and blocking.
+    result = run_static(
+        [change_from_texts("m.py", "", new)], critics=[py_critic()], blocking="rule"
+    )
     assert [(f.rule, f.waived, f.severity) for f in result.findings] == [
         ("fake-rule", False, Severity.MAJOR),
         ("waiver-without-reason", False, Severity.MINOR),

@@ -12,6 +12,13 @@ from contend.cli.main import main
 from contend.ledger.index import INDEX_FILE, recent, refresh, verdict_counts
 from review_helpers import git, make_repo
 
+# These tests are about `contend status` and its index, not about which static findings may block:
+# the change they plant as the one that fails (a broad `except Exception: return 0`) is a
+# `swallowing-handler`, which the default earned policy lists as minor. They let static findings
+# block at each rule's own severity, as a user can (`static.blocking = "rule"`).
+pytestmark = pytest.mark.usefixtures("static_blocking_rule")
+
+
 FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
 
 

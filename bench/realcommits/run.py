@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/realcommits/run.py [--set main|holdout] [--lang python|js|all]
         [--project P]... [--commit SHA]... [--jobs N] [--json FILE|-] [--show-unlabelled]
-        [--dump DIR] [--data DIR] [--labels DIR] [--keep DIR]
+        [--dump DIR] [--data DIR] [--labels DIR] [--keep DIR] [--blocking earned|rule]
 
 Unpacks the project bundles (built by build.py; see docs/real-commit-benchmark.md) into a
 temporary directory and reviews every chosen commit exactly as a user would, with the real
@@ -11,9 +11,10 @@ CLI in a subprocess:
     contend review --critic static --range <parent>..<commit> --new --format json --out DIR
 
 then reads DIR/report.json. Each worker (--jobs) has its own unpacked copy of a project,
-its own state directory, and an empty user configuration; CONTEND_* variables of the
-calling shell are not passed on. Time per commit is the subprocess's wall time — what a
-user waits — so take timing figures from --jobs 1 (2 cores are shared).
+its own state directory, and an empty user configuration (holding only `static.blocking`
+when --blocking is given); CONTEND_* variables of the calling shell are not passed on.
+Time per commit is the subprocess's wall time — what a user waits — so take timing figures
+from --jobs 1 (2 cores are shared).
 
 `--set holdout` runs the holdout set instead (manifest-holdout.jsonl, bundles in
 data-holdout/, labels in labels-holdout/; see rc_projects.py), printing the same figures.
@@ -417,6 +418,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--manifest", help=argparse.SUPPRESS)
     ap.add_argument("--keep", metavar="DIR", help="unpack and review here, and keep it")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    ap.add_argument(
+        "--blocking",
+        choices=["earned", "rule"],
+        help="static.blocking of the reviews, set in their user config (default: none set, "
+        "so contend's default applies)",
+    )
     args = ap.parse_args(argv)
     try:
         return _main(args)
@@ -457,6 +464,9 @@ def _main(args: argparse.Namespace) -> int:
     compile_contend()
     with workspace_dir(args.keep) as root:
         ws = Workspace(root, data, args.jobs)
+        if args.blocking:
+            # Set as a user would: the reviews' (otherwise empty) user configuration.
+            (ws.config_home / "config.toml").write_text(f'[static]\nblocking = "{args.blocking}"\n')
         results = run_all(ws, rows, contend, args.jobs, args.quiet)
         how = apply_labels(results, LabelIndex(labels))
         summary = summarize(results, labels)

@@ -1,11 +1,15 @@
 """`contend demo`: the protocol on a sample repository, offline, in two rounds.
 
-Builds a small repository in a temporary directory whose feature branch carries three
-planted defects an agent might leave behind (a silent fallback, a weakened test, a removed
-input guard), reviews it with the static critics, then edits it as an author would — fixes
-the fallback, waives the guard with a reason, leaves the weakened test — and reviews again.
-The second report shows a resolution by fix, a waiver (conceded with its reason), a
-survivor whose contention grew, and the verdict.
+Builds a small repository in a temporary directory whose feature branch carries four
+planted defects an agent might leave behind (a committed cloud access key, a silent
+fallback, a weakened test, a removed input guard), reviews it with the static critics, then
+edits it as an author would — removes the key, fixes the fallback, waives the guard with a
+reason, leaves the weakened test — and reviews again. Under the default earned blocking
+policy (docs/static-critics.md, "Calibration") the key is what fails round 1: its evidence
+is the defect itself; the other three are listed as minor disputes, since whether a
+fallback is deliberate or a test was weakened needs a person's judgement. The second
+report shows resolutions by fix, a waiver (conceded with its reason), a survivor whose
+contention grew, and the verdict (`conditional_pass`: the survivor is listed, not blocking).
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ from pathlib import Path
 from contend.config import Settings
 from contend.protocol.verdict import Verdict
 from contend.review.engine import ReviewRequest, ReviewResult, review
+
+# The agent pastes the gateway's access key id into the code (random characters in AWS's
+# own format, not a placeholder); built by concatenation so this file holds no key.
+GATEWAY_KEY_ID = "AKIA" + "W7QX2M4ZRKT3VHL5"
 
 BUDGET_BASE = '''\
 """Budget reconciliation between API keys and user accounts."""
@@ -47,16 +55,26 @@ def sync_budget(gateway, user_id, raw_delta):
     return {"user": user_id, "max_budget": new_max, "status": "verified"}
 '''
 
-BUDGET_AGENT = BUDGET_BASE.replace(
-    """    except TimeoutError as exc:
+BUDGET_AGENT = (
+    BUDGET_BASE.replace(
+        """class GatewayError(Exception):""",
+        f"""GATEWAY_ACCESS_KEY_ID = "{GATEWAY_KEY_ID}"
+
+
+class GatewayError(Exception):""",
+    )
+    .replace(
+        """    except TimeoutError as exc:
         raise GatewayError(f"spend of {user_id} is unavailable") from exc""",
-    """    except Exception:
+        """    except Exception:
         return {"spend": 0, "max_budget": 200}""",
-).replace(
-    """    if not isinstance(raw, (int, float)):
+    )
+    .replace(
+        """    if not isinstance(raw, (int, float)):
         raise TypeError(f"delta must be a number, got {type(raw).__name__}")
     return float(raw)""",
-    """    return float(raw)""",
+        """    return float(raw)""",
+    )
 )
 
 BUDGET_AUTHOR = BUDGET_BASE.replace(
@@ -146,7 +164,7 @@ def run_demo(
     show(rounds[-1].title, first)
     author_edits(repo)
     second = review(ReviewRequest(path=repo, base="main", command="contend demo"), settings)
-    rounds.append(DemoRound("Round 2: the author fixed one, waived one, left one", second))
+    rounds.append(DemoRound("Round 2: the author fixed two, waived one, left one", second))
     show(rounds[-1].title, second)
     return rounds, check_demo(first, second)
 
@@ -158,18 +176,19 @@ def check_demo(first: ReviewResult, second: ReviewResult) -> list[str]:
     r1 = json.loads(first.texts["json"])
     r2 = json.loads(second.texts["json"])
     topics1 = {d["topic"] for d in r1["disputes"]}
-    for topic in ("silent-fallback", "test-weakening", "boundary-typing"):
+    for topic in ("secrets", "silent-fallback", "test-weakening", "boundary-typing"):
         if topic not in topics1:
             problems.append(f"round 1 did not raise a {topic} objection")
     if first.outcome.verdict is not Verdict.FAIL:
         problems.append(f"round 1 verdict {first.outcome.verdict}, expected fail")
     resolved = [(d["topic"], d["status"]) for d in r2["resolved"]]
-    if ("silent-fallback", "fixed") not in resolved:
-        problems.append("round 2 did not resolve the silent fallback by fix")
+    for topic, what in (("secrets", "committed key"), ("silent-fallback", "silent fallback")):
+        if (topic, "fixed") not in resolved:
+            problems.append(f"round 2 did not resolve the {what} by fix")
     if [s for t, s in resolved if t == "boundary-typing"] != ["conceded"]:
         problems.append("round 2 did not record the waived guard as one conceded objection")
-    if r2["stats"]["attacks"] != 3:
-        problems.append(f"round 2 has {r2['stats']['attacks']} objections, expected the same 3")
+    if r2["stats"]["attacks"] != 4:
+        problems.append(f"round 2 has {r2['stats']['attacks']} objections, expected the same 4")
     survivors = [d for d in r2["disputes"] if d["topic"] == "test-weakening"]
     if not survivors or survivors[0]["contention"] < 1:
         problems.append("the weakened test did not survive with growing contention")

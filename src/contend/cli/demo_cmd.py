@@ -28,8 +28,8 @@ def demo(keep: Path | None, fmt: str) -> int:
     """Build a sample repository with planted defects and review it in two rounds.
 
     Round 1 reviews an agent's change with the static critics. Then the demo edits the
-    code as an author would — fixes one defect, waives one with a reason, leaves one —
-    and round 2 shows the resolution by fix, the waiver, a survivor whose contention
+    code as an author would — fixes two defects, waives one with a reason, leaves one —
+    and round 2 shows the resolutions by fix, the waiver, a survivor whose contention
     grew, and the verdict. Exits 0 when the demonstration ran as designed.
     """
     from contend.demo import run_demo

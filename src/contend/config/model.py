@@ -126,6 +126,20 @@ class VerifySettings(_Strict):
         return value
 
 
+# Which rule decides whether a static finding may block (critics/static/calibration.py
+# `Blocking`, kept in step by tests/test_static_calibration.py; named here so that config/
+# does not import critics/): "earned" — only rules whose evidence is the defect or whose
+# labelled record on real commits earns it; "rule" — each rule's own severity after the
+# previous demotion (fails more often).
+StaticBlocking = Literal["earned", "rule"]
+
+
+class StaticSettings(_Strict):
+    """`[static]`: how the offline static critics' findings are weighed."""
+
+    blocking: StaticBlocking = "earned"
+
+
 @dataclass(frozen=True, slots=True)
 class Origin:
     """Where the effective settings came from, set by the loader.
@@ -168,6 +182,7 @@ class Settings(_Strict):
     prices: dict[str, Price] = Field(default_factory=dict)
     providers: Providers = Field(default_factory=Providers)
     verify: VerifySettings = Field(default_factory=VerifySettings)
+    static: StaticSettings = Field(default_factory=StaticSettings)
 
     @field_validator("critics")
     @classmethod

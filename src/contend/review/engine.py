@@ -415,7 +415,9 @@ class _Session:
         # The test runner's config at the base says which files are tests (read at the base,
         # as contend's own config is: a change cannot redefine how it is reviewed).
         project_files = read_runner_config(self.root, self.target.base)
-        result = run_static(changes, topics, project_files=project_files)
+        result = run_static(
+            changes, topics, project_files=project_files, blocking=self.settings.static.blocking
+        )
         wall = time.perf_counter() - t0
         skipped_paths = {s.path for s in [*skipped, *result.skipped]}
         for s in result.skipped:

@@ -24,13 +24,14 @@ The records are recomputed from the label files by `bench/block_records.py`, and
 `tests/test_static_calibration.py` checks this table against them. Per rule, with the TRUE
 blockers that no longer block: docs/static-critics.md ("Calibration").
 
-Not yet in force: `ENFORCED` is False, and `calibrate` applies the previous rule
+Which of the two applies is the `static.blocking` setting, passed down by the caller (the
+review engine gives `run_static` the value of its settings; critics/ never reads config/):
+`"earned"` (the default) applies this policy; `"rule"` applies the previous rule
 (`LEGACY_DEMOTED`: a rule blocked three or more times and never TRUE on main, holdout and
-holdout2 reports `minor`). Under the policy, the broad `except Exception: return 0` that the
-demo, the hooks, the pre-commit and GitHub integrations and dozens of tests plant as
-"the change that fails" is a `swallowing-handler` (blocking record 0/5/29), so it lists but
-no longer fails; switching the policy on is a product decision that comes with updating
-them (docs/static-critics.md, "Calibration").
+holdout2 reports `minor`), for teams that prefer a static critic that fails more often.
+Under the policy the broad `except Exception: return 0` is a `swallowing-handler` (blocking
+record 0/5/29): it is listed, and the verdict is `conditional_pass` rather than `fail`
+(docs/static-critics.md, "Calibration").
 """
 
 from __future__ import annotations
@@ -38,9 +39,18 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
+from typing import Literal, get_args
 
 from contend.critics.static.base import Finding
 from contend.protocol.model import Severity
+
+# Which rule decides whether a static finding may block: `"earned"` (this module's policy)
+# or `"rule"` (each rule's own severity after the previous demotion). The settings model
+# (config/model.py) names the same values; tests/test_static_calibration.py keeps the two
+# in step, so that critics/ does not import config/.
+Blocking = Literal["earned", "rule"]
+BLOCKING_CHOICES: tuple[Blocking, ...] = get_args(Blocking)
+DEFAULT_BLOCKING: Blocking = "earned"
 
 # The share of blocking findings that must be TRUE (issues 8 and 17), and the one-sided 95%
 # normal quantile of the lower confidence bound a record must reach.
@@ -182,10 +192,7 @@ def earned_severity(finding: Finding) -> Finding:
     return dataclasses.replace(finding, severity=Severity.MINOR)
 
 
-# Whether the runner applies `POLICY` (True) or the previous rule, `LEGACY_DEMOTED` (False).
-ENFORCED = False
-
-# The previous rule, in force while ENFORCED is False: rule -> (its blocking record on main,
+# The previous rule, applied under `blocking="rule"`: rule -> (its blocking record on main,
 # holdout and holdout2, the severities it reports as minor). A rule blocked three or more
 # times and never TRUE there; bandit's rating was the only evidence of its two tests here.
 LEGACY_DEMOTED: Mapping[str, tuple[Record, frozenset[Severity]]] = {
@@ -208,6 +215,12 @@ def legacy_severity(finding: Finding) -> Finding:
     return dataclasses.replace(finding, severity=Severity.MINOR)
 
 
-def calibrate(finding: Finding) -> Finding:
-    """The finding at the severity the rule in force supports (the runner's one entry)."""
-    return earned_severity(finding) if ENFORCED else legacy_severity(finding)
+def calibrate(finding: Finding, blocking: Blocking = DEFAULT_BLOCKING) -> Finding:
+    """The finding at the severity the chosen rule supports (the runner's one entry):
+    `"earned"` the policy, `"rule"` the previous rule."""
+    if blocking == "earned":
+        return earned_severity(finding)
+    if blocking == "rule":
+        return legacy_severity(finding)
+    # A caller that bypassed the settings' validation: never guess which rule was meant.
+    raise ValueError(f"unknown blocking rule {blocking!r}; expected one of {BLOCKING_CHOICES}")

@@ -4,7 +4,9 @@ A review reads the project config (`contend.toml`, or `[tool.contend]` in the ro
 `pyproject.toml`) at its base revision, so a change that edits it is never applied to its
 own review. It is still shown: a change that would weaken later reviews once merged — fewer
 critics or gates, a higher `trivial_diff_lines`, a smaller `max_file_bytes`, fewer rounds,
-lower limits, another base — is a major finding; any other edit of the review's settings
+lower limits, another base, a static critic that blocks less (`static.blocking` from
+`"rule"` to `"earned"`, or a `"rule"` setting removed while the default is `"earned"`) — is
+a major finding; any other edit of the review's settings
 is minor. Pure: the old and new texts of the two files are all it reads.
 """
 
@@ -23,6 +25,7 @@ from contend.critics.static.base import (
     Topic,
     TopicCritic,
 )
+from contend.critics.static.calibration import DEFAULT_BLOCKING
 from contend.critics.static.catalogue import RuleInfo
 from contend.protocol.model import Severity
 
@@ -72,6 +75,10 @@ DEFAULTS: dict[str, Any] = {
     "invariants": ["INVARIANTS.md", "AGENTS.md", "CLAUDE.md"],
     "base": None,
 }
+# `static.blocking` (calibration.Blocking): how strictly each value lets static findings
+# block; a change to a less strict value is a weakening.
+DEFAULT_STATIC_BLOCKING = DEFAULT_BLOCKING
+_BLOCKING_STRICTNESS = {"earned": 0, "rule": 1}
 _LIMITS = ("max_run_tokens", "max_thread_tokens", "max_run_cost", "max_thread_cost")
 _ALL_STATIC = "static"
 
@@ -136,6 +143,9 @@ def weakenings(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
         before, after = old_limits.get(key), new_limits.get(key)
         if _lowered(_cap(before), _cap(after)):
             found.append(f"limits.{key} {_shown(before)} → {_shown(after)}")
+    before_b, after_b = _blocking(old), _blocking(new)
+    if _lowered(_strictness(before_b), _strictness(after_b)):
+        found.append(f"static.blocking {before_b!r} → {after_b!r}")
     if value(old, "base") != value(new, "base"):
         found.append(f"base {_shown(value(old, 'base'))} → {_shown(value(new, 'base'))}")
     return found
@@ -223,6 +233,15 @@ def _strings(value: object) -> list[str]:
 def _table(data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     table = data.get(key)
     return table if isinstance(table, dict) else {}
+
+
+def _blocking(data: Mapping[str, Any]) -> object:
+    """`static.blocking` as `data` sets it, else the default."""
+    return _table(data, "static").get("blocking", DEFAULT_STATIC_BLOCKING)
+
+
+def _strictness(blocking: object) -> int | None:
+    return _BLOCKING_STRICTNESS.get(blocking) if isinstance(blocking, str) else None
 
 
 def _number(value: object) -> float | None:

@@ -30,7 +30,7 @@ from contend.critics.static.base import (
     Topic,
     TopicCritic,
 )
-from contend.critics.static.calibration import calibrate
+from contend.critics.static.calibration import DEFAULT_BLOCKING, Blocking, calibrate
 from contend.critics.static.moved import drop_moved
 from contend.critics.static.registry import critics_for, parse_selection
 from contend.critics.static.waivers import apply_waivers
@@ -47,6 +47,7 @@ def run_static(
     skipped: Iterable[Skipped] = (),
     critics: Sequence[TopicCritic] | None = None,
     project_files: Mapping[str, str] | None = None,
+    blocking: Blocking = DEFAULT_BLOCKING,
 ) -> StaticResult:
     """Findings of the selected topics (a selection string like "static:secrets", topics, or
     None for all), sorted by (path, line, topic, rule), with waivers applied.
@@ -54,7 +55,8 @@ def run_static(
     `skipped` (e.g. from `collect_changes`) is carried into the result first; `critics`
     replaces the registry, for tests; `project_files`: the repository's root config files
     (name -> text, read at the review's base), passed to the critics that read them
-    (`ProjectAwareCritic`)."""
+    (`ProjectAwareCritic`); `blocking`: which rule decides the severity a finding may block
+    at (the `static.blocking` setting, `calibration.calibrate`)."""
     if isinstance(topics, str):
         topics = parse_selection(topics)
     if critics is None:
@@ -81,7 +83,7 @@ def run_static(
     # A construct that only moved (or is still there under another name) is not reported;
     # the test reads whole old and new code, so it runs before the evidence is capped.
     # Then each finding gets the severity its rule's record on real commits supports.
-    findings = [cap_evidence(calibrate(f)) for f in drop_moved(findings, changes)]
+    findings = [cap_evidence(calibrate(f, blocking)) for f in drop_moved(findings, changes)]
     waived = apply_waivers(findings, changes, selected)
     waived.sort(key=_finding_order)
     extra_skips.sort(key=lambda s: (s.path, s.topic or "", s.reason))
