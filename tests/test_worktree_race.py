@@ -171,3 +171,27 @@ def _collect(errors: list[BaseException], work: Callable[[], object]) -> None:
         work()
     except BaseException as exc:  # reported by the caller's assertion
         errors.append(exc)
+
+
+def test_a_slice_killed_during_its_checkout_is_discarded_on_resume(
+    repo: Path, tmp_path: Path
+) -> None:
+    # A SIGKILL while `git worktree add` checks out leaves the worktree locked
+    # "initializing"; git refuses `worktree remove --force` on a locked worktree, so the
+    # resumed batch errored on that slice (seen in test_run_cli's SIGKILL resume test).
+    base = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    path = tmp_path / "slices" / "s1"
+    gitops.create_slice(repo, "s1", base, path)
+    _git(repo, "worktree", "lock", "--reason", "initializing", str(path))
+    gitops.discard_unfinished(repo, "s1", path)
+    assert not path.exists()
+    assert not registered(repo, path)
+    branches = subprocess.run(
+        ["git", "-C", str(repo), "branch", "--list", "contend/run/s1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert branches == ""

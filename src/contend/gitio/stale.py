@@ -100,7 +100,7 @@ def _rescue_missing(root: Path, runs: Path, keep: set[str]) -> list[str]:
         if run in keep:
             continue
         where = f"missing stale worktree {path} (run {run})"
-        if worktree_locks(root).get(path) == _INTERRUPTED_CHECKOUT:
+        if worktree_locks(root).get(path) == INTERRUPTED_CHECKOUT:
             # A locked worktree is never pruned; this lock only marks a killed checkout.
             run_git(root, ["worktree", "unlock", path])
             messages.append(f"pruned {where}: its checkout was interrupted")
@@ -113,14 +113,15 @@ def _rescue_missing(root: Path, runs: Path, keep: set[str]) -> list[str]:
     return messages
 
 
-_INTERRUPTED_CHECKOUT = "initializing"
+# The lock reason git gives a worktree whose `git worktree add` has not finished.
+INTERRUPTED_CHECKOUT = "initializing"
 
 
 def _clean_one(root: Path, run: str, path: Path) -> str:
     where = f"stale worktree {path} (run {run})"
     if not registered(root, path):
         return _clean_unregistered(root, run, path, where)
-    if worktree_locks(root).get(os.path.realpath(path)) == _INTERRUPTED_CHECKOUT:
+    if worktree_locks(root).get(os.path.realpath(path)) == INTERRUPTED_CHECKOUT:
         # Twice --force: git refuses to remove a locked worktree otherwise.
         run_git(root, ["worktree", "remove", "--force", "--force", str(path)])
         return (

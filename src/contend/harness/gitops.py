@@ -17,6 +17,7 @@ from pathlib import Path
 from contend.errors import UserError
 from contend.gitio.git import DIFF, run_git
 from contend.gitio.snapshot import contend_env
+from contend.gitio.stale import INTERRUPTED_CHECKOUT, worktree_locks
 from contend.gitio.worktree_lock import worktree_git, worktree_lock
 
 BRANCH_PREFIX = "contend/run/"
@@ -155,7 +156,11 @@ def discard_unfinished(repo: Path, slice_id: str, path: Path) -> None:
     # `branch -D` reads every worktree's HEAD, so it is held under the lock as well.
     with worktree_lock(repo):
         if path.exists():
-            run_git(repo, ["worktree", "remove", "--force", str(path)])
+            # A kill during `git worktree add` leaves it locked "initializing": git removes a
+            # locked worktree only when --force is given twice.
+            interrupted = worktree_locks(repo).get(os.path.realpath(path)) == INTERRUPTED_CHECKOUT
+            force = ["--force", "--force"] if interrupted else ["--force"]
+            run_git(repo, ["worktree", "remove", *force, str(path)])
         run_git(repo, ["worktree", "prune"])
         branch = BRANCH_PREFIX + slice_id
         if run_git(repo, ["branch", "--list", branch]).strip():
