@@ -60,3 +60,22 @@ def test_importing_the_module_writes_nothing(tmp_path: Path) -> None:
     done = _python(tmp_path, "-c", code)
     assert (done.returncode, done.stdout, done.stderr) == (0, "imported\n", "")
     assert not out.exists()
+
+
+def test_without_out_it_writes_report_v1_schema_json_in_the_schemas_directory(
+    tmp_path: Path,
+) -> None:
+    """With no OUT the schema goes to `schemas/report.v1.schema.json` of the checkout: the
+    file name is checked with the directory pointed at tmp_path, so the published file is
+    never written by a test. In a subprocess, so the module's import-time lines are run
+    (and, for the mutation run's line map, credited) here."""
+    schemas = tmp_path / "schemas"
+    code = (
+        "import sys; from pathlib import Path; import contend.report.schema as s; "
+        f"s.SCHEMAS_DIR = Path({str(schemas)!r}); sys.exit(s.main([]))"
+    )
+    done = _python(tmp_path, "-c", code)
+    out = schemas / "report.v1.schema.json"
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{out}\n", "")
+    assert [p.name for p in schemas.iterdir()] == ["report.v1.schema.json"]
+    assert out.read_text(encoding="utf-8") == PUBLISHED.read_text(encoding="utf-8")
