@@ -30,6 +30,20 @@ pytestmark = pytest.mark.usefixtures("static_blocking_rule")
 FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
 
 
+def reviewed_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository whose uncommitted change adds a swallowing fallback, reviewed once from
+    inside it (verdict `fail`); its state directory."""
+    repo = make_repo(
+        tmp_path,
+        base={"m.py": "def f(g):\n    return g()\n"},
+        change={"m.py": FALLBACK},
+        commit_change=False,
+    )
+    monkeypatch.chdir(repo)
+    assert main(["review", "-q", "--format", "json"]) == 1
+    return repo / ".contend"
+
+
 def _meta(path: Path) -> str:
     with closing(sqlite3.connect(path)) as db:
         (value,) = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -97,15 +111,7 @@ def test_a_missing_state_directory_is_created_with_its_parents(tmp_path: Path) -
 def test_every_run_is_read_again_on_rebuild_and_when_min_families_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = make_repo(
-        tmp_path,
-        base={"m.py": "def f(g):\n    return g()\n"},
-        change={"m.py": FALLBACK},
-        commit_change=False,
-    )
-    monkeypatch.chdir(repo)
-    assert main(["review", "-q", "--format", "json"]) == 1
-    state = repo / ".contend"
+    state = reviewed_fallback(tmp_path, monkeypatch)
     reads = [
         refresh(state).reread,
         refresh(state).reread,  # unchanged: kept
@@ -122,15 +128,7 @@ def test_every_run_is_read_again_on_rebuild_and_when_min_families_changes(
 def test_a_tampered_run_read_from_the_cache_is_reported_with_its_problem(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = make_repo(
-        tmp_path,
-        base={"m.py": "def f(g):\n    return g()\n"},
-        change={"m.py": FALLBACK},
-        commit_change=False,
-    )
-    monkeypatch.chdir(repo)
-    assert main(["review", "-q", "--format", "json"]) == 1
-    state = repo / ".contend"
+    state = reviewed_fallback(tmp_path, monkeypatch)
     [ledger] = (state / "runs").glob("*/ledger.jsonl")
     ledger.write_bytes(ledger.read_bytes().replace(b'"severity":"major"', b'"severity":"minor"', 1))
     first = refresh(state)
@@ -156,15 +154,7 @@ def test_a_tampered_run_read_from_the_cache_is_reported_with_its_problem(
 def test_a_run_read_again_or_removed_leaves_no_stale_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = make_repo(
-        tmp_path,
-        base={"m.py": "def f(g):\n    return g()\n"},
-        change={"m.py": FALLBACK},
-        commit_change=False,
-    )
-    monkeypatch.chdir(repo)
-    assert main(["review", "-q", "--format", "json"]) == 1
-    state = repo / ".contend"
+    state = reviewed_fallback(tmp_path, monkeypatch)
     refresh(state)
     [run_id] = [r.run_id for r in recent(state)]
     first = stats_rows(state)
@@ -192,15 +182,7 @@ def test_a_run_read_again_or_removed_leaves_no_stale_rows(
 def test_a_row_carries_the_first_event_time_every_sessions_wall_time_and_escape_times(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = make_repo(
-        tmp_path,
-        base={"m.py": "def f(g):\n    return g()\n"},
-        change={"m.py": FALLBACK},
-        commit_change=False,
-    )
-    monkeypatch.chdir(repo)
-    assert main(["review", "-q", "--format", "json"]) == 1
-    state = repo / ".contend"
+    state = reviewed_fallback(tmp_path, monkeypatch)
     [ledger] = (state / "runs").glob("*/ledger.jsonl")
     run_id = ledger.parent.name
     assert main(["escape", run_id, "--note", "None leaked"]) == 0
@@ -225,15 +207,7 @@ def test_a_run_whose_anchor_changed_is_verified_again(
 ) -> None:
     """The anchor is part of what the index checks on every read: an anchor put back to
     an earlier entry (the ledger unchanged) makes the run be read and verified again."""
-    repo = make_repo(
-        tmp_path,
-        base={"m.py": "def f(g):\n    return g()\n"},
-        change={"m.py": FALLBACK},
-        commit_change=False,
-    )
-    monkeypatch.chdir(repo)
-    assert main(["review", "-q", "--format", "json"]) == 1
-    state = repo / ".contend"
+    state = reviewed_fallback(tmp_path, monkeypatch)
     [ledger] = (state / "runs").glob("*/ledger.jsonl")
     run_id = ledger.parent.name
     assert refresh(state).reread == 1
@@ -254,15 +228,7 @@ def test_a_run_whose_anchor_changed_is_verified_again(
 def test_a_run_whose_head_was_put_back_is_verified_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = make_repo(
-        tmp_path,
-        base={"m.py": "def f(g):\n    return g()\n"},
-        change={"m.py": FALLBACK},
-        commit_change=False,
-    )
-    monkeypatch.chdir(repo)
-    assert main(["review", "-q", "--format", "json"]) == 1
-    state = repo / ".contend"
+    state = reviewed_fallback(tmp_path, monkeypatch)
     [ledger] = (state / "runs").glob("*/ledger.jsonl")
     assert refresh(state).reread == 1
     head = read_head(ledger)

@@ -18,7 +18,7 @@ from contend.ledger.index import recent, refresh, run_row, stats_rows
 from contend.ledger.keys import key_path
 from contend.ledger.slots import encode
 from contend.ledger.store import Ledger
-from review_helpers import make_repo
+from test_ledger_mutation_index import reviewed_fallback
 
 # These tests are about the run index, not about which static findings may block: the change
 # they plant as the one that fails (a broad `except Exception: return None`) is a
@@ -26,8 +26,6 @@ from review_helpers import make_repo
 # block at each rule's own severity, as a user can (`static.blocking = "rule"`).
 pytestmark = pytest.mark.usefixtures("static_blocking_rule")
 
-
-FALLBACK = "def f(g):\n    try:\n        return g()\n    except Exception:\n        return None\n"
 
 RUN = "20261201-000001-aaaaaa"
 OTHER = "20261201-000002-bbbbbb"
@@ -89,15 +87,7 @@ def test_an_older_ledger_without_times_or_wall_time_is_indexed_with_neither(
     """Entries without `ts` and a `run_finished` without `wall_s` (as ledgers written
     before those fields were): the row shows no start time and 0 s, the escape no time,
     not a made-up value."""
-    repo = make_repo(
-        tmp_path,
-        base={"m.py": "def f(g):\n    return g()\n"},
-        change={"m.py": FALLBACK},
-        commit_change=False,
-    )
-    monkeypatch.chdir(repo)
-    assert main(["review", "-q", "--format", "json"]) == 1
-    state = repo / ".contend"
+    state = reviewed_fallback(tmp_path, monkeypatch)
     [ledger] = (state / "runs").glob("*/ledger.jsonl")
     run_id = ledger.parent.name
     assert main(["escape", run_id, "--note", "None leaked"]) == 0

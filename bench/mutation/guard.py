@@ -46,7 +46,9 @@ def snapshot(root: Path, skip: Path) -> Snapshot:
             path = os.path.join(folder, name)
             try:
                 info = os.stat(path, follow_symlinks=False)
-            except FileNotFoundError:  # removed between listing and stat: a change
+            # contend: allow silent-fallback -- removed between listing and stat: left out, so
+            # `changed` sees it as absent from this snapshot (a change when it was there before)
+            except FileNotFoundError:
                 continue
             found[os.path.relpath(path, root)] = (info.st_size, info.st_mtime_ns)
     return found

@@ -72,6 +72,8 @@ def _body_lines(text: str) -> set[int]:
     lines: set[int] = set()
     try:
         tree = ast.parse(text)
+    # contend: allow silent-fallback -- an unparsable file has no function bodies to name; its
+    # skeleton is its whole text (_skeleton), so any edit of it rebuilds the whole line map
     except SyntaxError:
         return lines
     for node in ast.walk(tree):
