@@ -195,3 +195,26 @@ def test_a_slice_killed_during_its_checkout_is_discarded_on_resume(
         check=True,
     ).stdout
     assert branches == ""
+
+
+def test_a_slice_killed_before_git_registered_its_worktree_is_discarded_on_resume(
+    repo: Path, tmp_path: Path
+) -> None:
+    # `git worktree add` creates the directory before it writes the admin file that makes
+    # the worktree listed; a SIGKILL in between leaves a directory git does not know, and
+    # `git worktree remove` refuses it ("is not a working tree") — seen in CI on the
+    # SIGKILL resume test of test_run_cli. The admin directory it leaves is locked too.
+    base = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    path = tmp_path / "slices" / "s1"
+    path.mkdir(parents=True)
+    admin = git_common_dir(repo) / "worktrees" / "s1"
+    admin.mkdir(parents=True)
+    (admin / "locked").write_text("initializing\n")
+    _git(repo, "branch", "contend/run/s1", base)
+    gitops.discard_unfinished(repo, "s1", path)
+    assert not path.exists()
+    assert not admin.exists()
+    gitops.create_slice(repo, "s1", base, path)
+    assert registered(repo, path)

@@ -117,6 +117,32 @@ def _rescue_missing(root: Path, runs: Path, keep: set[str]) -> list[str]:
 INTERRUPTED_CHECKOUT = "initializing"
 
 
+def discard_unregistered_checkout(repo: Path, path: Path) -> None:
+    """Remove what a `git worktree add` of `path` killed before it registered the worktree
+    left: the directory (an unfinished checkout, no one's work) and its admin directory,
+    which git keeps locked "initializing" and `git worktree prune` never removes.
+
+    Call it holding the worktree lock, so no `worktree add` of contend's is mid-way.
+    """
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+    admin_root = git_common_dir(repo) / "worktrees"
+    if not admin_root.is_dir():
+        return
+    # git names the admin directory after the worktree's base name, plus a number on a clash.
+    for admin in admin_root.iterdir():
+        suffix = admin.name[len(path.name) :]
+        if not admin.name.startswith(path.name) or (suffix and not suffix.isdigit()):
+            continue
+        locked = admin / "locked"
+        if (admin / "gitdir").exists() or not locked.is_file():
+            continue
+        if locked.read_text(encoding="utf-8").strip() == INTERRUPTED_CHECKOUT:
+            shutil.rmtree(admin)
+
+
 def _clean_one(root: Path, run: str, path: Path) -> str:
     where = f"stale worktree {path} (run {run})"
     if not registered(root, path):

@@ -17,7 +17,12 @@ from pathlib import Path
 from contend.errors import UserError
 from contend.gitio.git import DIFF, run_git
 from contend.gitio.snapshot import contend_env
-from contend.gitio.stale import INTERRUPTED_CHECKOUT, worktree_locks
+from contend.gitio.stale import (
+    INTERRUPTED_CHECKOUT,
+    discard_unregistered_checkout,
+    registered,
+    worktree_locks,
+)
 from contend.gitio.worktree_lock import worktree_git, worktree_lock
 
 BRANCH_PREFIX = "contend/run/"
@@ -155,7 +160,10 @@ def discard_unfinished(repo: Path, slice_id: str, path: Path) -> None:
     never the user's), so the slice can start again from the base."""
     # `branch -D` reads every worktree's HEAD, so it is held under the lock as well.
     with worktree_lock(repo):
-        if path.exists():
+        if (path.exists() or path.is_symlink()) and not registered(repo, path):
+            # Killed after `git worktree add` made the directory, before it registered it.
+            discard_unregistered_checkout(repo, path)
+        elif path.exists():
             # A kill during `git worktree add` leaves it locked "initializing": git removes a
             # locked worktree only when --force is given twice.
             interrupted = worktree_locks(repo).get(os.path.realpath(path)) == INTERRUPTED_CHECKOUT
