@@ -35,17 +35,29 @@ import profile_setup
 import pytest
 from linemap import QUIET_REWRITE
 
-# Mutant outcomes. killed/timeout/crashed count as killed; survived/no_tests as survived;
-# error means the harness could not judge the mutant and is reported on its own.
-KILLED, SURVIVED, TIMEOUT, CRASHED, NO_TESTS, ERROR = (
+# Mutant outcomes. killed/timeout/crashed/aborted count as killed; survived/no_tests as
+# survived; error means the harness could not judge the mutant and is reported on its own.
+# aborted: the mutant stopped the pytest session (SystemExit while a test module imported
+# it, KeyboardInterrupt or pytest.exit in a test) — the suite stopped on it, so it was
+# detected; the test or the collection it stopped in is its killer, re-checked unmutated.
+KILLED, SURVIVED, TIMEOUT, CRASHED, ABORTED, NO_TESTS, ERROR = (
     "killed",
     "survived",
     "timeout",
     "crashed",
+    "aborted",
     "no_tests",
     "error",
 )
-KILLED_STATES = frozenset({KILLED, TIMEOUT, CRASHED})
+KILLED_STATES = frozenset({KILLED, TIMEOUT, CRASHED, ABORTED})
+# What pytest lets through instead of recording a failure: raised while a test module is
+# imported (SystemExit, KeyboardInterrupt) or while a test runs (KeyboardInterrupt,
+# pytest.exit), it ends the session.
+ABORTS: tuple[type[BaseException], ...] = (SystemExit, KeyboardInterrupt, pytest.exit.Exception)
+
+
+def describe_abort(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:300]
 
 
 _LINKED = frozenset({"tests", "bench"})
@@ -189,6 +201,33 @@ class _Select:
         self.failure_text = ""
         self.failures: list[str] = []
         self.ran = 0
+        self.aborted = ""  # what stopped the session, if something did
+
+    def _abort(self, where: str, exc: BaseException) -> None:
+        if self.aborted:  # a collector around the one that raised sees it again
+            return
+        self.aborted = f"{where}: {describe_abort(exc)}"
+        if where not in self.failures:
+            self.failures.append(where)
+        if self.first_failure is None:
+            self.first_failure = where
+            self.failure_text = self.aborted
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
+        try:
+            return (yield)
+        except ABORTS as exc:
+            self._abort(f"collecting {collector.nodeid}", exc)
+            raise
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        try:
+            return (yield)
+        except ABORTS as exc:
+            self._abort(item.nodeid, exc)
+            raise
 
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
@@ -205,8 +244,11 @@ class _Select:
         items[:] = keep
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        where = f"collecting {report.nodeid}"
+        if report.failed and where not in self.failures:
+            self.failures.append(where)
         if report.failed and self.first_failure is None:
-            self.first_failure = f"collecting {report.nodeid}"
+            self.first_failure = where
             self.failure_text = str(report.longrepr)[-1500:]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -256,6 +298,11 @@ def _child(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> int:
     raised = ""
     try:
         code = int(pytest.main(args, plugins=[select]))
+    except ABORTS as exc:
+        # Stopped before the session began (a conftest importing the mutant, say): the
+        # smoke run showed the unmutated code starts a session here.
+        code = int(pytest.ExitCode.INTERRUPTED)
+        select._abort("starting the session", exc)
     except Exception as exc:
         # pytest itself raised (e.g. an unraisable-exception warning turned into an error
         # while it shut down, after a failing test left a finalizer behind). The tests
@@ -270,6 +317,7 @@ def _child(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> int:
         "ran": select.ran,
         "raised": raised,
         "failures": select.failures,
+        "aborted": select.aborted,
     }
     (slot.home / "result.json").write_text(json.dumps(result))
     return code
@@ -332,6 +380,9 @@ def _judge(slot: _Slot, wait_status: int | None) -> Outcome:
     data: dict[str, Any] = json.loads(path.read_text())
     slot.ran += data["ran"]
     killer = data["first_failure"]
+    if data.get("aborted") and killer is not None:
+        failures = tuple(data["failures"])
+        return Outcome(job.ident, ABORTED, seconds, slot.ran, killer, data["aborted"], failures)
     # A mutant that breaks importing the module fails the collection of every selected
     # file: killed (the smoke run showed the unmutated code collects). None collected with
     # no collection error means the selection is wrong: the harness cannot judge it.

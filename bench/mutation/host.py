@@ -37,9 +37,19 @@ class _Recorder:
     failure_text: str = ""
     failures: list[str] = field(default_factory=list)
     ran: int = 0
+    aborted: str = ""
 
     def reset(self) -> None:
         self.first_failure, self.failure_text, self.failures, self.ran = None, "", [], 0
+        self.aborted = ""
+
+    def abort(self, nodeid: str, exc: BaseException) -> None:
+        """A test stopped the session (KeyboardInterrupt, pytest.exit): it is the failure."""
+        self.aborted = f"{nodeid}: {execute.describe_abort(exc)}"
+        if nodeid not in self.failures:
+            self.failures.append(nodeid)
+        if self.first_failure is None:
+            self.first_failure, self.failure_text = nodeid, self.aborted
 
 
 class Host:
@@ -151,7 +161,12 @@ def fast_child(
             item.add_marker(pytest.mark.timeout(limit), append=False)
         for i, item in enumerate(items):
             nextitem = items[i + 1] if i + 1 < len(items) else None
-            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            try:
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            except execute.ABORTS as exc:
+                # As a pytest session would: the session ends here, no later test runs.
+                rec.abort(item.nodeid, exc)
+                break
             if job.stop_first and rec.first_failure is not None:
                 break
     code = 3 if raised else (1 if rec.failures else 0)
@@ -163,6 +178,7 @@ def fast_child(
         "ran": rec.ran,
         "raised": raised,
         "failures": rec.failures,
+        "aborted": rec.aborted,
     }
     (slot.home / "result.json").write_text(json.dumps(result))
     return code

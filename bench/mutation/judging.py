@@ -87,18 +87,31 @@ def verify_killers(
     mutants become harness errors instead of kills, and it is added to `broken`."""
     started = time.monotonic()
     by_file: dict[Path, set[str]] = defaultdict(set)
+    checked = (execute.KILLED, execute.ABORTED)
     for row in rows:
-        if row.status == execute.KILLED and row.killer and "::" in row.killer:
+        if row.status not in checked or not row.killer:
+            continue
+        if "::" in row.killer:
             by_file[Path(row.mutant.path)].add(row.killer)
+        elif row.killer.startswith(_COLLECTING):
+            # Killed while a test module was collected: the unmutated code must collect it
+            # here too, so one selected test under that collector runs unmutated.
+            by_file[Path(row.mutant.path)].add(_under(row.killer[len(_COLLECTING) :], row.tests))
     jobs = [
         ctx.unmutated(f"unmutated {path}", path, sorted(tests))
         for path, tests in sorted(by_file.items())
     ]
     bad: dict[Path, set[str]] = {}
+    unvouched: set[Path] = set()
 
     def note(job: execute.Job, outcome: execute.Outcome) -> None:
-        if outcome.status != execute.SURVIVED:
-            bad[job.path] = set(outcome.failures) or set(job.tests)
+        if outcome.status == execute.SURVIVED:
+            return
+        bad[job.path] = set(outcome.failures)
+        if outcome.status == execute.ABORTED or not outcome.failures:
+            # The session stopped (or failed without a test to blame): what comes after
+            # that point never ran unmutated, so none of this file's killers is vouched for.
+            unvouched.add(job.path)
 
     if jobs:
         print(
@@ -106,12 +119,24 @@ def verify_killers(
         )
         execute.run_jobs(ws, jobs, note)
     for row in rows:
-        failing = bad.get(Path(row.mutant.path), set())
-        if row.status == execute.KILLED and row.killer in failing:
+        path = Path(row.mutant.path)
+        failing = bad.get(path, set())
+        if row.status not in checked or row.killer is None:
+            continue
+        if row.killer in failing or path in unvouched:
             row.status = execute.ERROR
             broken.add(row.killer)
             print(f"  {row.killer} fails unmutated too: {row.mutant.key} not judged", flush=True)
     return time.monotonic() - started
+
+
+_COLLECTING = "collecting "
+
+
+def _under(collector: str, tests: Sequence[str]) -> str:
+    """The first of `tests` that the collector `collector` (a node id) collects."""
+    inside = [t for t in tests if t.startswith((collector + "::", collector.rstrip("/") + "/"))]
+    return (inside or list(tests))[0]
 
 
 def smoke(ws: execute.Workspace, rows: Sequence[Row], ctx: Context) -> set[str]:
@@ -132,7 +157,10 @@ def smoke(ws: execute.Workspace, rows: Sequence[Row], ctx: Context) -> set[str]:
     if outcome.status == execute.SURVIVED:
         return set()
     failing = set(outcome.failures)
-    if outcome.status != execute.KILLED or not failing or failing >= set(sample):
+    # A session the unmutated code stops (ABORTED), or a test file it cannot collect, is
+    # the harness's failure, not a test's.
+    uncollected = any(f.startswith(_COLLECTING) for f in failing)
+    if outcome.status != execute.KILLED or uncollected or not failing or failing >= set(sample):
         raise HarnessError(
             f"the unmutated code does not pass in the harness ({outcome.status}: "
             f"{outcome.killer} {outcome.detail})"

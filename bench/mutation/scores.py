@@ -118,6 +118,13 @@ def print_report(
             print(
                 f"  {r.mutant.path}:{r.mutant.line}  {r.mutant.key.split('::', 1)[1]} by {r.killer}"
             )
+    aborted = [r for r in rows if r.status == execute.ABORTED]
+    if aborted:
+        print(
+            f"\nkilled (session aborted): {len(aborted)} mutants — the suite stopped on them "
+            "(SystemExit while a test module imported the mutant, KeyboardInterrupt or "
+            "pytest.exit in a test); the collection or test named re-checked unmutated"
+        )
     for p in problems:
         print(f"problem: {p}")
     carried = sum(r.carried for r in rows)
