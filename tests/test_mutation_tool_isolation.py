@@ -1,12 +1,18 @@
 """A mutant's writes stay in the worker's copy: a mutated generator once wrote over a source
-file of the checkout under test. Here a function appends its result to a project file; on the
-slow path (the mutant imported from the worker's copy) no mutant's value may reach the real
-file, only the unmutated runs' "6"."""
+file of the checkout under test. Here a function appends its result to a project file, at a
+path computed from its module's `__file__`; no mutant's value may reach the real file, only
+the unmutated runs' "6" — on the slow path (the mutant imported from the worker's copy) and
+on the fast path (the function imported from the checkout: each child sees the copy over the
+checkout in its own mount namespace). Without that isolation (`--no-isolation`, or where
+namespaces cannot be made) the write is reported and the run fails."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+
+import pytest
 
 from test_mutation_tool import BENCH, run_tool
 
@@ -57,11 +63,32 @@ def test_a_slow_path_mutant_writes_into_the_copy_not_the_checkout(tmp_path: Path
     assert set(written) == {"6"}, written
 
 
-def test_a_fast_path_mutant_that_writes_into_the_checkout_is_reported(tmp_path: Path) -> None:
-    # The fast path runs mutants in functions the host imported from the checkout itself, so
-    # such a write is not prevented; it must not go unnoticed either.
+def test_a_fast_path_mutant_writes_into_the_copy_not_the_checkout(tmp_path: Path) -> None:
     root = recorder_project(tmp_path / "proj")
     done = run_tool(root)
+    if "children not isolated (" in done.stdout:
+        reason = done.stdout.split("children not isolated (", 1)[1].split(")", 1)[0]
+        pytest.skip(f"no mount namespace for the children here: {reason}")
+    line = next(x for x in done.stdout.splitlines() if x.startswith("each child sees"))
+    over = line.split("over the checkout's ", 1)[1].split(" (its own", 1)[0].split(", ")
+    assert {"src", "data"} <= set(over), line
+    assert "killed" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "the checkout changed" not in done.stdout
+    results = json.loads((root / "out" / "results.json").read_text())
+    paths = {m["path"] for m in results["mutants"] if m["status"] != "equivalent"}
+    assert "fast" in paths, paths  # double() itself: imported from the checkout
+    written = (root / "data" / "out.txt").read_text().split()
+    assert written, "the unmutated line-map run records its result here"
+    assert set(written) == {"6"}, written
+
+
+def test_a_fast_path_mutant_that_writes_into_the_checkout_is_reported(tmp_path: Path) -> None:
+    # Without a mount namespace the fast path runs mutants in functions the host imported
+    # from the checkout itself, so such a write is not prevented; it must not go unnoticed.
+    root = recorder_project(tmp_path / "proj")
+    done = run_tool(root, "--no-isolation")
+    assert "children not isolated (--no-isolation)" in done.stdout
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the checkout changed while mutants ran (1 file(s))" in done.stdout
     assert "\n  data/out.txt" in done.stdout

@@ -408,3 +408,44 @@ def test_a_test_that_fails_in_the_harness_from_the_start_judges_nothing(tmp_path
     results = json.loads((root / "out" / "results.json").read_text())
     killers = {m["killer"] for m in results["mutants"] if m["status"] == "killed"}
     assert killers == {"tests/test_later.py::test_is_adult"}
+
+
+def test_the_fast_path_judges_a_survivor_in_one_child_and_the_same_as_the_slow_path(
+    tmp_path: Path,
+) -> None:
+    """A stage saves collecting test files on the slow path; on the fast path (collected
+    once, in the host) a second child would only repeat the fork and the session's fixtures.
+    The same tests run, in the same order, stopping at the first failure: the outcomes are
+    the slow path's."""
+    outcomes, children = {}, {}
+    for mode in ("fast", "slow"):
+        root = make_project(tmp_path / mode, equivalents="")
+        (root / "tests" / "test_more.py").write_text(
+            "from tiny.calc import clamp, is_adult\n\n\n"
+            "def test_more():\n    assert is_adult(40)\n    assert clamp(50, 0, 10) == 50\n"
+        )
+        done = run_tool(root, *(["--slow-only"] if mode == "slow" else []))
+        assert done.returncode == 0, done.stdout + done.stderr
+        results = json.loads((root / "out" / "results.json").read_text())
+        # Which test kills first depends on which mutants finished first (two workers):
+        # the statuses, not the killers, are what must agree.
+        outcomes[mode] = {m["key"]: m["status"] for m in results["mutants"]}
+        children[mode] = {m["key"]: m["children"] for m in results["mutants"]}
+    assert outcomes["fast"] == outcomes["slow"]
+    survivor = "src/tiny/calc.py::is_adult::compare::age >= 18 => age > 18"
+    assert outcomes["fast"][survivor] == "survived"
+    # Two test files select it: two stages, two children on the slow path; one on the fast.
+    assert children["slow"][survivor] == 2
+    assert children["fast"][survivor] == 1
+    judged = [k for k, status in outcomes["fast"].items() if status != "equivalent"]
+    assert all(children["fast"][k] == 1 for k in judged)
+
+
+def test_one_stage_runs_the_stages_tests_in_their_order() -> None:
+    durations = {"tests/test_a.py::t1": 0.1, "tests/test_a.py::t2": 0.2, "tests/test_b.py::t": 0.3}
+    learner = run.Learner(durations)
+    job = execute.Job("k", Path("src/x.py"), "", list(durations), durations)
+    learner.killed("src/x.py", "tests/test_b.py::t", "k")
+    staged = learner.stages(job)
+    assert staged == [["tests/test_b.py::t"], ["tests/test_a.py::t1", "tests/test_a.py::t2"]]
+    assert learner.one_stage(job) == [[t for stage in staged for t in stage]]

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cputime
+import isolation
 import preload
 import profile_setup
 import pytest
@@ -108,6 +110,9 @@ class Outcome:
     killer: str | None = None
     detail: str = ""
     failures: tuple[str, ...] = ()
+    cpu: float = 0.0  # user+system seconds of its children (every stage) and what they waited for
+    test_cpu: dict[str, float] = field(default_factory=dict)  # of it, per test run
+    children: int = 0  # children forked to judge it (one per stage run)
 
 
 @dataclass(slots=True)
@@ -124,6 +129,9 @@ class _Slot:
     stage: list[str] = field(default_factory=list)
     later: list[list[str]] = field(default_factory=list)
     ran: int = 0
+    cpu: float = 0.0  # the current job's children so far (os.wait4's rusage)
+    children: int = 0  # and how many
+    test_cpu: dict[str, float] = field(default_factory=dict)
 
     @property
     def basetemp(self) -> Path:
@@ -140,6 +148,11 @@ class Workspace:
     # What a forked child runs: the slow path (_child) unless the host installed its own.
     child: Callable[[Workspace, _Slot, Job, list[str]], int] | None = None
     cleaners: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    # Each child sees its copy over the checkout (isolation.py) unless `isolate` is off or
+    # the probe failed: then `unisolated` says why, and writes are only reported (guard.py).
+    isolate: bool = True
+    unisolated: str | None = None
+    copied: list[str] = field(default_factory=list)  # top-level entries each slot copies
 
     def discard(self, path: Path) -> None:
         """Delete a finished child's temporary files in the background (a test run can
@@ -155,6 +168,7 @@ class Workspace:
 
     def prepare(self, jobs: int) -> None:
         rel_source = self.source_root.relative_to(self.root)
+        self.copied = [rel_source.parts[0]]
         for i in range(jobs):
             home = self.base / f"w{i}"
             if home.exists():
@@ -174,10 +188,13 @@ class Workspace:
                 # bench/ holds the run's own output and fetched data (tens of MB).
                 if entry.name in _LINKED:
                     (home / entry.name).symlink_to(entry)
-                elif entry.is_dir():
+                    continue
+                if entry.is_dir():
                     shutil.copytree(entry, home / entry.name, symlinks=True)
                 else:
                     shutil.copy2(entry, home / entry.name)
+                if i == 0:
+                    self.copied.append(entry.name)
             compileall.compile_dir(
                 copy,
                 quiet=2,
@@ -185,6 +202,13 @@ class Workspace:
             )
             (home / "tmp").mkdir()
             self.slots.append(_Slot(i, home))
+        if not self.isolate:
+            self.unisolated = "--no-isolation"
+        elif self.slots:
+            self.unisolated = isolation.probe(self.binds(self.slots[0]))
+
+    def binds(self, slot: _Slot) -> list[tuple[Path, Path]]:
+        return isolation.binds(self.root, slot.home, self.copied)
 
     def overlay(self, slot: _Slot) -> Path:
         return slot.home / self.source_root.relative_to(self.root)
@@ -202,6 +226,7 @@ class _Select:
         self.failures: list[str] = []
         self.ran = 0
         self.aborted = ""  # what stopped the session, if something did
+        self.test_cpu: dict[str, float] = {}  # CPU seconds per test run (with its subprocesses)
 
     def _abort(self, where: str, exc: BaseException) -> None:
         if self.aborted:  # a collector around the one that raised sees it again
@@ -223,11 +248,14 @@ class _Select:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        started = cputime.spent()
         try:
             return (yield)
         except ABORTS as exc:
             self._abort(item.nodeid, exc)
             raise
+        finally:
+            self.test_cpu[item.nodeid] = cputime.spent() - started
 
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
@@ -318,6 +346,7 @@ def _child(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> int:
         "raised": raised,
         "failures": select.failures,
         "aborted": select.aborted,
+        "test_cpu": select.test_cpu,
     }
     (slot.home / "result.json").write_text(json.dumps(result))
     return code
@@ -330,11 +359,15 @@ def _write_mutant(ws: Workspace, slot: _Slot, job: Job) -> None:
     target.write_text(job.text)
     slot.job = job
     slot.ran = 0
+    slot.cpu = 0.0
+    slot.test_cpu = {}
+    slot.children = 0
     slot.first_started = time.monotonic()
 
 
 def _fork(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> None:
     slot.runs += 1
+    slot.children += 1
     slot.stage = tests
     result = slot.home / "result.json"
     if result.exists():
@@ -345,6 +378,8 @@ def _fork(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> None:
     if pid == 0:  # the child never returns into the parent's code
         code = 70
         try:
+            if ws.unisolated is None:
+                isolation.enter(ws.binds(slot))
             code = (ws.child or _child)(ws, slot, job, tests)
         except BaseException:
             traceback.print_exc()
@@ -363,6 +398,14 @@ def _restore(ws: Workspace, slot: _Slot) -> None:
 
 
 def _judge(slot: _Slot, wait_status: int | None) -> Outcome:
+    outcome = _judge_status(slot, wait_status)
+    outcome.cpu = slot.cpu
+    outcome.test_cpu = dict(slot.test_cpu)
+    outcome.children = slot.children
+    return outcome
+
+
+def _judge_status(slot: _Slot, wait_status: int | None) -> Outcome:
     assert slot.job is not None
     job = slot.job
     seconds = time.monotonic() - slot.first_started
@@ -379,6 +422,8 @@ def _judge(slot: _Slot, wait_status: int | None) -> Outcome:
         return Outcome(job.ident, ERROR, seconds, slot.ran, detail=f"exit {code}: {log}")
     data: dict[str, Any] = json.loads(path.read_text())
     slot.ran += data["ran"]
+    for test, cpu in data.get("test_cpu", {}).items():
+        slot.test_cpu[test] = slot.test_cpu.get(test, 0.0) + cpu
     killer = data["first_failure"]
     if data.get("aborted") and killer is not None:
         failures = tuple(data["failures"])
@@ -459,12 +504,14 @@ def _loop(
         finished: list[tuple[_Slot, int | None]] = []
         now = time.monotonic()
         for pid, slot in list(busy.items()):
-            done_pid, status = os.waitpid(pid, os.WNOHANG)
+            done_pid, exited, usage = os.wait4(pid, os.WNOHANG)
             if done_pid:
-                finished.append((slot, status))
+                slot.cpu += usage.ru_utime + usage.ru_stime
+                finished.append((slot, exited))
             elif now > slot.deadline:
                 _kill(pid)
-                os.waitpid(pid, 0)
+                _, _, usage = os.wait4(pid, 0)
+                slot.cpu += usage.ru_utime + usage.ru_stime
                 finished.append((slot, None))
         if not finished:
             time.sleep(0.01)

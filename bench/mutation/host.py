@@ -13,6 +13,7 @@ imports the mutant too), and a pytest-timeout limit per test.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import cputime
 import execute
 import pytest
 from linemap import QUIET_REWRITE
@@ -80,8 +82,15 @@ class Host:
                 "the suite does not collect in the host: " + ", ".join(self.collection_errors)
             )
             return True
-        # Built after collection, in the process every child is forked from.
+        # Built after collection, in the process every child is forked from; it finds the
+        # live functions through the collector, which sees no frozen object (run.py froze
+        # what the parent had loaded).
+        gc.unfreeze()
         self.index = FunctionIndex(self.filenames)
+        # Every child is forked from here: objects moved out of the collector's reach are
+        # never traversed by a child's garbage collection, which would otherwise touch —
+        # and so copy — every page of this large heap in every child.
+        gc.freeze()
         self.worked = True
         try:
             self.work(self)
@@ -150,6 +159,7 @@ def fast_child(
     factory._basetemp = None
     rec = host.recorder
     rec.reset()
+    test_cpu: dict[str, float] = {}
     raised = ""
     if job.patch is not None and host.index.apply(job.patch) == 0:
         raised = f"no live function object for {job.patch.function}"
@@ -161,12 +171,15 @@ def fast_child(
             item.add_marker(pytest.mark.timeout(limit), append=False)
         for i, item in enumerate(items):
             nextitem = items[i + 1] if i + 1 < len(items) else None
+            started = cputime.spent()
             try:
                 item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
             except execute.ABORTS as exc:
                 # As a pytest session would: the session ends here, no later test runs.
                 rec.abort(item.nodeid, exc)
                 break
+            finally:
+                test_cpu[item.nodeid] = cputime.spent() - started
             if job.stop_first and rec.first_failure is not None:
                 break
     code = 3 if raised else (1 if rec.failures else 0)
@@ -179,6 +192,7 @@ def fast_child(
         "raised": raised,
         "failures": rec.failures,
         "aborted": rec.aborted,
+        "test_cpu": test_cpu,
     }
     (slot.home / "result.json").write_text(json.dumps(result))
     return code

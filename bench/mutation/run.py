@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import hashlib
 import json
 import re
@@ -55,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 import bytecode
+import cputime
 import execute
 import guard
 import host
@@ -169,6 +171,12 @@ class Learner:
         self.file_kills[path, _test_file(test)] += 1
         self.scope_kills[path, scope, test] += 1
         self.scope_file_kills[path, scope, _test_file(test)] += 1
+
+    def one_stage(self, job: execute.Job) -> list[list[str]]:
+        """The same tests in the same order, in one child: on the fast path a stage saves
+        no collection (the host collected once), so a second child would only add a fork
+        and the session fixtures' setup again for every mutant that survives the first."""
+        return [[t for stage in self.stages(job) for t in stage]]
 
     def stages(self, job: execute.Job) -> list[list[str]]:
         path = job.path.as_posix()
@@ -285,6 +293,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "whole run; the others are reported as not judged (a partial run, exit 1)",
     )
     parser.add_argument(
+        "--no-isolation",
+        action="store_true",
+        help="children share the checkout (no mount namespace): a mutant's writes into it "
+        "are reported after the run, not prevented",
+    )
+    parser.add_argument(
         "--slow-only",
         action="store_true",
         help="judge every mutant on the slow path (re-import per mutant), to check the fast one",
@@ -303,6 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     started = time.monotonic()
+    args.cpu = cputime.Meter()
     root: Path = args.root.resolve()
     source_root = (root / args.source_root).resolve()
     tests_dir = (root / args.tests).resolve()
@@ -376,14 +391,15 @@ def _run(args: argparse.Namespace) -> int:
     times["bytecode"] = time.monotonic() - t0
     t0 = time.monotonic()
     try:
-        covmap = linemap.load(
-            root,
-            source_root,
-            tests_dir,
-            out / "covmap.json",
-            args.fresh_coverage,
-            args.test_files.split(",") if args.test_files else (),
-        )
+        with args.cpu.phase("line map"):
+            covmap = linemap.load(
+                root,
+                source_root,
+                tests_dir,
+                out / "covmap.json",
+                args.fresh_coverage,
+                args.test_files.split(",") if args.test_files else (),
+            )
     except linemap.CoverageError as exc:
         raise UsageError(str(exc)) from None
     covmap_s = time.monotonic() - t0
@@ -496,6 +512,10 @@ def _run(args: argparse.Namespace) -> int:
     def record(job: execute.Job, outcome: execute.Outcome) -> None:
         row = by_key[job.ident]
         row.status, row.killer, row.seconds = outcome.status, outcome.killer, outcome.seconds
+        row.cpu += outcome.cpu  # a mutant judged again (widened, re-judged) costs both
+        row.children += outcome.children
+        for test, cpu in outcome.test_cpu.items():
+            row.test_cpu[test] = row.test_cpu.get(test, 0.0) + cpu
         if outcome.status == execute.ERROR:
             print(f"  error: {job.ident}: {outcome.detail}", flush=True)
 
@@ -514,31 +534,26 @@ def _run(args: argparse.Namespace) -> int:
     def phase(ws: execute.Workspace, rows_now: list[Row]) -> None:
         """Mutants, survivors widened (--widen), killers re-checked: all in one harness."""
         t0 = time.monotonic()
-        label = f"mutants_{rows_now[0].path}"
+        which = rows_now[0].path  # "fast" or "slow"
+        label = f"mutants_{which}"
+        staging = learner.one_stage if which == "fast" else learner.stages
         try:
-            broken_here = judging.smoke(ws, rows_now, ctx)
-            if broken_here:
-                print(
-                    "fail on the unmutated code in the harness, so they judge no mutant: "
-                    + ", ".join(sorted(broken_here)),
-                    flush=True,
-                )
-                for row in rows_now:
-                    row.tests = [t for t in row.tests if t not in broken_here]
-                    if not row.tests:
-                        row.status, row.killer = execute.ERROR, None  # reported, exit 1
-                rows_now = [r for r in rows_now if r.tests]
-            execute.run_jobs(ws, ctx.jobs(rows_now), both, learner.stages)
+            with args.cpu.phase(f"mutants {which}"):
+                with args.cpu.phase(f"smoke {which}"):
+                    rows_now = _smoke(ws, rows_now, ctx)
+                execute.run_jobs(ws, ctx.jobs(rows_now), both, staging)
         finally:  # interrupted too: the rate of what was judged is still measured
             took = time.monotonic() - t0
             times["mutants"] += took
             times[label] = times.get(label, 0.0) + took
         if args.widen:
             t0 = time.monotonic()
-            judging.widen(ws, rows_now, covmap, flaky, ctx, record, learner.stages)
+            with args.cpu.phase(f"widened {which}"):
+                judging.widen(ws, rows_now, covmap, flaky, ctx, record, staging)
             times["widened"] += time.monotonic() - t0
         broken: set[str] = set()
-        times["killers"] += judging.verify_killers(ws, rows_now, ctx, broken)
+        with args.cpu.phase(f"killers {which}"):
+            times["killers"] += judging.verify_killers(ws, rows_now, ctx, broken)
         # A test that fails unmutated in the harness (it depends on where the source
         # lives, say) stopped its mutants before the tests that could judge them: judge
         # those once more without it; one left with no test stays a harness error.
@@ -553,22 +568,38 @@ def _run(args: argparse.Namespace) -> int:
                 flush=True,
             )
             t0 = time.monotonic()
-            execute.run_jobs(ws, ctx.jobs(again), record, learner.stages)
+            with args.cpu.phase(f"mutants {which}"):
+                execute.run_jobs(ws, ctx.jobs(again), record, staging)
             times["mutants"] += time.monotonic() - t0
-            times["killers"] += judging.verify_killers(ws, again, ctx, broken)
+            with args.cpu.phase(f"killers {which}"):
+                times["killers"] += judging.verify_killers(ws, again, ctx, broken)
 
     before = guard.snapshot(root, out)
     with tempfile.TemporaryDirectory(prefix="contend-mutation-") as scratch:
-        ws = execute.Workspace(root, source_root, Path(scratch))
+        ws = execute.Workspace(root, source_root, Path(scratch), isolate=not args.no_isolation)
         ws.prepare(max(1, args.jobs))
+        print(
+            "each child sees its worker's copy over the checkout's "
+            + ", ".join(ws.copied)
+            + " (its own mount namespace): a mutant's writes there land in the copy"
+            if ws.unisolated is None
+            else f"children not isolated ({ws.unisolated}): writes into the checkout are "
+            "reported after the run, not prevented",
+            flush=True,
+        )
         profile_setup.load()
         # The slow path forks from this process before any test module is imported; the
-        # fast path's host then collects the suite here, once, and forks from that.
+        # fast path's host then collects the suite here, once, and forks from that. What is
+        # loaded now is out of the garbage collector's reach: a child's collection would
+        # otherwise touch, and so copy, every page of it (host.py freezes again).
+        gc.freeze()
         try:
             if slow:
-                phase(ws, slow)
+                with args.cpu.phase("slow path"):
+                    phase(ws, slow)
             if fast:
-                _fast_phase(ws, fast, args, covmap, root, sources, phase, times)
+                with args.cpu.phase("fast path"):
+                    _fast_phase(ws, fast, args, covmap, root, sources, phase, times)
         except KeyboardInterrupt:
             # Stopped (SIGTERM, ^C): what was judged is reported, the rest as not judged.
             for row in runnable:
@@ -599,6 +630,24 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 1
     return code
+
+
+def _smoke(ws: execute.Workspace, rows: list[Row], ctx: judging.Context) -> list[Row]:
+    """The unmutated code must pass a sample in the harness (judging.smoke); a sampled test
+    that fails there while others pass judges no mutant. Returns the rows left to judge."""
+    broken = judging.smoke(ws, rows, ctx)
+    if not broken:
+        return rows
+    print(
+        "fail on the unmutated code in the harness, so they judge no mutant: "
+        + ", ".join(sorted(broken)),
+        flush=True,
+    )
+    for row in rows:
+        row.tests = [t for t in row.tests if t not in broken]
+        if not row.tests:
+            row.status, row.killer = execute.ERROR, None  # reported, exit 1
+    return [r for r in rows if r.tests]
 
 
 def _same_programs(rows: Sequence[Row], classes: bytecode.Classes, durations: Any) -> None:

@@ -9,10 +9,11 @@ import statistics
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import bytecode
+import cputime
 import execute
 import patch as patch_mod
 from mutate import Mutant
@@ -34,6 +35,9 @@ class Row:
     carried: bool = False  # --incremental: the earlier run's outcome, not judged again
     same_as: str | None = None  # the key of the mutant with the same bytecode judged for it
     path: str = ""  # "fast" or "slow" once planned
+    cpu: float = 0.0  # user+system seconds of the children that judged it
+    test_cpu: dict[str, float] = field(default_factory=dict)  # of it, per test run
+    children: int = 0  # children forked to judge it
 
 
 def print_report(
@@ -155,6 +159,7 @@ def print_report(
             )
     if args.sample or args.interrupted:
         _projection(rows, times, args.planned)
+    cpu_report(rows, args.cpu, args.jobs, args.planned if args.sample else None)
     print(
         f"\nrun time {total_s:.0f} s (making mutants {times.get('generate', 0.0):.0f} s, "
         f"bytecode {times.get('bytecode', 0.0):.0f} s, coverage map {times['coverage']:.0f} s, "
@@ -184,6 +189,8 @@ def print_report(
                 "same_as": r.same_as,
                 "path": r.path,
                 "seconds": round(r.seconds, 2),
+                "cpu": round(r.cpu, 3),
+                "children": r.children,
             }
             for r in rows
         ],
@@ -270,3 +277,92 @@ def _projection(rows: Sequence[Row], times: dict[str, float], planned: dict[str,
         f"projection of the mutant phase, not a measured run: {total:.0f} s "
         f"(+ {fixed:.0f} s collecting and re-checking, as measured here)"
     )
+
+
+def cpu_report(
+    rows: Sequence[Row], meter: cputime.Meter, jobs: int, planned: dict[str, int] | None
+) -> None:
+    """CPU seconds per phase (user+system of this process and every child it waited for):
+    what the run costs whatever the load, and the least wall time it needs on `jobs`
+    dedicated cores. With `planned` (--sample), the whole run projected from the CPU per
+    judged mutant of each path."""
+    print(
+        "\nCPU time (user+system of this process and every child it waited for; the load "
+        "does not change it):"
+    )
+    print(f"  line map: {meter.get('line map'):.0f} s")
+    projected = meter.get("line map")
+    for path in ("slow", "fast"):
+        total = meter.get(f"{path} path")
+        done = [r for r in rows if r.cpu > 0 and r.path == path and not r.carried]
+        if not total:
+            continue
+        mutants = meter.get(f"mutants {path}") - meter.get(f"smoke {path}")
+        fixed = total - mutants
+        per = mutants / len(done) if done else 0.0
+        children = sum(r.cpu for r in done)
+        survived = [r for r in done if r.status == execute.SURVIVED]
+        in_survivors = sum(r.cpu for r in survived)
+        print(
+            f"  {path} path: {total:.0f} s — {len(done)} mutants {mutants:.0f} s "
+            f"({per:.2f} s a mutant; {children:.0f} s of it in their children), survivors "
+            f"{in_survivors:.0f} s ({len(survived)} mutants, "
+            f"{in_survivors / len(survived) if survived else 0.0:.2f} s each), "
+            f"killers re-checked {meter.get(f'killers {path}'):.0f} s, widened "
+            f"{meter.get(f'widened {path}'):.0f} s, smoke run "
+            f"{meter.get(f'smoke {path}'):.0f} s"
+            + (
+                f", collecting in the host {fixed - _checks(meter, path):.0f} s"
+                if path == "fast"
+                else ""
+            )
+        )
+        if planned is not None and done:
+            whole = per * planned.get(path, 0)
+            projected += whole + fixed
+            print(
+                f"    projection: {planned.get(path, 0)} mutants x {per:.2f} s = {whole:.0f} s, "
+                f"+ {fixed:.0f} s as measured here (collecting, smoke, killers re-checked)"
+            )
+    _where_it_went(rows)
+    spent = cputime.spent()
+    print(
+        f"  whole run: {spent:.0f} s — on {jobs} dedicated core(s) at least "
+        f"{spent / max(1, jobs):.0f} s of wall time (CPU / cores is a lower bound)"
+    )
+    if planned is not None:
+        print(
+            f"  projected CPU of the whole run (not measured): {projected:.0f} s, at least "
+            f"{projected / max(1, jobs) / 60:.0f} min on {jobs} dedicated core(s); the killer "
+            "re-check grows with the distinct killing tests, so a sample under-counts it"
+        )
+
+
+def _checks(meter: cputime.Meter, path: str) -> float:
+    return sum(meter.get(f"{what} {path}") for what in ("smoke", "killers", "widened"))
+
+
+def _where_it_went(rows: Sequence[Row]) -> None:
+    """The mutants' child CPU split: the tests themselves (per test file, in killed and in
+    surviving mutants) and the rest of each child — fork, re-import, collection."""
+    judged = [r for r in rows if r.cpu > 0 and not r.carried]
+    if not judged:
+        return
+    in_tests = sum(sum(r.test_cpu.values()) for r in judged)
+    total = sum(r.cpu for r in judged)
+    print(
+        f"  the mutants' children: {total:.0f} s, {in_tests:.0f} s in the tests themselves, "
+        f"{total - in_tests:.0f} s around them (fork, re-import, collection: "
+        f"{(total - in_tests) / len(judged):.2f} s a mutant)"
+    )
+    per_file: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+    for r in judged:
+        column = 0 if r.status in execute.KILLED_STATES else 1
+        for test, cpu in r.test_cpu.items():
+            entry = per_file[test.split("::", 1)[0]]
+            entry[column] += cpu
+            entry[2] += 1
+    heavy = sorted(per_file.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))[:10]
+    print("  test files by CPU in the mutants' children (in killed / surviving mutants, runs):")
+    for file, (killed, survived, runs) in heavy:
+        print(f"    {file}: {killed:.0f} s / {survived:.0f} s, {runs:.0f} test runs")
