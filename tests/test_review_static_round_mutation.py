@@ -6,9 +6,12 @@ them) and the verdict the fold of them gives. Written where the mutation run
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
+
+import pytest
 
 from contend.critics.static.base import Finding
 from contend.protocol import events as ev
@@ -147,9 +150,14 @@ def test_the_first_round_declares_the_topic_and_raises_one_attack_per_rule_file_
     grouped = run.state.attacks["SF-2"]
     assert [loc.start_line for loc in grouped.locations] == [10, 30]
     assert len(grouped.members) == 2
+    # A group's identity (kept in every ledger, matched across reviews): topic, rule, path and
+    # severity, not its lines.
+    identity = b"group\0silent-fallback\0bare-except-pass\0src/a.py\0major"
+    assert grouped.fingerprint == hashlib.sha256(identity).hexdigest()[:16]
     assert grouped.fingerprint == group_fingerprint(
         str(SF), ("bare-except-pass", "src/a.py", Severity.MAJOR)
     )
+    assert run.state.attacks["SF-1"].fingerprint != grouped.fingerprint
     assert grouped.raised_round == 1
     assert of_kind(events, "thread_ended") == [{"thread": THREAD, "reason": "awaiting_author"}]
     assert run.verdict() is Verdict.FAIL
@@ -339,3 +347,200 @@ def test_an_empty_diff_withdraws_every_open_dispute_as_a_withdrawn_change() -> N
 
 def test_the_thread_is_named_after_its_topic() -> None:
     assert thread_name(Topic.SECRETS) == "static:secrets"
+
+
+@pytest.mark.parametrize(
+    ("topic", "prefix"),
+    [
+        (Topic.SILENT_FALLBACK, "SF"),
+        (Topic.TEST_WEAKENING, "TW"),
+        (Topic.BOUNDARY_TYPING, "BT"),
+        (Topic.CONCURRENCY, "CC"),
+        (Topic.SECURITY, "SE"),
+        (Topic.SECRETS, "SK"),
+    ],
+)
+def test_each_topics_attacks_are_numbered_under_its_own_prefix(topic: Topic, prefix: str) -> None:
+    found = [replace(finding(3), topic=topic), replace(finding(9, path="src/b.py"), topic=topic)]
+    events = plan_static_round(
+        RunState(), topic, found, skipped_paths=(), model="m", wall_s=0.0, changed_paths=None
+    )
+    raised = of_kind(events, "attack_raised")
+    assert [a["id"] for a in raised] == [f"{prefix}-1", f"{prefix}-2"]
+    assert {a["thread"] for a in raised} == {f"static:{topic}"}
+    assert {a["topic"] for a in raised} == {str(topic)}
+
+
+def test_the_round_header_names_the_static_critic_its_backend_and_its_call() -> None:
+    run = Run()
+    events = run.review([finding(10)])
+    assert of_kind(events, "thread_started") == [
+        {
+            "thread": THREAD,
+            "critic": THREAD,
+            "family": "static",
+            "model": "contend-static/test",
+            "backend": "static",
+        }
+    ]
+    assert of_kind(events, "topic_declared") == [{"thread": THREAD, "topic": "silent-fallback"}]
+    [call] = of_kind(events, "agent_call")
+    assert {k: call[k] for k in ("thread", "role", "backend", "model", "family")} == {
+        "thread": THREAD,
+        "role": "critic",
+        "backend": "static",
+        "model": "contend-static/test",
+        "family": "static",
+    }
+    assert (call["tokens_in"], call["tokens_out"], call["cost"]) == (0, 0, 0.0)
+    assert run.state.families() == {"static"}
+    # The next review continues the thread: no topic declared again.
+    assert of_kind(run.review([finding(10)]), "topic_declared") == []
+
+
+def test_a_group_that_stays_in_place_is_not_relocated() -> None:
+    run = Run()
+    group = [finding(10), finding(20, "except KeyError: pass")]
+    run.review(group)
+    assert len(run.state.attacks["SF-1"].locations) == 2
+    events = run.review(group)
+    assert of_kind(events, "attack_relocated") == [] and transitions(events) == []
+
+
+def test_an_attack_raised_before_grouping_that_stays_in_place_is_not_relocated() -> None:
+    # A ledger written before grouping: the attack holds one place and no locations.
+    run = Run()
+    run.review([finding(10)])
+    attack = run.state.attacks["SF-1"]
+    attack.locations = ()
+    attack.members = ()
+    attack.fingerprint = finding(10).fingerprint()
+    events = run.review([finding(10)])
+    assert of_kind(events, "attack_relocated") == [] and transitions(events) == []
+
+
+def test_a_waived_open_attack_that_moved_is_relocated_to_the_waived_lines() -> None:
+    run = Run()
+    run.review([finding(10)])
+    events = run.review([finding(14, waived=True, reason="r")])
+    [relocated] = of_kind(events, "attack_relocated")
+    assert (relocated["attack"], [loc["start_line"] for loc in relocated["locations"]]) == (
+        "SF-1",
+        [14],
+    )
+    assert [e["kind"] for e in events].index("attack_relocated") < [
+        e["kind"] for e in events
+    ].index("attack_transition")
+
+
+def test_a_concession_in_words_then_a_waiver_in_code_is_accepted_as_the_waiver() -> None:
+    run = Run()
+    run.review([finding(10)])
+    run.author("SF-1", Action.CONCEDE, "fair, it should log")
+    assert not run.state.attacks["SF-1"].resolved
+    events = run.review([finding(10, waived=True, reason="logged by the caller")])
+    assert transitions(events) == [("SF-1", "accept", "static")]
+    [accepted] = of_kind(events, "attack_transition")
+    assert accepted["text"] == "waived in code: logged by the caller"
+    assert run.state.attacks["SF-1"].resolved
+    assert run.verdict() is Verdict.PASS
+
+
+def test_a_persons_waiver_claims_its_finding_once_waived_in_code_too() -> None:
+    run = Run()
+    run.review([finding(10)])
+    run.apply([ev.transition("SF-1", Action.WAIVE, by="ann", actor=Actor.HUMAN, text="risk")])
+    events = run.review([finding(10, waived=True, reason="risk")])
+    assert of_kind(events, "attack_raised") == [] and transitions(events) == []
+
+
+def test_the_withdrawn_change_says_why_each_dispute_is_withdrawn() -> None:
+    run = Run()
+    run.review([finding(10)])
+    [withdrawn] = of_kind(plan_change_withdrawn(run.state), "attack_transition")
+    assert withdrawn == {
+        "attack": "SF-1",
+        "action": "withdraw",
+        "by": "engine",
+        "actor": "engine",
+        "text": "the reviewed diff is empty: the author withdrew the change",
+        "evidence": "",
+        "change_withdrawn": True,
+    }
+
+
+def _texts(events: list[Event]) -> list[tuple[str, str]]:
+    return [(d["action"], d["text"]) for d in of_kind(events, "attack_transition")]
+
+
+def test_each_move_of_the_static_critic_says_why_in_the_ledger() -> None:
+    gone = Run()
+    gone.review([finding(10)])
+    assert _texts(gone.review([])) == [
+        ("fix", "the code no longer contains it"),
+        ("accept", "verified: a re-run of the critic no longer finds it"),
+    ]
+    pressed = Run()
+    pressed.review([finding(10)])
+    pressed.author("SF-1", Action.DEFEND)
+    events = pressed.review([finding(10)])
+    assert _texts(events) == [
+        (
+            "re_attack",
+            "still present in the code: a static finding is answered in code — fix it, "
+            "or waive it in code with a reason",
+        )
+    ]
+    assert of_kind(events, "attack_transition")[0]["evidence"] == "except Exception: pass"
+    withdrawn = Run()
+    withdrawn.review([finding(10)])
+    withdrawn.author("SF-1", Action.DEFEND)
+    assert _texts(withdrawn.review([])) == [("withdraw", "no longer present in the code")]
+
+
+def test_a_waiver_names_every_waived_line_and_each_reason_once() -> None:
+    run = Run()
+    events = run.review(
+        [
+            finding(10, waived=True, reason="a"),
+            finding(20, "except KeyError: pass", waived=True, reason="b"),
+            finding(30, "except OSError: pass", waived=True, reason="a"),
+            finding(40, "except IOError: pass", waived=True),
+        ]
+    )
+    concede, accept = of_kind(events, "attack_transition")
+    assert concede["text"] == "a; b"
+    assert concede["evidence"] == "\n".join(
+        [
+            "src/a.py:10: # contend: allow silent-fallback -- a",
+            "src/a.py:20: # contend: allow silent-fallback -- b",
+            "src/a.py:30: # contend: allow silent-fallback -- a",
+            "src/a.py:40: # contend: allow silent-fallback -- ",
+        ]
+    )
+    assert accept["text"] == "an in-code waiver with a reason is an evidence-bound concession"
+    assert (accept["by"], accept["actor"]) == ("static", "critic")
+
+
+def test_a_waiver_without_a_reason_gives_no_reason() -> None:
+    run = Run()
+    [concede, _] = of_kind(run.review([finding(10, waived=True)]), "attack_transition")
+    assert concede["text"] == ""
+
+
+def test_an_attack_tells_the_ways_out_for_its_own_topic() -> None:
+    run = Run()
+    run.review([finding(10)])
+    assert run.state.attacks["SF-1"].ways_out == (
+        "fix it so the failure is raised, reported or tested rather than hidden",
+        "or waive it in code with a reason: `# contend: allow silent-fallback -- <reason>`",
+    )
+
+
+def test_a_persons_waiver_whose_finding_is_gone_writes_nothing_about_it() -> None:
+    run = Run()
+    run.review([finding(10)])
+    run.apply([ev.transition("SF-1", Action.WAIVE, by="ann", actor=Actor.HUMAN, text="risk")])
+    events = run.review([])
+    assert of_kind(events, "attack_relocated") == [] and transitions(events) == []
+    assert run.state.attacks["SF-1"].status is Status.WAIVED
