@@ -137,3 +137,54 @@ def test_a_cast_to_a_type_that_holds_any_is_not_a_cast_to_any() -> None:
         return fn, raw
     """
     assert [(f.rule, f.start_line) for f in _run(None, new)] == [("cast-to-any-added", 6)]
+
+
+# ------------------------------------------------------------------------ type: ignore
+
+
+def test_an_ignore_on_an_import_line_is_not_raised() -> None:
+    # An import's line can only fail to resolve its module or name (missing stubs, an
+    # untyped or optional dependency): no later edit of other code hides behind it.
+    old = """
+    import os
+
+    def run():
+        return os.getcwd()
+    """
+    new = """
+    import os
+
+    import mkdocs_gen_files  # type: ignore
+    from ._vendored import PrettyPrinter  # type: ignore
+
+    def run():
+        return os.getcwd(), mkdocs_gen_files, PrettyPrinter
+    """
+    assert _run(old, new) == []
+
+
+def test_an_ignore_on_an_optional_import_fallback_is_not_raised() -> None:
+    # isort: `except ImportError: parse_requirements = None  # type: ignore` -- the
+    # fallback redefines the imported name; that redefinition is the only error there.
+    old = """
+    try:
+        from pip_api import parse_requirements
+    except ImportError:
+        parse_requirements = None
+    """
+    new = old.replace("parse_requirements = None", "parse_requirements = None  # type: ignore")
+    assert _run(old, new) == []
+
+
+def test_an_ignore_on_code_beside_an_import_probe_is_still_raised() -> None:
+    old = """
+    try:
+        from pip_api import parse_requirements
+    except ImportError:
+        parse_requirements = None
+        LIMIT = 3
+    """
+    new = old.replace("LIMIT = 3", 'LIMIT = "3" + 1  # type: ignore')
+    assert [(f.rule, f.start_line) for f in _run(old, new)] == [("type-ignore-added", 5)]
+    wide = "import os\n\nx: int = os.environ.get('X')  # type: ignore\n"
+    assert [f.rule for f in _run("import os\n", wide)] == ["type-ignore-added"]

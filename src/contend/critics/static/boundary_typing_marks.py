@@ -4,7 +4,8 @@ or validates raw primitives in core code. Minor, taste-level findings by design.
     type-ignore-added             a blanket `# type: ignore` (no error code; or the pyright /
                                   mypy / pyre form) added on a line of library code: not in a
                                   test file, not in an `if __name__ == "__main__":` block, not
-                                  on a deliberately wrong call inside a raises block. A coded
+                                  on a deliberately wrong call inside a raises block, not on an
+                                  import or an optional import's `= None` fallback. A coded
                                   ignore (`[attr-defined]`) is a named, scoped waiver of one
                                   error and is not raised
     cast-to-any-added             `cast(Any, ...)` added (a cast to a type that holds Any,
@@ -261,7 +262,7 @@ def type_ignores(change: FileChange, new_tree: ast.Module, context: Changed) -> 
     if not added:
         return
     before = context.old_ignores()
-    blocks = _raises_blocks(new_tree) + _main_blocks(new_tree)
+    blocks = _raises_blocks(new_tree) + _main_blocks(new_tree) + _import_lines(new_tree)
     budget = context.ignore_counts(new=True) - context.ignore_counts(new=False)
     for line_text, codes, line, comment in added:
         if any(start <= line <= end for start, end in blocks):
@@ -300,6 +301,59 @@ def _main_blocks(tree: ast.Module) -> list[tuple[int, int]]:
             isinstance(c, ast.Constant) and c.value == "__main__" for c in node.test.comparators
         )
     ]
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+def _import_lines(tree: ast.Module) -> list[tuple[int, int]]:
+    """Lines where a blanket ignore can only silence an import's own error: an import
+    statement (a module or name that does not resolve: missing stubs, an untyped or optional
+    dependency), and a fallback in an optional-import probe's `except ImportError:` that
+    rebinds a name its `try` imported (`x = None`: the redefinition is the error). Nothing
+    else stands on such a line for a later edit to hide behind the ignore."""
+    found: list[tuple[int, int]] = []
+    for node in pyast.statements(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(pyast.span(node))
+        elif isinstance(node, ast.Try):
+            imported = {
+                (alias.asname or alias.name).split(".")[0]
+                for stmt in node.body
+                if isinstance(stmt, ast.Import | ast.ImportFrom)
+                for alias in stmt.names
+            }
+            for handler in node.handlers:
+                names = {n.id if isinstance(n, ast.Name) else "" for n in _caught(handler)}
+                if not imported or not names or not names <= _IMPORT_ERRORS:
+                    continue
+                found.extend(
+                    pyast.span(stmt)
+                    for stmt in handler.body
+                    if _binds(stmt) and _binds(stmt) <= imported
+                )
+    return found
+
+
+def _caught(handler: ast.ExceptHandler) -> list[ast.expr]:
+    kind = handler.type
+    return [] if kind is None else list(kind.elts) if isinstance(kind, ast.Tuple) else [kind]
+
+
+def _binds(stmt: ast.stmt) -> set[str]:
+    """The names a fallback statement binds: `x = None`, `x: T = None`, `def x(...)`,
+    `class x`; empty for anything else."""
+    if (
+        isinstance(stmt, ast.Assign)
+        and isinstance(stmt.value, ast.Constant | ast.Name)
+        and all(isinstance(t, ast.Name) for t in stmt.targets)
+    ):
+        return {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        return {stmt.target.id}
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {stmt.name}
+    return set()
 
 
 def _raises_blocks(tree: ast.Module) -> list[tuple[int, int]]:
