@@ -142,7 +142,7 @@ def _moot(
     found = {
         id(c)
         for c in old_checks
-        if moot.gone_with_the_api(c, context.behaviour) or rm.mentions(c.node, dropped)
+        if moot.gone_with_the_api(c, context.behaviour, old_fn.node) or rm.mentions(c.node, dropped)
     }
     rejected = moot.now_rejected(old_fn.node, new_fn.node, old_checks, new_checks)
     if rejected is not None:

@@ -1,0 +1,115 @@
+"""Test-weakening when the change removes what a check read (issue 8): an attribute, an option
+or a keyword the code under test no longer has anywhere. The check goes with it: nothing
+that remains lost a check. The same shapes on behaviour that stays are still reported.
+"""
+
+from __future__ import annotations
+
+from contend.critics.static.base import FileChange, Finding
+from contend.critics.static.testing import change_from_texts
+from contend.critics.static.weakened_tests import CRITIC
+
+TESTS = "tests/test_checker.py"
+
+
+def _check(*changes: FileChange) -> list[Finding]:
+    return [r for r in CRITIC.check(list(changes)) if isinstance(r, Finding)]
+
+
+MANAGER_OLD = """
+class Manager:
+    def __init__(self, jobs):
+        self.jobs = jobs
+        self.using_multiprocessing = jobs > 1
+
+    def run(self):
+        if self.using_multiprocessing:
+            return "parallel"
+        return "serial"
+"""
+MANAGER_NEW = """
+class Manager:
+    def __init__(self, jobs):
+        self.jobs = jobs
+
+    def run(self):
+        if self.jobs > 1:
+            return "parallel"
+        return "serial"
+"""
+TEST_OLD = """
+def test_serial_fall_back():
+    manager = Manager(1)
+    assert manager.run() == "serial"
+    assert manager.using_multiprocessing is False
+"""
+TEST_NEW = """
+def test_serial_fall_back():
+    manager = Manager(1)
+    assert manager.run() == "serial"
+"""
+
+
+def test_a_check_of_an_attribute_the_change_deletes_goes_with_it() -> None:
+    # flake8: `Manager.using_multiprocessing` deleted from checker.py in the same commit.
+    changes = [
+        change_from_texts("src/flake8/checker.py", MANAGER_OLD, MANAGER_NEW),
+        change_from_texts(TESTS, TEST_OLD, TEST_NEW),
+    ]
+    assert _check(*changes) == []
+
+
+def test_a_check_of_an_attribute_that_stays_is_still_removed() -> None:
+    changes = [
+        change_from_texts("src/flake8/checker.py", MANAGER_OLD, MANAGER_OLD + "\n"),
+        change_from_texts(TESTS, TEST_OLD, TEST_NEW),
+    ]
+    assert [f.rule for f in _check(*changes)] == ["assertion-removed"]
+
+
+SETTINGS_OLD = """
+class Config:
+    combine_as_imports: bool = False
+    keep_direct_and_as_imports: bool = True
+
+
+def code(text, **options):
+    return text
+"""
+SETTINGS_NEW = """
+class Config:
+    combine_as_imports: bool = False
+
+
+def code(text, **options):
+    return text
+"""
+OPTION_OLD = """
+def test_multiple_as_imports():
+    text = "from a import b as b\\n"
+    output = code(text, combine_as_imports=True)
+    assert output == "from a import b as b\\n"
+    output = code(text, keep_direct_and_as_imports=False)
+    assert output == "from a import b\\n"
+"""
+OPTION_NEW = """
+def test_multiple_as_imports():
+    text = "from a import b as b\\n"
+    output = code(text, combine_as_imports=True)
+    assert output == "from a import b as b\\n"
+"""
+
+
+def test_checks_of_an_option_the_change_removes_go_with_it() -> None:
+    # isort: `keep_direct_and_as_imports` removed (now always on); the asserts on the
+    # output computed with it set to False describe behaviour that no longer exists.
+    changes = [
+        change_from_texts("isort/settings.py", SETTINGS_OLD, SETTINGS_NEW),
+        change_from_texts(TESTS, OPTION_OLD, OPTION_NEW),
+    ]
+    assert _check(*changes) == []
+    kept = [
+        change_from_texts("isort/settings.py", SETTINGS_OLD, SETTINGS_OLD + "\n"),
+        change_from_texts(TESTS, OPTION_OLD, OPTION_NEW),
+    ]
+    assert [f.rule for f in _check(*kept)] == ["assertion-removed"]
