@@ -113,3 +113,33 @@ def test_checks_of_an_option_the_change_removes_go_with_it() -> None:
         change_from_texts(TESTS, OPTION_OLD, OPTION_NEW),
     ]
     assert [f.rule for f in _check(*kept)] == ["assertion-removed"]
+
+
+# ------------------------------------------------------- membership made an equality
+
+
+def test_membership_asserts_replaced_by_an_equality_on_the_same_list_are_not_removed() -> None:
+    # pluggy: `assert p1 in hook_plugins` x3 -> `assert hook_plugins == [p1, p2]`: the
+    # equality checks each member, their order, and that nothing else is there.
+    old = """
+    def test_get_hookimpls(pm):
+        hook_plugins = pm.get_plugins()
+        assert len(hook_plugins) == 2
+        assert plugin1 in hook_plugins
+        assert plugin2 in hook_plugins
+        assert plugin3 not in hook_plugins
+    """
+    new = """
+    def test_get_hookimpls(pm):
+        hook_plugins = pm.get_plugins()
+        assert hook_plugins == [plugin1, plugin2]
+    """
+    import textwrap
+
+    change = change_from_texts(TESTS, textwrap.dedent(old), textwrap.dedent(new))
+    assert _check(change) == []
+    # An equality that leaves a member out does not imply its membership check.
+    other = new.replace("[plugin1, plugin2]", "[plugin1]")
+    change = change_from_texts(TESTS, textwrap.dedent(old), textwrap.dedent(other))
+    claims = sorted((f.rule, f.claim.split("`")[1]) for f in _check(change))
+    assert ("assertion-removed", "assert plugin2 in hook_plugins") in claims

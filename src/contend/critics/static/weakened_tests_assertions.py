@@ -96,6 +96,9 @@ def compare_checks(
         repeated = {id(c) for c in leftover_old if c.key in {n.key for n in new_checks}}
         moved = context.moved_elsewhere(old_fn, old_side, old_checks, repeated)
         leftover_old = [c for c in leftover_old if id(c) not in moved]
+    if leftover_old:
+        # Implied by a new equality on the same collection: `x in xs` by `xs == [.., x, ..]`.
+        leftover_old = [c for c in leftover_old if not cmp.implied_by_equality(c, new_checks)]
     deprecated = context.behaviour.deprecated if leftover_old else frozenset()
     # New checks left unmatched: the test was rewritten, not only trimmed.
     rewritten = any(c.counts for c in leftover_new)
