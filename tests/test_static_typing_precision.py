@@ -188,3 +188,53 @@ def test_an_ignore_on_code_beside_an_import_probe_is_still_raised() -> None:
     assert [(f.rule, f.start_line) for f in _run(old, new)] == [("type-ignore-added", 5)]
     wide = "import os\n\nx: int = os.environ.get('X')  # type: ignore\n"
     assert [f.rule for f in _run("import os\n", wide)] == ["type-ignore-added"]
+
+
+# ------------------------------------------------------------ validation-guard-removed
+
+
+def test_a_guard_whose_raise_stays_in_the_function_is_restructured_not_removed() -> None:
+    # pluggy `_remove_plugin`: two lists merged into one; the `raise ValueError` that ran
+    # when neither held the plugin now runs after the loop over the merged list.
+    old = """
+    class Hook:
+        def remove_plugin(self, plugin):
+            def remove(impls):
+                for i, method in enumerate(impls):
+                    if method.plugin == plugin:
+                        del impls[i]
+                        return True
+                return None
+
+            if remove(self._wrappers) is None:
+                if remove(self._nonwrappers) is None:
+                    raise ValueError(f"plugin {plugin!r} not found")
+    """
+    new = """
+    class Hook:
+        def remove_plugin(self, plugin):
+            for i, method in enumerate(self._impls):
+                if method.plugin == plugin:
+                    del self._impls[i]
+                    return
+            raise ValueError(f"plugin {plugin!r} not found")
+    """
+    assert _run(old, new) == []
+
+
+def test_one_of_two_guards_raising_the_same_error_removed_is_still_raised() -> None:
+    old = """
+    def set_age(person, age):
+        if not isinstance(age, int):
+            raise ValueError("bad age")
+        if age < 0:
+            raise ValueError("bad age")
+        person.age = age
+    """
+    new = """
+    def set_age(person, age):
+        if not isinstance(age, int):
+            raise ValueError("bad age")
+        person.age = age
+    """
+    assert [f.rule for f in _run(old, new)] == ["validation-guard-removed"]
