@@ -90,3 +90,52 @@ def test_an_exec_of_other_code_than_the_wrapper_ran_is_still_raised() -> None:
     old = PROXY.format(imports="from .compat import exec_", call="exec_")
     new = old.replace("exec_(func_text", "exec(name").replace("from .compat import exec_", "")
     assert [f.rule for f in _security(old, new)] == ["bandit-B102"]
+
+
+# ------------------------------------------------ raise-to-default: an error collector
+
+
+COLLECTOR_OLD = """
+class Metadata:
+    @classmethod
+    def from_email(cls, data, validate=True):
+        raw, unparsed = parse_email(data)
+        if validate:
+            with _ErrorCollector().on_exit("unparsed") as collector:
+                for key in unparsed:
+                    collector.error(InvalidMetadata(key, "bad"))
+        try:
+            return cls.from_raw(raw, validate=validate)
+        except ExceptionGroup as exc_group:
+            raise ExceptionGroup("invalid metadata", exc_group.exceptions) from None
+"""
+COLLECTOR_NEW = """
+class Metadata:
+    @classmethod
+    def from_email(cls, data, validate=True):
+        raw, unparsed = parse_email(data)
+        if validate:
+            with _ErrorCollector().on_exit("invalid metadata") as collector:
+                for key in unparsed:
+                    collector.error(InvalidMetadata(key, "bad"))
+                try:
+                    validated = cls.from_raw(raw, validate=validate)
+                except ExceptionGroup as exc_group:
+                    for exc in exc_group.exceptions:
+                        collector.error(exc)
+                else:
+                    if not collector.errors:
+                        return validated
+        return cls.from_raw(raw, validate=validate)
+"""
+
+
+def test_a_raise_moved_into_an_error_collector_whose_exit_raises_is_not_a_default() -> None:
+    # packaging `Metadata.from_email`: the ExceptionGroup's errors now go to the
+    # `_ErrorCollector` of the enclosing `with`, whose exit raises them all.
+    assert _check(COLLECTOR_OLD, COLLECTOR_NEW) == []
+
+
+def test_errors_caught_and_dropped_beside_a_collector_are_still_a_default() -> None:
+    dropped = COLLECTOR_NEW.replace("collector.error(exc)", "print(exc)")
+    assert [f.rule for f in _check(COLLECTOR_OLD, dropped)] == ["raise-to-default"]
