@@ -143,3 +143,37 @@ def test_membership_asserts_replaced_by_an_equality_on_the_same_list_are_not_rem
     change = change_from_texts(TESTS, textwrap.dedent(old), textwrap.dedent(other))
     claims = sorted((f.rule, f.claim.split("`")[1]) for f in _check(change))
     assert ("assertion-removed", "assert plugin2 in hook_plugins") in claims
+
+
+# ------------------------------------------------ parametrize case given its own test
+
+
+CASES_OLD = """
+import pytest
+
+
+@pytest.mark.parametrize("name", ["hookwrapper", "optionalhook", "tryfirst", "specname"])
+def test_hookimpl(name):
+    assert getattr(make(**{name: True}), name) is True
+"""
+CASES_NEW = """
+import pytest
+
+
+@pytest.mark.parametrize("name", ["hookwrapper", "optionalhook", "tryfirst"])
+def test_hookimpl(name):
+    assert getattr(make(**{name: True}), name) is True
+
+
+def test_hookimpl_specname():
+    assert make().specname is None
+    assert make(specname="name").specname == "name"
+"""
+
+
+def test_a_parametrize_case_moved_to_a_new_test_named_after_it_is_not_lost() -> None:
+    # pluggy: the `specname` case of test_hookimpl became test_hookimpl_specname.
+    assert _check(change_from_texts(TESTS, CASES_OLD, CASES_NEW)) == []
+    elsewhere = CASES_NEW.replace("test_hookimpl_specname", "test_hookimpl_defaults")
+    lost = _check(change_from_texts(TESTS, CASES_OLD, elsewhere))
+    assert [f.rule for f in lost] == ["parametrize-cases-removed"]
