@@ -177,3 +177,40 @@ def test_a_parametrize_case_moved_to_a_new_test_named_after_it_is_not_lost() -> 
     elsewhere = CASES_NEW.replace("test_hookimpl_specname", "test_hookimpl_defaults")
     lost = _check(change_from_texts(TESTS, CASES_OLD, elsewhere))
     assert [f.rule for f in lost] == ["parametrize-cases-removed"]
+
+
+# ------------------------------------------------ unit-under-test-mocked: named after
+
+
+def test_patching_a_call_named_later_in_the_test_name_is_not_mocking_the_unit() -> None:
+    # gunicorn: `Worker.init_process` (the base, reached by super()) patched while
+    # `ThreadWorker.init_process` runs for real in test_worker_init_process; aiohttp:
+    # `loop.time` patched to drive test_keepalive_expires_on_time.
+    old = """
+    from unittest import mock
+
+
+    class TestThreadWorker:
+        def test_worker_init_process(self):
+            worker = self.create_worker()
+            worker.init_process()
+            assert worker.tpool is not None
+    """
+    new = """
+    from unittest import mock
+
+
+    class TestThreadWorker:
+        def test_worker_init_process(self):
+            worker = self.create_worker()
+            with mock.patch.object(base.Worker, "init_process"):
+                worker.init_process()
+            assert worker.tpool is not None
+    """
+    import textwrap
+
+    change = change_from_texts(TESTS, textwrap.dedent(old), textwrap.dedent(new))
+    assert _check(change) == []
+    named = new.replace("test_worker_init_process", "test_init_process")
+    change = change_from_texts(TESTS, textwrap.dedent(old), textwrap.dedent(named))
+    assert [f.rule for f in _check(change)] == ["unit-under-test-mocked"]
