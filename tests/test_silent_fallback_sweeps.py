@@ -139,3 +139,14 @@ def test_a_raise_moved_into_an_error_collector_whose_exit_raises_is_not_a_defaul
 def test_errors_caught_and_dropped_beside_a_collector_are_still_a_default() -> None:
     dropped = COLLECTOR_NEW.replace("collector.error(exc)", "print(exc)")
     assert [f.rule for f in _check(COLLECTOR_OLD, dropped)] == ["raise-to-default"]
+
+
+def test_a_typing_cast_added_around_an_argument_of_an_old_exec_is_not_a_new_exec() -> None:
+    # alembic's strict-typing sweep: `exec(src, globals_, lcl)` ->
+    # `exec(src, cast("Dict[str, Any]", globals_), lcl)`; cast does nothing at run time.
+    old = PROXY.format(imports="", call="exec")
+    new = old.replace(
+        "(func_text, globals_, lcl)", '(func_text, cast("Dict[str, Any]", globals_), lcl)'
+    )
+    new = "from typing import cast\n" + new
+    assert _security(old, new) == []

@@ -352,13 +352,25 @@ def _arguments(call: ast.Call) -> str:
 
 def _names(tree: ast.Module | None, issue: _BanditIssue) -> frozenset[str]:
     """The names and attributes read on a hit's lines: what the flagged construct is made
-    of, whatever its spelling (quotes, `u''`, %-format or f-string, line breaks)."""
+    of, whatever its spelling (quotes, `u''`, %-format or f-string, line breaks), less a
+    `typing.cast` wrapped around a value (it does nothing at run time)."""
     if tree is None:
         return frozenset()
     found: set[str] = set()
+    typing_only: set[int] = set()  # a cast's callee and type: nothing at run time
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name | ast.Attribute) and (
-            issue.start_line <= node.lineno <= issue.end_line
+        if (
+            isinstance(node, ast.Call)
+            and pyast.callee_name(node).rsplit(".", 1)[-1] == "cast"
+            and len(node.args) == 2
+            and issue.start_line <= node.lineno <= issue.end_line
+        ):
+            typing_only.update(id(n) for part in (node.func, node.args[0]) for n in ast.walk(part))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Name | ast.Attribute)
+            and id(node) not in typing_only
+            and issue.start_line <= node.lineno <= issue.end_line
         ):
             found.add(node.id if isinstance(node, ast.Name) else node.attr)
     return frozenset(found)
