@@ -108,6 +108,20 @@ def test_checks_of_an_option_the_change_removes_go_with_it() -> None:
         change_from_texts(TESTS, OPTION_OLD, OPTION_NEW),
     ]
     assert _check(*changes) == []
+    # Still quoted, but only in the list of deprecated (ignored) settings: gone all the same.
+    listed = SETTINGS_NEW + '\nDEPRECATED_SETTINGS = ("not_skip", "keep_direct_and_as_imports")\n'
+    changes = [
+        change_from_texts("isort/settings.py", SETTINGS_OLD, listed),
+        change_from_texts(TESTS, OPTION_OLD, OPTION_NEW),
+    ]
+    assert _check(*changes) == []
+    # Read by its name as a key, the option is still there.
+    keyed = SETTINGS_NEW.replace("return text", 'return options.get("keep_direct_and_as_imports")')
+    changes = [
+        change_from_texts("isort/settings.py", SETTINGS_OLD, keyed),
+        change_from_texts(TESTS, OPTION_OLD, OPTION_NEW),
+    ]
+    assert [f.rule for f in _check(*changes)] == ["assertion-removed"]
     kept = [
         change_from_texts("isort/settings.py", SETTINGS_OLD, SETTINGS_OLD + "\n"),
         change_from_texts(TESTS, OPTION_OLD, OPTION_NEW),

@@ -158,9 +158,22 @@ def _members_defined(tree: ast.Module) -> set[str]:
 
 
 def _identifiers(tree: ast.Module) -> set[str]:
-    """Every name a module uses in any role, strings that could name one included."""
+    """Every name a module uses in any role, strings that could name one included — but
+    for the strings of a collection bound to a `*deprecated*` name (isort's
+    `DEPRECATED_SETTINGS = ("not_skip", ...)`): listed there, a setting is accepted and
+    ignored, which is what removing it means."""
+    retired: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(
+            node.value, ast.Tuple | ast.List | ast.Set | ast.Dict
+        ):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and "deprecat" in t.id.lower() for t in targets):
+                retired.update(id(n) for n in ast.walk(node.value))
     found: set[str] = set()
     for node in ast.walk(tree):
+        if id(node) in retired:
+            continue
         if isinstance(node, ast.Name):
             found.add(node.id)
         elif isinstance(node, ast.Attribute):
