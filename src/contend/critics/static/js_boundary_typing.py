@@ -355,6 +355,36 @@ def _guards(fn: Node) -> list[_Guard]:
     return found
 
 
+# A member chain ending in a property: `stdioStreams[0].direction`, `fd.direction`.
+_MEMBER_CHAIN = re.compile(r"[\w$]+(?:\[[^\[\]]*\]|\.[\w$]+|\?\.[\w$]+)*\??\.(?=[\w$]+)")
+
+
+def _operand_free(condition: str) -> str:
+    """A squashed condition with every member chain reduced to its last property: the same
+    test of the same property, whatever object it is read from."""
+    return _MEMBER_CHAIN.sub("•.", condition)
+
+
+def _thrown(guard: Node) -> str:
+    consequence = guard.child_by_field_name("consequence")
+    if consequence is None:
+        return ""
+    throws = [consequence] if consequence.type == "throw_statement" else []
+    throws += [node for node in walk_within(consequence) if node.type == "throw_statement"]
+    return squash(text_of(throws[0])) if throws else ""
+
+
+def _kept_reading_elsewhere(guard: _Guard, fn: Node) -> bool:
+    """Whether the new function still throws the same error on the same test of the same
+    property, now read from another object (`stdioStreams[0].direction` ->
+    `fileDescriptor.direction`): the guard is kept, its operand found another way."""
+    reduced, thrown = _operand_free(guard.condition), _thrown(guard.node)
+    return bool(thrown) and any(
+        _operand_free(new.condition) == reduced and _thrown(new.node) == thrown
+        for new in _guards(fn)
+    )
+
+
 def _validating_calls(fn: Node) -> int:
     return sum(
         1
@@ -419,6 +449,8 @@ def _removed_guards(
                 continue
             if _validating_calls(fn) > _validating_calls(old_fn):
                 continue  # the check moved into a helper the function now calls
+            if _kept_reading_elsewhere(guard, fn):
+                continue  # the same test and throw, its operand read from another object
             line = (
                 start
                 if start in added

@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 from tree_sitter import Node
 
 from contend.critics.static.base import FileChange
+from contend.critics.static.js_assert_helpers import handed_to_helper
 from contend.critics.static.js_assertions import (
     GENERIC_ERRORS,
     PINNING,
@@ -42,7 +43,9 @@ from contend.critics.static.js_test_pairing import (
 from contend.critics.static.js_test_pool import (
     Pool,
     about_removed_code,
+    names_from_deleted_modules,
     title_names_removed,
+    uses_any,
     vocabulary,
 )
 from contend.critics.static.js_tests_model import TestCall
@@ -175,6 +178,10 @@ def _covered(
         return True  # the value is now pinned exactly
     if _now_expects_failure(orphan, old_body, test, new_assertions):
         return True  # the value is no longer produced: the test checks the error instead
+    if handed_to_helper(orphan, old_body, test.body, pool.helpers):
+        return True  # `untilUpdated(() => subject, expected)`: the helper asserts it
+    if _harness_count_replaced(orphan, old_body, test.body, new_assertions):
+        return True  # the count only proved the old harness's branch assertions ran
     own = branches(orphan, old_body)
     if own:
         # Per-environment branches merged: a branch-mate became an assertion at least as
@@ -187,6 +194,62 @@ def _covered(
                 and new.rank >= orphan.rank
             ):
                 return True
+    return False
+
+
+_COUNTER_STEP = re.compile(r"^(?:\+\+(?P<a>[\w$]+)|(?P<b>[\w$]+)\+\+|(?P<c>[\w$]+)\+=1)$")
+
+
+def _harness_count_replaced(
+    orphan: Assertion, old_body: Node, new_body: Node | None, new_assertions: list[Assertion]
+) -> bool:
+    """`expect(renderCount).toBe(3)` of a render-count harness: the old test counted renders
+    in a local (`renderCount += 1`) and chose which assertions ran by that count (`switch
+    (renderCount)`, `if (renderCount === 1)`); the count only proved those branch
+    assertions all ran. Replaced when the new test no longer has the counter and asserts
+    every state itself: unconditionally, at least once per asserting branch."""
+    counter = orphan.subject
+    if new_body is None or not re.fullmatch(r"[\w$]+", counter):
+        return False
+    if any(node.type == "identifier" and text_of(node) == counter for node in walk(new_body)):
+        return False
+    stepped = any(
+        node.type in ("update_expression", "augmented_assignment_expression")
+        and (match := _COUNTER_STEP.match(_flat(node).replace(" ", "")))
+        and counter in match.groupdict().values()
+        for node in walk(old_body)
+    )
+    if not stepped:
+        return False
+    states = 0  # branches of the harness that assert something: the states it checked
+    for node in walk(old_body):
+        if node.type not in ("switch_statement", "if_statement"):
+            continue
+        test_part = node.child_by_field_name("value") or node.child_by_field_name("condition")
+        if test_part is None or not any(
+            item.type == "identifier" and text_of(item) == counter for item in walk(test_part)
+        ):
+            continue
+        if node.type == "switch_statement":
+            cases = [c for c in walk(node) if c.type == "switch_case"]
+        else:
+            cases = [c for c in (node.child_by_field_name("consequence"),) if c is not None]
+        states += sum(1 for case in cases if assertions(case))
+    unconditional = [a for a in new_assertions if not _conditional(a.node, new_body)]
+    return states > 0 and len(unconditional) >= states
+
+
+def _conditional(node: Node, body: Node) -> bool:
+    """Whether an assertion sits in a branch or a nested callback of the test body."""
+    parent = node.parent
+    while parent is not None and parent != body:
+        if parent.type in ("if_statement", "switch_statement", "ternary_expression"):
+            return True
+        if parent.type in ("arrow_function", "function_expression", "function") and (
+            parent.parent is not None and parent.parent.type == "arguments"
+        ):
+            return True
+        parent = parent.parent
     return False
 
 
@@ -435,16 +498,24 @@ def _empty(test: TestCall) -> bool:
     return block is None or (block.type == "statement_block" and not named_children(block))
 
 
-def _deletion_kept(old: TestCall, pool: Pool, suite: tuple[str, ...] = ()) -> bool:
+def _deletion_kept(
+    old: TestCall,
+    pool: Pool,
+    suite: tuple[str, ...] = (),
+    gone_imports: frozenset[str] = frozenset(),
+) -> bool:
     """A deleted test whose body arrived verbatim in another file, whose every assertion is
     still asserted as often somewhere in the change (merged into another test), or whose
     subject the change removed from the code. `suite`: the name of a test file deleted as a
-    whole, which names its tests' subject as a `describe` does (`options.detectClash`)."""
+    whole, which names its tests' subject as a `describe` does (`options.detectClash`);
+    `gone_imports`: the names the test file imports from modules the change deletes."""
     if old.body is not None and pool.arrived[old.body_text()] > 0:
         pool.arrived[old.body_text()] -= 1
         return True
     if about_removed_code(old.body, pool.removed_names):
         return True
+    if uses_any(old.body, gone_imports):
+        return True  # it exercised a module the change deletes
     if old.body is not None and vocabulary(text_of(old.body)) & pool.removed_words:
         return True  # it exercised behaviour the change removed from the code
     if title_names_removed((*suite, *old.key), pool.removed_phrases):
@@ -506,8 +577,10 @@ def compare_files(sides: Sides, pool: Pool) -> list[Hit]:
         if key not in new_tests and key not in heirs and old.kind == "test"
     ]
     suite = (_file_stem(sides.change.path),) if sides.change.new_text is None else ()
+    old_path = sides.change.old_path or sides.change.path
+    gone_imports = names_from_deleted_modules(sides.old_root, old_path, pool.deleted_modules)
     for old in deleted:
-        if old.disabled or _empty(old) or _deletion_kept(old, pool, suite):
+        if old.disabled or _empty(old) or _deletion_kept(old, pool, suite, gone_imports):
             continue
         if _moved_with_its_checks(old, pool, sides.old_lines):
             continue

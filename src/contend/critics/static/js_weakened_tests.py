@@ -51,6 +51,8 @@ from contend.critics.static.js_assertions import assertions
 from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_test_pool import (
     Pool,
+    deleted_modules,
+    helper_functions,
     removed_keys,
     removed_names,
     removed_vocabulary,
@@ -230,6 +232,8 @@ def check_changes(
         pool.removed_words, pool.removed_phrases = removed.words, removed.phrases
         pool.code_removed = removes_code(changes, tests)
         pool.removed_keys = removed_keys(changes, tests)
+        pool.deleted_modules = deleted_modules(changes, tests)
+        pool.helpers = helper_functions(changes)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
     return results

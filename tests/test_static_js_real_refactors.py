@@ -1,0 +1,284 @@
+"""JS/TS critics on refactors real commits make (issue 17, second pass): each family of false
+alarm on the labelled real-commit sets, as a minimal before/after pair, beside the defect of
+the same shape that must still be reported."""
+
+from __future__ import annotations
+
+from tests.js_static_helpers import change, source, tw
+
+from contend.critics.static import js_boundary_typing, js_tests_model, js_weakened_tests
+from contend.critics.static.base import FileChange, Finding
+from contend.critics.static.treesitter import parse
+
+
+def findings(*changes: FileChange) -> list[Finding]:
+    """The critic's findings on a change that also deletes source files (each a skip)."""
+    results = js_weakened_tests.CRITIC.check(list(changes))
+    return [r for r in results if isinstance(r, Finding)]
+
+
+# --- a test title written as a concatenation of literals is the same title -------------------
+
+CONCAT_OLD = """
+describe("useLazyQuery", () => {
+  it(
+    "should use variables of the hook options " +
+      "when running the lazy execution function",
+    async () => {
+      const client = new ApolloClient({ cache: new InMemoryCache(), resolvers });
+      const wrapper = mount(<Provider client={client}><Cars /></Provider>);
+      await wait();
+      expect(wrapper.find("li").length).toBe(2);
+      expect(wrapper.text()).toContain("Audi");
+    }
+  );
+});
+"""
+
+CONCAT_NEW = """
+describe("useLazyQuery", () => {
+  it("should use variables of the hook options when running the lazy execution function", () => {
+    const { result, waitForNextUpdate } = renderHook(() => useLazyQuery(query), { wrapper });
+    setTimeout(() => result.current[0]());
+    await waitForNextUpdate();
+    expect(wrapper.find("li").length).toBe(2);
+    expect(wrapper.text()).toContain("Audi");
+  });
+});
+"""
+
+
+def _titles(text: str) -> list[tuple[str, ...]]:
+    root = parse(source(text), "tsx")
+    return list(js_tests_model.test_calls(root))
+
+
+def test_a_title_concatenated_from_literals_is_the_same_title() -> None:
+    # Keyed as one literal, the old and the new test are one test, compared check by check
+    # (a rewrite far from its old place is not paired by position or by body).
+    assert _titles(CONCAT_OLD) == _titles(CONCAT_NEW)
+    assert tw(change("src/__tests__/lazy.test.tsx", CONCAT_OLD, CONCAT_NEW)) == []
+
+
+def test_a_title_concatenated_with_a_name_is_not_folded() -> None:
+    old = CONCAT_OLD.replace('"when running the lazy execution function"', "suffix")
+    assert _titles(old)[-1][-1] != _titles(CONCAT_NEW)[-1][-1]
+    assert "suffix" in _titles(old)[-1][-1]
+
+
+# --- a test of a module the change deletes goes with it ---------------------------------------
+
+PROP_SRC = """
+export function prop(target: any, key: string) {
+  target.props = [...(target.props || []), key];
+}
+"""
+
+PROP_TEST = """
+import { prop } from "../src/prop";
+import { Component, createInstance } from "@vue/runtime-test";
+
+test("without options", () => {
+  let captured;
+  class Foo extends Component<{ p: number }> {
+    @prop
+    p: number;
+    created() {
+      captured = this.p;
+    }
+  }
+  createInstance(Foo, { p: 1 });
+  expect(captured).toBe(1);
+});
+"""
+
+
+def test_tests_of_a_module_the_change_deletes_go_with_it() -> None:
+    changes = [
+        change("packages/decorators/src/prop.ts", PROP_SRC, None),
+        change("packages/decorators/__tests__/prop.spec.ts", PROP_TEST, None),
+    ]
+    assert findings(*changes) == []
+
+
+def test_a_deleted_test_of_a_module_that_stays_is_still_reported() -> None:
+    changes = [
+        change("packages/decorators/src/other.ts", PROP_SRC, None),
+        change("packages/decorators/__tests__/prop.spec.ts", PROP_TEST, None),
+    ]
+    assert [f.rule for f in findings(*changes)] == ["js-test-deleted"]
+
+
+# --- an assertion handed to an assertion helper is still made ---------------------------------
+
+UNTIL_HELPER = """
+export async function untilUpdated(
+  poll: () => string | Promise<string | null>,
+  expected: string,
+  runInBuild = false
+): Promise<void> {
+  if (isBuild && !runInBuild) return
+  const maxTries = process.env.CI ? 200 : 50
+  for (let tries = 0; tries < maxTries; tries++) {
+    const actual = (await poll()) ?? ''
+    if (actual.indexOf(expected) > -1 || tries === maxTries - 1) {
+      expect(actual).toMatch(expected)
+      break
+    }
+    await timeout(50)
+  }
+}
+"""
+
+HELPER_OLD = """
+test('nested worker', async () => {
+  await page.click('.ping')
+  expect(await page.textContent('.nested-worker')).toMatch('worker-nested-worker')
+  expect(await page.textContent('.nested-module')).toMatch('sub-worker')
+})
+"""
+
+HELPER_NEW = """
+test('nested worker', async () => {
+  await page.click('.ping')
+  await untilUpdated(() => page.textContent('.nested-worker'), 'worker-nested-worker', true)
+  await untilUpdated(
+    () => page.textContent('.nested-module'),
+    'sub-worker',
+    true
+  )
+})
+"""
+
+
+def _helper_change(helper_old: str, helper_new: str) -> FileChange:
+    return change("playground/test-utils.ts", helper_old, helper_new)
+
+
+def test_an_assertion_handed_to_an_asserting_helper_is_kept() -> None:
+    changes = [
+        _helper_change(UNTIL_HELPER.replace("200", "100"), UNTIL_HELPER),
+        change("playground/worker/__tests__/es-worker.spec.ts", HELPER_OLD, HELPER_NEW),
+    ]
+    assert tw(*changes) == []
+
+
+def test_a_helper_that_skips_its_assertion_unless_asked_does_not_keep_it() -> None:
+    # Without `true`, untilUpdated returns at once in a build run: nothing is asserted there.
+    new = HELPER_NEW.replace(", true)", ")").replace("    true\n", "")
+    changes = [
+        _helper_change(UNTIL_HELPER.replace("200", "100"), UNTIL_HELPER),
+        change("playground/worker/__tests__/es-worker.spec.ts", HELPER_OLD, new),
+    ]
+    assert [f.rule for f in tw(*changes)] == ["js-assertion-removed"] * 2
+
+
+def test_a_call_that_only_takes_the_subject_does_not_keep_the_assertion() -> None:
+    new = HELPER_NEW.replace(", 'worker-nested-worker', true)", ")")
+    changes = [
+        _helper_change(UNTIL_HELPER.replace("200", "100"), UNTIL_HELPER),
+        change("playground/worker/__tests__/es-worker.spec.ts", HELPER_OLD, new),
+    ]
+    assert [f.rule for f in tw(*changes)] == ["js-assertion-removed"]
+
+
+# --- a guard kept, reading its operand from elsewhere -----------------------------------------
+
+GUARD_OLD = """
+const validateFdNumber = (fdNumber, fdName, isWritable, stdioStreamsGroups) => {
+  const stdioStreams = stdioStreamsGroups[fdNumber];
+  if (stdioStreams[0].direction === 'input' && !isWritable) {
+    throw new TypeError(`"${fdName}" must be a readable stream, not writable.`);
+  }
+  if (stdioStreams[0].direction !== 'input' && isWritable) {
+    throw new TypeError(`"${fdName}" must be a writable stream, not readable.`);
+  }
+};
+"""
+
+GUARD_NEW = """
+const validateFdNumber = (fdNumber, fdName, isWritable, fileDescriptors) => {
+  const fileDescriptor = fileDescriptors.find((descriptor) => descriptor.fdNumber === fdNumber);
+  if (fileDescriptor.direction === 'input' && !isWritable) {
+    throw new TypeError(`"${fdName}" must be a readable stream, not writable.`);
+  }
+  if (fileDescriptor.direction !== 'input' && isWritable) {
+    throw new TypeError(`"${fdName}" must be a writable stream, not readable.`);
+  }
+};
+"""
+
+
+def _typing(old: str, new: str) -> list[Finding]:
+    results = js_boundary_typing.CRITIC.check([change("lib/pipe/validate.js", old, new)])
+    return [r for r in results if isinstance(r, Finding)]
+
+
+def test_a_guard_that_reads_its_operand_from_another_object_is_kept() -> None:
+    assert _typing(GUARD_OLD, GUARD_NEW) == []
+
+
+def test_a_guard_whose_condition_is_regrouped_is_still_removed() -> None:
+    new = GUARD_NEW.replace(
+        "fileDescriptor.direction === 'input' && !isWritable",
+        "(fileDescriptor.direction === 'input' || fdNumber) && !isWritable",
+    )
+    assert [f.rule for f in _typing(GUARD_OLD, new)] == ["js-validation-guard-removed"]
+
+
+# --- a render-count harness replaced by per-state assertions ----------------------------------
+
+HARNESS_OLD = """
+it("should hold query execution until manually triggered", async () => {
+  let renderCount = 0;
+  const Component = () => {
+    const [execute, { loading, data }] = useLazyQuery(CAR_QUERY);
+    switch (renderCount) {
+      case 0:
+        expect(loading).toEqual(false);
+        setTimeout(() => execute());
+        break;
+      case 1:
+        expect(loading).toEqual(true);
+        break;
+      case 2:
+        expect(loading).toEqual(false);
+        expect(data).toEqual(CAR_RESULT_DATA);
+        break;
+      default:
+    }
+    renderCount += 1;
+    return null;
+  };
+  render(<MockedProvider mocks={CAR_MOCKS}><Component /></MockedProvider>);
+  return wait(() => {
+    expect(renderCount).toBe(3);
+  });
+});
+"""
+
+HARNESS_NEW = """
+it("should hold query execution until manually triggered", async () => {
+  const { result, waitForNextUpdate } = renderHook(() => useLazyQuery(query), { wrapper });
+  expect(result.current[1].loading).toBe(false);
+  setTimeout(() => result.current[0]());
+  await waitForNextUpdate();
+  expect(result.current[1].loading).toBe(true);
+  await waitForNextUpdate();
+  expect(result.current[1].loading).toBe(false);
+  expect(result.current[1].data).toEqual({ hello: "world" });
+});
+"""
+
+
+def test_a_render_count_harness_replaced_by_per_state_assertions() -> None:
+    assert tw(change("src/__tests__/lazy.test.tsx", HARNESS_OLD, HARNESS_NEW)) == []
+
+
+def test_a_harness_replaced_by_fewer_checks_still_loses_its_count() -> None:
+    new = HARNESS_NEW.replace(
+        "  await waitForNextUpdate();\n  expect(result.current[1].loading).toBe(true);\n", ""
+    ).replace('  expect(result.current[1].data).toEqual({ hello: "world" });\n', "")
+    findings = tw(change("src/__tests__/lazy.test.tsx", HARNESS_OLD, new))
+    found = {f.claim.split("`")[3] for f in findings}
+    assert "expect(renderCount).toBe(3)" in found
