@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from tests.js_static_helpers import change, source, tw
 
-from contend.critics.static import js_boundary_typing, js_tests_model, js_weakened_tests
+from contend.critics.static import (
+    js_boundary_typing,
+    js_silent_fallback,
+    js_tests_model,
+    js_weakened_tests,
+)
 from contend.critics.static.base import FileChange, Finding
 from contend.critics.static.treesitter import parse
 
@@ -282,3 +287,138 @@ def test_a_harness_replaced_by_fewer_checks_still_loses_its_count() -> None:
     findings = tw(change("src/__tests__/lazy.test.tsx", HARNESS_OLD, new))
     found = {f.claim.split("`")[3] for f in findings}
     assert "expect(renderCount).toBe(3)" in found
+
+
+# --- a test that expected the old bug's failure now pins the fixed result ---------------------
+
+FIXED_OLD = """
+test("GOAWAY frame", async (t) => {
+  const response = await client.request({ path: "/", method: "GET" });
+  t.strictEqual(response.statusCode, 200);
+  await t.rejects(response.body.text(), {
+    message: 'HTTP/2: "GOAWAY" frame received with code 0',
+    code: "UND_ERR_SOCKET",
+  });
+});
+"""
+
+FIXED_NEW = """
+test("GOAWAY frame", async (t) => {
+  const response = await client.request({ path: "/", method: "GET" });
+  t.strictEqual(response.statusCode, 200);
+  t.strictEqual(await response.body.text(), "Hello World");
+});
+"""
+
+
+def test_an_expected_failure_replaced_by_an_exact_result_is_not_removed() -> None:
+    assert tw(change("test/http2-goaway.js", FIXED_OLD, FIXED_NEW)) == []
+
+
+def test_an_expected_failure_replaced_by_a_loose_check_is_removed() -> None:
+    new = FIXED_NEW.replace(
+        't.strictEqual(await response.body.text(), "Hello World")',
+        "t.ok(await response.body.text())",
+    )
+    assert [f.rule for f in tw(change("test/http2-goaway.js", FIXED_OLD, new))] == [
+        "js-assertion-removed"
+    ]
+
+
+# --- a swallowed read whose value only decorates an error report ------------------------------
+
+CLONE_OLD = """
+export async function fetchBaseQuery(response, responseHandler) {
+  let resultData;
+  try {
+    resultData = await handleResponse(response, responseHandler);
+  } catch (e) {
+    return { error: { status: "PARSING_ERROR", error: String(e) } };
+  }
+  return { data: resultData };
+}
+"""
+
+CLONE_NEW = """
+export async function fetchBaseQuery(response, responseHandler) {
+  const responseClone = response.clone();
+  let resultData;
+  let responseText = "";
+  try {
+    let handleResponseError;
+    await Promise.all([
+      handleResponse(response, responseHandler).then(
+        (r) => (resultData = r),
+        (e) => (handleResponseError = e)
+      ),
+      responseClone.text().then(
+        (r) => (responseText = r),
+        () => {}
+      ),
+    ]);
+    if (handleResponseError) throw handleResponseError;
+  } catch (e) {
+    return { error: { status: "PARSING_ERROR", data: responseText, error: String(e) } };
+  }
+  return { data: resultData };
+}
+"""
+
+
+def _fallbacks(path: str, old: str, new: str) -> list[Finding]:
+    results = js_silent_fallback.CRITIC.check([change(path, old, new)])
+    return [r for r in results if isinstance(r, Finding)]
+
+
+def test_a_swallowed_read_that_only_decorates_an_error_report_is_not_a_fallback() -> None:
+    assert _fallbacks("src/query/fetchBaseQuery.ts", CLONE_OLD, CLONE_NEW) == []
+
+
+def test_a_swallowed_read_whose_value_is_returned_as_data_is_a_fallback() -> None:
+    new = CLONE_NEW.replace("return { data: resultData };", "return { data: responseText };")
+    assert [f.rule for f in _fallbacks("src/query/fetchBaseQuery.ts", CLONE_OLD, new)] == [
+        "js-catch-default"
+    ]
+
+
+# --- a name typed only in a comment of the old code had no type -------------------------------
+
+COMMENTED_OLD = """
+type AnyFunc = (...args: any[]) => any;
+
+export type EndpointDef<Func extends AnyFunc> = {
+  implement: Func;
+  authorize: (args: Parameters<Func>) => boolean;
+};
+
+// type Authorize<Func extends AnyFunc> = (args: Parameters<Func>, ctx: unknown) => boolean;
+"""
+
+COMMENTED_NEW = """
+type AnyFunc = (...args: any[]) => any;
+type WrappedFunc = (ctx: any) => (...args: any[]) => any;
+
+export type EndpointDef<Func extends WrappedFunc> = {
+  implement: Func;
+  authorize: (args: Parameters<Func>) => boolean;
+};
+
+// type Authorize<Func extends AnyFunc> = (args: Parameters<Func>, ctx: unknown) => boolean;
+"""
+
+
+def test_any_on_a_name_the_old_code_typed_only_in_a_comment_is_new_code() -> None:
+    results = js_boundary_typing.CRITIC.check(
+        [change("src/types/endpoint.ts", COMMENTED_OLD, COMMENTED_NEW)]
+    )
+    assert [r for r in results if isinstance(r, Finding)] == []
+
+
+def test_any_on_a_name_the_old_code_typed_is_still_widened() -> None:
+    old = COMMENTED_OLD.replace("// type Authorize", "type Authorize")
+    new = COMMENTED_NEW.replace("// type Authorize", "type Authorize").replace(
+        "ctx: unknown", "ctx: any"
+    )
+    results = js_boundary_typing.CRITIC.check([change("src/types/endpoint.ts", old, new)])
+    found = [r for r in results if isinstance(r, Finding)]
+    assert ("ts-any-annotation-added", 9) in [(f.rule, f.start_line) for f in found]

@@ -54,6 +54,7 @@ from contend.critics.static.treesitter import (
     squash,
     text_of,
     unwrap,
+    walk,
     walk_within,
 )
 from contend.protocol.model import Severity
@@ -223,10 +224,27 @@ def _escape_hatches(
 
 
 def _scope_texts(root: Node, language: JsLanguage) -> dict[str, str]:
-    """Squashed text of each function of a tree by qualified name ("" for the module)."""
-    texts = {name: squash(text_of(fn)) for name, fn in functions(root, language).items()}
-    texts[""] = squash(text_of(root))
+    """Squashed code of each function of a tree by qualified name ("" for the module),
+    comments left out: a name typed only in a comment (code left as a note) had no type."""
+    texts = {name: squash(_code_text(fn)) for name, fn in functions(root, language).items()}
+    texts[""] = squash(_code_text(root))
     return texts
+
+
+def _code_text(node: Node) -> str:
+    """The text of `node` without its comments."""
+    source = node.text or b""
+    base = node.start_byte
+    pieces: list[bytes] = []
+    cursor = 0
+    for comment in (item for item in walk(node) if item.type == "comment"):
+        start, end = comment.start_byte - base, comment.end_byte - base
+        if start < cursor:
+            continue
+        pieces.append(source[cursor:start])
+        cursor = end
+    pieces.append(source[cursor:])
+    return b" ".join(pieces).decode("utf-8", "replace")
 
 
 _REASON = re.compile(r"@ts-(?:ignore|expect-error)\b[\s:\-–—]*(?P<reason>.*?)(?:\*/)?$", re.S)
@@ -269,8 +287,11 @@ def _weakens(rule: str, node: Node, old_scope: str | None) -> bool:
         old_scope,
     )
     # Widened: the name had a type with no `any` in it (`Record<string, any>` -> `{[k:
-    # string]: any}` is the same type written another way).
-    return any(not re.search(r"\bany\b", match.group(1)) for match in earlier)
+    # string]: any}` is the same type written another way), and never an `any` one: where
+    # the old code already typed the name `any` (`(...args: any[]) => any` beside
+    # `(args: Parameters<F>)`), the new `any` follows the code's own practice.
+    typed = [bool(re.search(r"\bany\b", match.group(1))) for match in earlier]
+    return bool(typed) and not any(typed)
 
 
 def _annotated_name(node: Node) -> str | None:

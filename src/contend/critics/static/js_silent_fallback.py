@@ -328,6 +328,7 @@ def _promise_catches(
             context.in_assertion_free_test_code(node, test_code)
             or (kind == "empty" and context.only_waits_for_settlement(node))
             or context.marks_handled_while_awaited(node, receiver, index)
+            or (method == "then" and context.only_decorates_an_error(node))
             or (kind == "return-default" and context.null_checked_after(node, _made_up(callback)))
             # the caller asked for these failures to be ignored, by the option's name
             or context.behind_an_opt_in(node)

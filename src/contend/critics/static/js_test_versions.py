@@ -178,6 +178,8 @@ def _covered(
         return True  # the value is now pinned exactly
     if _now_expects_failure(orphan, old_body, test, new_assertions):
         return True  # the value is no longer produced: the test checks the error instead
+    if _now_expects_success(orphan, old_keys, new_assertions):
+        return True  # the failure it expected was the bug: the result is now pinned exactly
     if handed_to_helper(orphan, old_body, test.body, pool.helpers):
         return True  # `untilUpdated(() => subject, expected)`: the helper asserts it
     if _harness_count_replaced(orphan, old_body, test.body, new_assertions):
@@ -251,6 +253,31 @@ def _conditional(node: Node, body: Node) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def _settled(subject: str) -> str:
+    """`() => f(x)`, `await f(x)` and `f(x)`: the one operation a check is about."""
+    return subject.removeprefix("()=>").removeprefix("await")
+
+
+def _now_expects_success(
+    orphan: Assertion, old_keys: Counter[str], new_assertions: list[Assertion]
+) -> bool:
+    """The old test expected an operation to fail (`await t.rejects(body.text(), …)`); the
+    new one pins what the same operation returns (`t.strictEqual(await body.text(), 'Hello
+    World')`): the contract changed on purpose (the failure was the bug the change fixes),
+    and the new check is exact, so nothing about the operation is left unchecked."""
+    if orphan.expected_error is None or not orphan.subject:
+        return False
+    operation = _settled(orphan.subject)
+    return any(
+        new.matcher in PINNING
+        and not new.negated
+        and new.expected_error is None
+        and _settled(new.subject) == operation
+        and old_keys[new.key] == 0
+        for new in new_assertions
+    )
 
 
 def _now_expects_failure(
