@@ -422,3 +422,26 @@ def test_any_on_a_name_the_old_code_typed_is_still_widened() -> None:
     results = js_boundary_typing.CRITIC.check([change("src/types/endpoint.ts", old, new)])
     found = [r for r in results if isinstance(r, Finding)]
     assert ("ts-any-annotation-added", 9) in [(f.rule, f.start_line) for f in found]
+
+
+def test_a_helper_named_like_expect_is_a_helper_not_an_assertion() -> None:
+    old = "test('x', () => {\n  expect(total(items)).toEqual(6);\n});\n"
+    new = (
+        "test('x', () => {\n  expectVia(() => total(items), 6);\n});\n\n"
+        "function expectVia(get, expected) {\n  expect(get()).toEqual(expected);\n}\n"
+    )
+    assert tw(change("test/total.test.js", old, new)) == []
+
+
+def test_a_guard_that_reads_its_operand_from_a_local_is_kept() -> None:
+    old = (
+        "function listen(options) {\n"
+        "  if (typeof options.signal.on !== 'function') {\n"
+        "    throw new TypeError('Invalid options.signal')\n  }\n}\n"
+    )
+    new = (
+        "function listen(options) {\n  const resolved = options.signal;\n"
+        "  if (typeof resolved.on !== 'function') {\n"
+        "    throw new TypeError('Invalid options.signal')\n  }\n}\n"
+    )
+    assert _typing(old, new) == []

@@ -13,6 +13,7 @@ A helper the change does not show is taken at its call: the critic cannot read i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from tree_sitter import Node
@@ -27,7 +28,8 @@ from contend.critics.static.treesitter import (
     walk,
 )
 
-_ASSERTING = ("expect", "assert", "t.", "should")
+# The receivers of assertion calls: `expect(…)`, `assert.equal`, ava/tap's `t.is`, chai.
+_ASSERTING = frozenset({"expect", "assert", "t", "should", "chai", "expectTypeOf"})
 
 
 def _value_text(node: Node) -> str:
@@ -55,7 +57,8 @@ def _unawaited(subject: str) -> str:
 
 
 def _is_assertion_call(call: Node) -> bool:
-    return callee_name(call).startswith(_ASSERTING)
+    """`expect(x).toBe(y)`, `assert.equal(…)`, `t.is(…)`; not a helper named `expectVia`."""
+    return re.split(r"[.(]", callee_name(call), maxsplit=1)[0] in _ASSERTING
 
 
 def _calls(body: Node) -> list[Node]:

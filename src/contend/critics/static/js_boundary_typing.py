@@ -355,8 +355,9 @@ def _throws(branch: Node) -> bool:
     )
 
 
-def _guards(fn: Node) -> list[_Guard]:
-    """`if (cond) throw ...` statements of a function whose condition names a parameter."""
+def _guards(fn: Node, *, on_parameters: bool = True) -> list[_Guard]:
+    """`if (cond) throw ...` statements of a function whose condition names a parameter
+    (`on_parameters=False`: every one, whatever its condition reads)."""
     params = _parameters(fn)
     found: list[_Guard] = []
     for node in walk_within(fn):
@@ -367,7 +368,7 @@ def _guards(fn: Node) -> list[_Guard]:
         if condition is None or consequence is None or not _throws(consequence):
             continue
         names = {text_of(item) for item in [condition, *walk_within(condition)]}
-        if not names & params:
+        if on_parameters and not names & params:
             continue
         text = squash(text_of(unwrap(condition)))
         match = _NULLISH.match(text.replace("(", "", 1) if text.startswith("((") else text)
@@ -402,7 +403,7 @@ def _kept_reading_elsewhere(guard: _Guard, fn: Node) -> bool:
     reduced, thrown = _operand_free(guard.condition), _thrown(guard.node)
     return bool(thrown) and any(
         _operand_free(new.condition) == reduced and _thrown(new.node) == thrown
-        for new in _guards(fn)
+        for new in _guards(fn, on_parameters=False)
     )
 
 
