@@ -445,3 +445,73 @@ def test_a_guard_that_reads_its_operand_from_a_local_is_kept() -> None:
         "    throw new TypeError('Invalid options.signal')\n  }\n}\n"
     )
     assert _typing(old, new) == []
+
+
+# --- a removed feature's word left only in an unrelated, untouched line elsewhere -----------
+
+ACTION_OLD = """
+export class Command {
+  _action(args) {
+    const actionArgs = args.slice(0, this._args.length);
+    // Add the extra arguments so available too.
+    if (args.length > this._args.length) {
+      actionArgs.push(args.slice(this._args.length));
+    }
+    return actionArgs;
+  }
+}
+"""
+
+ACTION_NEW = """
+export class Command {
+  _action(args) {
+    const actionArgs = args.slice(0, this._args.length);
+    return actionArgs;
+  }
+}
+"""
+
+EXAMPLE_OLD = """
+program.option("-d, --debug", "output extra debugging");
+program.parse(process.argv);
+"""
+
+EXAMPLE_NEW = """
+program.option("-d, --debug", "output extra debugging");
+program.parse();
+"""
+
+ACTION_TEST_OLD = """
+test("when .action called then command passed to action", () => {
+  expect(run(["info"])).toEqual([cmd]);
+});
+
+test("when .action called with extra arguments then extras also passed to action", () => {
+  expect(run(["info", "my-file", "a"])).toEqual(["my-file", cmd, ["a"]]);
+});
+"""
+
+ACTION_TEST_NEW = """
+test("when .action called then command passed to action", () => {
+  expect(run(["info"])).toEqual([cmd]);
+});
+"""
+
+
+def test_a_feature_word_left_only_in_an_untouched_line_of_another_file_is_gone() -> None:
+    changes = [
+        change("lib/command.js", ACTION_OLD, ACTION_NEW),
+        change("examples/options-common.js", EXAMPLE_OLD, EXAMPLE_NEW),
+        change("tests/command.action.test.js", ACTION_TEST_OLD, ACTION_TEST_NEW),
+    ]
+    assert tw(*changes) == []
+
+
+def test_a_feature_word_that_moved_to_another_file_is_not_gone() -> None:
+    moved = EXAMPLE_NEW + 'program.on("extra arguments", (extras) => actionArgs.push(extras));\n'
+    changes = [
+        change("lib/command.js", ACTION_OLD, ACTION_NEW),
+        change("examples/options-common.js", EXAMPLE_OLD, moved),
+        change("tests/command.action.test.js", ACTION_TEST_OLD, ACTION_TEST_NEW),
+    ]
+    assert [f.rule for f in tw(*changes)] == ["js-test-deleted"]

@@ -195,10 +195,15 @@ def removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> Remove
     """Member names and string words that the change's deleted code lines held and that no
     new code of the change mentions any more (a line left only as a comment is not code),
     and the strings and comments of those lines that are gone: the behaviour they named is
-    gone."""
+    gone. A phrase's word is gone when the file it was deleted from no longer mentions it in
+    code and no line the change adds anywhere does (it did not move): the same word in an
+    untouched line of another file (`'output extra debugging'` in an example) names
+    something else."""
     removed: set[str] = set()
-    texts: list[str] = []
+    texts: list[tuple[str, str]] = []  # (path, text)
     new_code: list[str] = []
+    file_code: dict[str, set[str]] = {}
+    added_code: list[str] = []
     for change in changes:
         if change.path in tests or not is_js_code(change):
             continue
@@ -211,20 +216,35 @@ def removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> Remove
                     continue  # a comment reworded: the code it described is still there
                 for line in run:
                     if _COMMENT_LINE.match(line):
-                        texts.append(line)
+                        texts.append((change.path, line))
                     else:
-                        texts.extend(content for _quote, content in _QUOTED.findall(line))
+                        texts.extend(
+                            (change.path, content) for _quote, content in _QUOTED.findall(line)
+                        )
         if change.new_text is not None:
-            new_code.append(_code_lines(change.new_text))
+            code_text = _code_lines(change.new_text)
+            new_code.append(code_text)
+            file_code[change.path] = _folded_words(code_text)
+            new_lines = change.new_text.split("\n")
+            added_code.append(
+                _code_lines(
+                    "\n".join(new_lines[n - 1] for n in change.added_lines if n <= len(new_lines))
+                )
+            )
     code = "\n".join(new_code)
     new_words = set(re.findall(r"[A-Za-z_$][\w$-]*", code))
-    folded_new = {_fold(word) for word in new_words}
+    added_words = _folded_words("\n".join(added_code))
     phrases: list[RemovedPhrase] = []
-    for text in texts:
+    for path, text in texts:
         words = frozenset(_fold(word) for word in _WORD.findall(text))
         if len(words) >= TITLE_EVIDENCE and text.strip(" /*") not in code:
-            phrases.append(RemovedPhrase(words, words - folded_new))
+            still = file_code.get(path, set()) | added_words
+            phrases.append(RemovedPhrase(words, words - still))
     return Removed(frozenset(word for word in removed if word not in new_words), tuple(phrases))
+
+
+def _folded_words(code: str) -> set[str]:
+    return {_fold(word) for word in re.findall(r"[A-Za-z_$][\w$-]*", code)}
 
 
 def _runs(numbers: frozenset[int], lines: list[str]) -> list[list[str]]:
