@@ -466,6 +466,7 @@ ACTION_NEW = """
 export class Command {
   _action(args) {
     const actionArgs = args.slice(0, this._args.length);
+    if (args.length > this._args.length) throw new Error("too many arguments");
     return actionArgs;
   }
 }
