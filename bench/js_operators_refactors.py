@@ -17,6 +17,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from contend.critics.static.js_assertions import assertions
+from contend.critics.static.js_tests_model import test_calls
 from contend.critics.static.treesitter import text_of, walk
 from js_operators import Edit, Source, param_guards, splice
 
@@ -67,9 +68,7 @@ def bn_assert_into_helper(src: Source) -> list[Edit]:
 
 
 def _test_bodies(src: Source) -> list[Node]:
-    from js_operators import _tests
-
-    return _tests(src)
+    return [t.body for t in test_calls(src.root).values() if t.kind == "test" and t.body]
 
 
 def _subject_and_expected(node: Node) -> tuple[str | None, str | None]:

@@ -12,6 +12,8 @@ handlers that look like swallows on their own but are not, read with the code ar
   returned or passed on elsewhere;
 - `.catch(() => null)` whose null is checked right after, on a path that throws or reports;
 - `await p.catch(noop)` whose value is discarded: it only waits for settlement.
+- `p.then((r) => (text = r), noop)` whose stored value the function reads only in its
+  `catch` clauses, to decorate the error it reports there.
 
 And one question the other way: `resolve(<made-up value>)` in a Promise executor's catch is a
 return of that value (`resolve_names`).
