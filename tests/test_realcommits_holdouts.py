@@ -4,7 +4,7 @@ directories, it shares no commit with the sets built before it, and its labels a
 and of its own commits only.
 
 Nothing here reviews a commit: the figures come from
-`bench/realcommits/run.py --set holdout2|holdout3|holdout4`.
+`bench/realcommits/run.py --set holdout2|holdout3|holdout4|holdout5`.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from rc_projects import (  # noqa: E402
     HOLDOUT2_PROJECTS,
     HOLDOUT3_PROJECTS,
     HOLDOUT4_PROJECTS,
+    HOLDOUT5_PROJECTS,
     LANGS,
     SETS,
     Project,
@@ -41,6 +42,12 @@ HOLDOUTS = [
     ("holdout2", HOLDOUT2_PROJECTS, "aiohttp", ("main", "holdout")),
     ("holdout3", HOLDOUT3_PROJECTS, "uvicorn", ("main", "holdout", "holdout2")),
     ("holdout4", HOLDOUT4_PROJECTS, "flake8", ("main", "holdout", "holdout2", "holdout3")),
+    (
+        "holdout5",
+        HOLDOUT5_PROJECTS,
+        "webargs",
+        ("main", "holdout", "holdout2", "holdout3", "holdout4"),
+    ),
 ]
 by_set = pytest.mark.parametrize(
     ("name", "projects", "first", "earlier"), HOLDOUTS, ids=[h[0] for h in HOLDOUTS]

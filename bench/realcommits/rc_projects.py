@@ -3,7 +3,7 @@
 Owns the project tables and the paths every script shares (manifest, labels, data dir,
 mirrors), per *set*. Pure data; no git, no I/O beyond computing paths.
 
-Five sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
+Six sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
 
 - `main` — the set the critics are tuned against (`manifest.jsonl`, `labels/`, `data/`);
 - `holdout` — other projects, kept away from that tuning, so the figures of the main set
@@ -21,7 +21,12 @@ Five sets, chosen, built, run and labelled by the same scripts (`--set`, default
 - `holdout4` — a fourth fresh holdout, built and labelled at a fixed main before a change
   of which findings block landed, by someone who did not see that change, as the check
   that it generalises (`manifest-holdout4.jsonl`, `labels-holdout4/`, `data-holdout4/`).
-  Its projects are in none of the sets above nor the independent check.
+  Its projects are in none of the sets above nor the independent check;
+- `holdout5` — a fifth fresh holdout, built and labelled at a fixed main while the static
+  critics were being changed for precision (tuned on the five sets above), by someone who
+  did not see that change, as the check that it generalises (`manifest-holdout5.jsonl`,
+  `labels-holdout5/`, `data-holdout5/`). Its projects are in none of the sets above nor
+  the independent check.
 
 `head` pins the history a project's commits are chosen from: selection only walks commits
 reachable from it, so re-running `selection.py` on a mirror that has moved on picks the
@@ -307,6 +312,44 @@ HOLDOUT4_PROJECTS: tuple[Project, ...] = (
 )
 
 
+HOLDOUT5_PROJECTS: tuple[Project, ...] = (
+    # Python — in no other set and not the independent check.
+    Project(
+        "webargs",
+        "python",
+        "github:marshmallow-code/webargs",
+        "16a002d3f5cc8177660c5881defdf492e0ceee8d",
+        13,
+    ),
+    Project(
+        "falcon", "python", "github:falconry/falcon", "ce0a35b8fd02747cc72710202886874906b0d47a", 13
+    ),
+    Project(
+        "tenacity", "python", "github:jd/tenacity", "c650fb45204635f07910948d5fc59a8c551ffdda", 13
+    ),
+    Project(
+        "invoke", "python", "github:pyinvoke/invoke", "6a71e680c535ba6520e935c497099fbca011d03c", 13
+    ),
+    Project(
+        "cattrs",
+        "python",
+        "github:python-attrs/cattrs",
+        "82b02c07ca535a1ba656b935767d819eac9d383b",
+        13,
+    ),
+    Project(
+        "quart", "python", "github:pgjones/quart", "2e5684cfdf61f03d1b309537fa9e58117fb490d4", 13
+    ),
+    # JavaScript / TypeScript — likewise.
+    Project("ws", "js", "github:websockets/ws", "a2f4e7c046c2112bbce6fef39a083dac77d6f0d2", 13),
+    Project(
+        "ioredis", "js", "github:redis/ioredis", "dfd542824dfb7168420f19fdfabe9fe1156efe10", 13
+    ),
+    Project("yup", "js", "github:jquense/yup", "ff31eee8a2b10c938bb3a22544d9e33957a8cf01", 13),
+    Project("immer", "js", "github:immerjs/immer", "061c2425e1c9dff89e4e4189d42af1b7839dfe0a", 13),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class BenchSet:
     """One set of commits: its projects and where its manifest, labels and bundles live."""
@@ -348,6 +391,13 @@ SETS: dict[str, BenchSet] = {
         HERE / "labels-holdout4",
         HERE / "data-holdout4",
     ),
+    "holdout5": BenchSet(
+        "holdout5",
+        HOLDOUT5_PROJECTS,
+        HERE / "manifest-holdout5.jsonl",
+        HERE / "labels-holdout5",
+        HERE / "data-holdout5",
+    ),
 }
 
 
@@ -369,7 +419,8 @@ def project(name: str) -> Project:
 
 def data_dir(override: str | None = None, default: Path = DEFAULT_DATA_DIR) -> Path:
     """Where the bundles live: --data, else $REALCOMMITS_DATA, else the set's default
-    (bench/realcommits/data, data-holdout, data-holdout2, data-holdout3 or data-holdout4).
+    (bench/realcommits/data, data-holdout, data-holdout2, data-holdout3, data-holdout4
+    or data-holdout5).
     Project names differ between the sets, so one directory given by --data or the variable
     can hold the bundles of all."""
     chosen = override or os.environ.get("REALCOMMITS_DATA")
