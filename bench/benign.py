@@ -22,6 +22,7 @@ import tokenize
 
 from benign_moves import MOVES
 from benign_refactors import REFACTORS
+from benign_sweeps import SWEEPS
 from mutations import test_methods, work_statements, wrap
 from splice import (
     Edit,
@@ -461,6 +462,6 @@ BENIGN: dict[str, Operator] = {
     **REFACTORS,
 }
 
-# The moved-code controls are scored by the synthetic corpus only: the experiment banks
-# (`experiment_banks.py`) are pinned to BENIGN as it was when they were generated.
-CORPUS_BENIGN: dict[str, Operator] = {**BENIGN, **MOVES}
+# The moved-code and sweep controls are scored by the synthetic corpus only: the experiment
+# banks (`experiment_banks.py`) are pinned to BENIGN as it was when they were generated.
+CORPUS_BENIGN: dict[str, Operator] = {**BENIGN, **MOVES, **SWEEPS}

@@ -44,6 +44,7 @@ from contend.critics.static.testing import change_from_texts
 from contend.protocol.model import Severity
 from js_operators import BENIGN, DEFECTS, Edit, Source
 from js_operators_moves import BENIGN_MOVES
+from js_operators_refactors import BENIGN_REFACTORS
 
 SEED = 20261201
 MAX_BYTES = 60_000
@@ -171,7 +172,7 @@ def main() -> None:
     results: list[Result] = []
     broken: Counter[str] = Counter()
     plans = [(topic, name, op, need) for name, (topic, op, need) in DEFECTS.items()]
-    benign = {**BENIGN, **BENIGN_MOVES}
+    benign = {**BENIGN, **BENIGN_MOVES, **BENIGN_REFACTORS}
     plans += [("benign", name, op, need) for name, (op, need) in benign.items()]
     if args.only:
         plans = [plan for plan in plans if plan[1] in args.only]

@@ -261,3 +261,16 @@ def test_a_test_file_deleted_as_a_whole_is_named_after_its_subject() -> None:
     kept = change("tests/options.detectClash.test.js", CLASH_TESTS, "// moved\n")
     [finding] = tw(change("lib/command.js", CLASH_OLD, CLASH_NEW), kept)
     assert finding.rule == "js-test-deleted"
+
+
+def test_the_runner_hands_a_node_script_without_an_extension_to_the_critic() -> None:
+    # The same change through `run_static`, as a review runs it: the runner gives each
+    # critic the files of its languages, so the script must reach the test critic too.
+    from contend.critics.static.runner import run_static
+
+    changes = [
+        change("bin/tool", BIN_OLD, BIN_NEW),
+        change("test/cli.spec.js", BIN_TESTS_OLD, BIN_TESTS_NEW),
+    ]
+    result = run_static(changes, "static:test-weakening")
+    assert result.findings == []

@@ -63,6 +63,9 @@ from contend.claims.round_state import (
 from contend.claims.turns import ParsedTurn, parse_turn
 from contend.errors import ProtocolError
 
+# The reasons claims/checkpoint.py gives for switching a claim to `escalate`, as they begin.
+_ESCALATION_REASONS = ("evidence deleted from the SSOT", "the schema/SSOT context changed")
+
 # --- the planner ---------------------------------------------------------------------------
 
 
@@ -293,7 +296,9 @@ def _on_proponent(state: State, reply: AgentOutput) -> Step:
     rnd = Round(number, turns, check.reply)
     if check.outcome == "escalate":
         state = replace(state, rounds=(*state.rounds, rnd))
-        reasons = tuple(r for r in check.reasons if "SSOT" in r or "schema" in r)
+        # Only the checkpoint's own escalation reasons: a line quoting the proponent's text
+        # (an ignored answer id) may contain "SSOT" or "schema" too.
+        reasons = tuple(r for r in check.reasons if r.startswith(_ESCALATION_REASONS))
         return _finish(state, "escalate", reasons, events)
     step = _close_round(state, rnd)
     return Step(step.state, events + step.events, step.request)

@@ -4,14 +4,19 @@ or validates raw primitives in core code. Minor, taste-level findings by design.
     type-ignore-added             a blanket `# type: ignore` (no error code; or the pyright /
                                   mypy / pyre form) added on a line of library code: not in a
                                   test file, not in an `if __name__ == "__main__":` block, not
-                                  on a deliberately wrong call inside a raises block. A coded
+                                  on a deliberately wrong call inside a raises block, not on an
+                                  import or an optional import's `= None` fallback. A coded
                                   ignore (`[attr-defined]`) is a named, scoped waiver of one
                                   error and is not raised
-    cast-to-any-added             `cast(Any, ...)` added
+    cast-to-any-added             `cast(Any, ...)` added (a cast to a type that holds Any,
+                                  `cast("Dict[str, Any]", x)`, is not a cast to Any)
     any-annotation-added          a parameter, return or variable that had a precise annotation
-                                  now says `Any` (Any on code that had no annotation, or kept
-                                  through a typing sweep `Dict[str, Any]` -> `dict[str, Any]`,
-                                  or moved verbatim, is not reported)
+                                  now says `Any` where it was precise (Any on code that had no
+                                  annotation, kept through a typing sweep `Dict[str, Any]` ->
+                                  `dict[str, Any]`, a bare generic written out `dict` ->
+                                  `Dict[str, Any]` (boundary_typing_widening), a wrong `-> None`
+                                  of a function that returned a value, or moved verbatim, is not
+                                  reported)
     primitive-validated-in-core   a raw primitive checked (isinstance str, len > 0, .strip())
                                   in a private function that no public function of its file
                                   calls, outside a boundary module or parse_/validate_ function
@@ -34,6 +39,7 @@ from dataclasses import dataclass, field
 from contend.critics.static import pyast
 from contend.critics.static.base import Confidence, FileChange, Finding, Topic, is_test_path
 from contend.critics.static.boundary_typing_primitives import PRIMITIVE_IN_CORE
+from contend.critics.static.boundary_typing_widening import is_any, mentions_any, widens
 from contend.critics.static.catalogue import PYTHON, RuleInfo, waiver_way
 from contend.protocol.model import Severity
 
@@ -93,6 +99,7 @@ class Changed:
     _old_sites: dict[tuple[str, str], ast.expr | None] | None = None
     _absorbers: frozenset[str] | None = None
     _typevars: frozenset[str] | None = None
+    _false_none: frozenset[str] | None = None
 
     def counts(self, what: str, *, new: bool) -> Counter[str]:
         """How many casts (`what` = "cast") there are on one side of all changed files."""
@@ -148,6 +155,27 @@ class Changed:
                         found.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
             self._typevars = frozenset(found)
         return self._typevars
+
+    @property
+    def false_none_returns(self) -> frozenset[str]:
+        """Functions of the old sides annotated `-> None` that returned a value: the
+        annotation was wrong, no caller could use the result under it."""
+        if self._false_none is None:
+            found: set[str] = set()
+            for _, old, _new in self.trees:
+                for qualname, fn in pyast.functions(old).items() if old is not None else ():
+                    returns = fn.node.returns
+                    if not (isinstance(returns, ast.Constant) and returns.value is None):
+                        continue
+                    if any(
+                        isinstance(node, ast.Return)
+                        and node.value is not None
+                        and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+                        for node in pyast.walk_within(fn.node)
+                    ):
+                        found.add(qualname)
+            self._false_none = frozenset(found)
+        return self._false_none
 
     @property
     def absorbers(self) -> frozenset[str]:
@@ -234,7 +262,7 @@ def type_ignores(change: FileChange, new_tree: ast.Module, context: Changed) -> 
     if not added:
         return
     before = context.old_ignores()
-    blocks = _raises_blocks(new_tree) + _main_blocks(new_tree)
+    blocks = _raises_blocks(new_tree) + _main_blocks(new_tree) + _import_lines(new_tree)
     budget = context.ignore_counts(new=True) - context.ignore_counts(new=False)
     for line_text, codes, line, comment in added:
         if any(start <= line <= end for start, end in blocks):
@@ -273,6 +301,59 @@ def _main_blocks(tree: ast.Module) -> list[tuple[int, int]]:
             isinstance(c, ast.Constant) and c.value == "__main__" for c in node.test.comparators
         )
     ]
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+def _import_lines(tree: ast.Module) -> list[tuple[int, int]]:
+    """Lines where a blanket ignore can only silence an import's own error: an import
+    statement (a module or name that does not resolve: missing stubs, an untyped or optional
+    dependency), and a fallback in an optional-import probe's `except ImportError:` that
+    rebinds a name its `try` imported (`x = None`: the redefinition is the error). Nothing
+    else stands on such a line for a later edit to hide behind the ignore."""
+    found: list[tuple[int, int]] = []
+    for node in pyast.statements(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(pyast.span(node))
+        elif isinstance(node, ast.Try):
+            imported = {
+                (alias.asname or alias.name).split(".")[0]
+                for stmt in node.body
+                if isinstance(stmt, ast.Import | ast.ImportFrom)
+                for alias in stmt.names
+            }
+            for handler in node.handlers:
+                names = {n.id if isinstance(n, ast.Name) else "" for n in _caught(handler)}
+                if not imported or not names or not names <= _IMPORT_ERRORS:
+                    continue
+                found.extend(
+                    pyast.span(stmt)
+                    for stmt in handler.body
+                    if _binds(stmt) and _binds(stmt) <= imported
+                )
+    return found
+
+
+def _caught(handler: ast.ExceptHandler) -> list[ast.expr]:
+    kind = handler.type
+    return [] if kind is None else list(kind.elts) if isinstance(kind, ast.Tuple) else [kind]
+
+
+def _binds(stmt: ast.stmt) -> set[str]:
+    """The names a fallback statement binds: `x = None`, `x: T = None`, `def x(...)`,
+    `class x`; empty for anything else."""
+    if (
+        isinstance(stmt, ast.Assign)
+        and isinstance(stmt.value, ast.Constant | ast.Name)
+        and all(isinstance(t, ast.Name) for t in stmt.targets)
+    ):
+        return {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+    if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        return {stmt.target.id}
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {stmt.name}
+    return set()
 
 
 def _raises_blocks(tree: ast.Module) -> list[tuple[int, int]]:
@@ -317,20 +398,6 @@ def overlapping(tree: ast.AST, lines: frozenset[int]) -> Iterator[ast.AST]:
 # --- cast(Any, ...) ------------------------------------------------------------------------
 
 
-def _is_any(node: ast.AST) -> bool:
-    if isinstance(node, ast.Name):
-        return node.id == "Any"
-    if isinstance(node, ast.Attribute):
-        return node.attr == "Any"
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return re.search(r"\bAny\b", node.value) is not None
-    return False
-
-
-def _mentions_any(annotation: ast.AST) -> bool:
-    return any(_is_any(n) for n in ast.walk(annotation))
-
-
 def _casts(nodes: Iterable[ast.AST]) -> list[tuple[str, int]]:
     return [
         ("cast(Any, ...)", node.lineno)
@@ -338,7 +405,7 @@ def _casts(nodes: Iterable[ast.AST]) -> list[tuple[str, int]]:
         if isinstance(node, ast.Call)
         and pyast.callee_name(node) == "cast"
         and node.args
-        and _is_any(node.args[0])
+        and is_any(node.args[0])
     ]
 
 
@@ -402,7 +469,7 @@ def any_annotations(
         for site, annotation in annotation_sites(new_tree).items()
         if annotation is not None
         and any(line in added for line in range(*_lines(annotation)))
-        and _mentions_any(annotation)
+        and mentions_any(annotation)
     ]
     if not candidates:
         return
@@ -431,7 +498,15 @@ def any_annotations(
         # New code, code that had no annotation, or an annotation that already said Any
         # (a typing sweep: Dict[str, Any] -> dict[str, Any]) or only free type variables
         # (`Union[_T, Iterable[_T]]` accepts anything already) widens nothing.
-        if old is None or _mentions_any(old) or _only_free(old, context.free_typevars):
+        if old is None or mentions_any(old) or _only_free(old, context.free_typevars):
+            continue
+        # A bare generic written out (`dict` -> `Dict[str, Any]`, `Callable` ->
+        # `Callable[..., Any]`) names the same type: its parameters were Any already.
+        if not widens(old, annotation):
+            continue
+        # `-> None` on a function that returned a value was wrong: no caller could use the
+        # result under it, so `Any` there unchecks nothing that was checked.
+        if slot == "return" and owner in context.false_none_returns:
             continue
         what = "the return type" if slot == "return" else f"`{slot}`"
         yield ANY_ANNOTATION.finding(

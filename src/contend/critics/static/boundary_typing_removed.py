@@ -15,6 +15,7 @@ import ast
 import builtins
 import dataclasses
 import difflib
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -192,6 +193,8 @@ def guards_removed(
             continue
         if _became_default(guard, new_fn):
             continue  # silent-fallback's raise-to-default says it, with the old raise
+        if _raise_kept(guard, old_fn, new_fn):
+            continue  # its raise still ends the function: the condition became control flow
         line = _map_line(change, old_fn, new_fn, start)
         delegate = _namesake_delegate(new_fn, missing)
         if isinstance(guard.node, ast.Raise):
@@ -252,6 +255,31 @@ def _namesake_delegate(new_fn: pyast.Function, units: Sequence[ast.expr]) -> str
 
 def _short_names(units: Sequence[ast.expr]) -> str:
     return ", ".join(dict.fromkeys(pyast.unparse(u) for u in units))
+
+
+def _raise_kept(guard: guards.Guard, old_fn: pyast.Function, new_fn: pyast.Function) -> bool:
+    """Every `raise` of the guard (same exception, same message) is still in the function as
+    often as before: the code was restructured around it (two lists merged into one, the
+    raise reached after a loop that returns on success), the refusal kept. One of two
+    identical raises gone still changes the count and is reported."""
+    node = guard.node
+    raises = (
+        [node]
+        if isinstance(node, ast.Raise)
+        else [s for s in ast.walk(node) if isinstance(s, ast.Raise) and s.exc is not None]
+        if isinstance(node, ast.If)
+        else []
+    )
+    if not raises:
+        return False
+
+    def count(fn: pyast.Function) -> Counter[str]:
+        return Counter(
+            pyast.dump(n) for n in pyast.walk_within(fn.node) if isinstance(n, ast.Raise)
+        )
+
+    before, after = count(old_fn), count(new_fn)
+    return all(after[key] >= before[key] for key in {pyast.dump(r) for r in raises})
 
 
 def _became_default(guard: guards.Guard, new_fn: pyast.Function) -> bool:

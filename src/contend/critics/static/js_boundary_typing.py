@@ -54,6 +54,7 @@ from contend.critics.static.treesitter import (
     squash,
     text_of,
     unwrap,
+    walk,
     walk_within,
 )
 from contend.protocol.model import Severity
@@ -223,10 +224,27 @@ def _escape_hatches(
 
 
 def _scope_texts(root: Node, language: JsLanguage) -> dict[str, str]:
-    """Squashed text of each function of a tree by qualified name ("" for the module)."""
-    texts = {name: squash(text_of(fn)) for name, fn in functions(root, language).items()}
-    texts[""] = squash(text_of(root))
+    """Squashed code of each function of a tree by qualified name ("" for the module),
+    comments left out: a name typed only in a comment (code left as a note) had no type."""
+    texts = {name: squash(_code_text(fn)) for name, fn in functions(root, language).items()}
+    texts[""] = squash(_code_text(root))
     return texts
+
+
+def _code_text(node: Node) -> str:
+    """The text of `node` without its comments."""
+    source = node.text or b""
+    base = node.start_byte
+    pieces: list[bytes] = []
+    cursor = 0
+    for comment in (item for item in walk(node) if item.type == "comment"):
+        start, end = comment.start_byte - base, comment.end_byte - base
+        if start < cursor:
+            continue
+        pieces.append(source[cursor:start])
+        cursor = end
+    pieces.append(source[cursor:])
+    return b" ".join(pieces).decode("utf-8", "replace")
 
 
 _REASON = re.compile(r"@ts-(?:ignore|expect-error)\b[\s:\-–—]*(?P<reason>.*?)(?:\*/)?$", re.S)
@@ -269,8 +287,11 @@ def _weakens(rule: str, node: Node, old_scope: str | None) -> bool:
         old_scope,
     )
     # Widened: the name had a type with no `any` in it (`Record<string, any>` -> `{[k:
-    # string]: any}` is the same type written another way).
-    return any(not re.search(r"\bany\b", match.group(1)) for match in earlier)
+    # string]: any}` is the same type written another way), and never an `any` one: where
+    # the old code already typed the name `any` (`(...args: any[]) => any` beside
+    # `(args: Parameters<F>)`), the new `any` follows the code's own practice.
+    typed = [bool(re.search(r"\bany\b", match.group(1))) for match in earlier]
+    return bool(typed) and not any(typed)
 
 
 def _annotated_name(node: Node) -> str | None:
@@ -334,8 +355,9 @@ def _throws(branch: Node) -> bool:
     )
 
 
-def _guards(fn: Node) -> list[_Guard]:
-    """`if (cond) throw ...` statements of a function whose condition names a parameter."""
+def _guards(fn: Node, *, on_parameters: bool = True) -> list[_Guard]:
+    """`if (cond) throw ...` statements of a function whose condition names a parameter
+    (`on_parameters=False`: every one, whatever its condition reads)."""
     params = _parameters(fn)
     found: list[_Guard] = []
     for node in walk_within(fn):
@@ -346,13 +368,43 @@ def _guards(fn: Node) -> list[_Guard]:
         if condition is None or consequence is None or not _throws(consequence):
             continue
         names = {text_of(item) for item in [condition, *walk_within(condition)]}
-        if not names & params:
+        if on_parameters and not names & params:
             continue
         text = squash(text_of(unwrap(condition)))
         match = _NULLISH.match(text.replace("(", "", 1) if text.startswith("((") else text)
         subject = next((g for g in match.groups() if g), None) if match else None
         found.append(_Guard(text, subject, node))
     return found
+
+
+# A member chain ending in a property: `stdioStreams[0].direction`, `fd.direction`.
+_MEMBER_CHAIN = re.compile(r"[\w$]+(?:\[[^\[\]]*\]|\.[\w$]+|\?\.[\w$]+)*\??\.(?=[\w$]+)")
+
+
+def _operand_free(condition: str) -> str:
+    """A squashed condition with every member chain reduced to its last property: the same
+    test of the same property, whatever object it is read from."""
+    return _MEMBER_CHAIN.sub("•.", condition)
+
+
+def _thrown(guard: Node) -> str:
+    consequence = guard.child_by_field_name("consequence")
+    if consequence is None:
+        return ""
+    throws = [consequence] if consequence.type == "throw_statement" else []
+    throws += [node for node in walk_within(consequence) if node.type == "throw_statement"]
+    return squash(text_of(throws[0])) if throws else ""
+
+
+def _kept_reading_elsewhere(guard: _Guard, fn: Node) -> bool:
+    """Whether the new function still throws the same error on the same test of the same
+    property, now read from another object (`stdioStreams[0].direction` ->
+    `fileDescriptor.direction`): the guard is kept, its operand found another way."""
+    reduced, thrown = _operand_free(guard.condition), _thrown(guard.node)
+    return bool(thrown) and any(
+        _operand_free(new.condition) == reduced and _thrown(new.node) == thrown
+        for new in _guards(fn, on_parameters=False)
+    )
 
 
 def _validating_calls(fn: Node) -> int:
@@ -419,6 +471,8 @@ def _removed_guards(
                 continue
             if _validating_calls(fn) > _validating_calls(old_fn):
                 continue  # the check moved into a helper the function now calls
+            if _kept_reading_elsewhere(guard, fn):
+                continue  # the same test and throw, its operand read from another object
             line = (
                 start
                 if start in added

@@ -12,6 +12,8 @@ handlers that look like swallows on their own but are not, read with the code ar
   returned or passed on elsewhere;
 - `.catch(() => null)` whose null is checked right after, on a path that throws or reports;
 - `await p.catch(noop)` whose value is discarded: it only waits for settlement.
+- `p.then((r) => (text = r), noop)` whose stored value the function reads only in its
+  `catch` clauses, to decorate the error it reports there.
 
 And one question the other way: `resolve(<made-up value>)` in a Promise executor's catch is a
 return of that value (`resolve_names`).
@@ -468,4 +470,76 @@ def behind_an_opt_in(handler: Node) -> bool:
             ):
                 return True
         child, parent = parent, parent.parent
+    return False
+
+
+def _assigned_local(callback: Node) -> str | None:
+    """`(r) => (text = r)` (or a block holding only that): the name the value is stored in."""
+    callback = unwrap(callback)
+    if callback.type not in FUNCTION_TYPES:
+        return None
+    body = callback.child_by_field_name("body")
+    if body is not None and body.type == "statement_block":
+        statements = named_children(body)
+        if len(statements) != 1 or statements[0].type != "expression_statement":
+            return None
+        inner = named_children(statements[0])
+        body = inner[0] if inner else None
+    body = unwrap(body) if body is not None else None
+    if body is None or body.type != "assignment_expression":
+        return None
+    left = body.child_by_field_name("left")
+    return text_of(left) if left is not None and left.type == "identifier" else None
+
+
+def only_decorates_an_error(call: Node) -> bool:
+    """`clone.text().then((r) => (text = r), () => {})`: the value the handler gives up on
+    is only stored in a local that the function reads nowhere but in its `catch` clauses —
+    to decorate the error it reports there (`data: text` of a PARSING_ERROR). A failed read
+    leaves the decoration at its initial value; no result a caller sees is made up."""
+    function = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    prop = function.child_by_field_name("property") if function is not None else None
+    args = named_children(arguments) if arguments is not None else []
+    if prop is None or text_of(prop) != "then" or len(args) != 2:
+        return False
+    name = _assigned_local(args[0])
+    scope = _enclosing_function(call)
+    if name is None or scope is None:
+        return False
+    reads = [
+        node
+        for node in walk(scope)
+        if node.type == "identifier"
+        and text_of(node) == name
+        and not _is_written(node)
+        and not _declares(node)
+    ]
+    return bool(reads) and all(_inside_catch(node, scope) for node in reads)
+
+
+def _is_written(node: Node) -> bool:
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type in ("assignment_expression", "augmented_assignment_expression")
+        and parent.child_by_field_name("left") == node
+    )
+
+
+def _declares(node: Node) -> bool:
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.type == "variable_declarator"
+        and parent.child_by_field_name("name") == node
+    )
+
+
+def _inside_catch(node: Node, scope: Node) -> bool:
+    parent = node.parent
+    while parent is not None and parent != scope:
+        if parent.type == "catch_clause":
+            return True
+        parent = parent.parent
     return False

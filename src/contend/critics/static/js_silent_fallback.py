@@ -22,7 +22,8 @@ already had in the same function (editing a log line inside it is not introducin
 handlers `js_fallback_context` shows to leave the failure with someone (a rethrowing outer
 catch, a feature probe, a try-each-candidate loop that throws after the last, a detached
 `p.catch(noop)` while `p` is awaited elsewhere, a null checked right after on a reporting
-path, an `await p.catch(noop)` that only waits, a handler in the branch of an option that asks
+path, an `await p.catch(noop)` that only waits, a `.then(store, noop)` whose stored value
+only decorates the error a `catch` reports, a handler in the branch of an option that asks
 for failures to be ignored — `if (options.ignoreInvalidCookies)` — which the caller chose); in
 test code, a caught rejection unless the guarded code asserts (an expected rejection is what
 the test checks).
@@ -328,6 +329,7 @@ def _promise_catches(
             context.in_assertion_free_test_code(node, test_code)
             or (kind == "empty" and context.only_waits_for_settlement(node))
             or context.marks_handled_while_awaited(node, receiver, index)
+            or (method == "then" and context.only_decorates_an_error(node))
             or (kind == "return-default" and context.null_checked_after(node, _made_up(callback)))
             # the caller asked for these failures to be ignored, by the option's name
             or context.behind_an_opt_in(node)

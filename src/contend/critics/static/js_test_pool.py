@@ -10,6 +10,7 @@ that moved, or went together with the behaviour it tested, is not read as a lost
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -23,8 +24,10 @@ from contend.critics.static.treesitter import (
     callee_name,
     functions,
     js_language,
+    named_children,
     old_side_language,
     parse,
+    text_of,
     walk,
 )
 
@@ -51,6 +54,12 @@ class Pool:
     # Object property names the change's code builds fewer times than before (`id: req.id`
     # taken out of a serializer): a check of that property went with it.
     removed_keys: frozenset[str] = frozenset()
+    # Source modules (paths without extension) the change deletes: a test that imports from
+    # one tested it, and goes with it.
+    deleted_modules: DeletedModules = field(default_factory=lambda: DeletedModules())
+    # Functions the change's files define (new side), by name: a test that hands a subject
+    # and its expected value to one of them is read with the helper's code.
+    helpers: dict[str, Node] = field(default_factory=dict)
 
     def kept(self, text: str) -> bool:
         return self.new_counts[text] >= self.old_counts[text]
@@ -186,10 +195,15 @@ def removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> Remove
     """Member names and string words that the change's deleted code lines held and that no
     new code of the change mentions any more (a line left only as a comment is not code),
     and the strings and comments of those lines that are gone: the behaviour they named is
-    gone."""
+    gone. A phrase's word is gone when the file it was deleted from no longer mentions it in
+    code and no line the change adds anywhere does (it did not move): the same word in an
+    untouched line of another file (`'output extra debugging'` in an example) names
+    something else."""
     removed: set[str] = set()
-    texts: list[str] = []
+    texts: list[tuple[str, str]] = []  # (path, text)
     new_code: list[str] = []
+    file_code: dict[str, set[str]] = {}
+    added_code: list[str] = []
     for change in changes:
         if change.path in tests or not is_js_code(change):
             continue
@@ -202,20 +216,35 @@ def removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> Remove
                     continue  # a comment reworded: the code it described is still there
                 for line in run:
                     if _COMMENT_LINE.match(line):
-                        texts.append(line)
+                        texts.append((change.path, line))
                     else:
-                        texts.extend(content for _quote, content in _QUOTED.findall(line))
+                        texts.extend(
+                            (change.path, content) for _quote, content in _QUOTED.findall(line)
+                        )
         if change.new_text is not None:
-            new_code.append(_code_lines(change.new_text))
+            code_text = _code_lines(change.new_text)
+            new_code.append(code_text)
+            file_code[change.path] = _folded_words(code_text)
+            new_lines = change.new_text.split("\n")
+            added_code.append(
+                _code_lines(
+                    "\n".join(new_lines[n - 1] for n in change.added_lines if n <= len(new_lines))
+                )
+            )
     code = "\n".join(new_code)
     new_words = set(re.findall(r"[A-Za-z_$][\w$-]*", code))
-    folded_new = {_fold(word) for word in new_words}
+    added_words = _folded_words("\n".join(added_code))
     phrases: list[RemovedPhrase] = []
-    for text in texts:
+    for path, text in texts:
         words = frozenset(_fold(word) for word in _WORD.findall(text))
         if len(words) >= TITLE_EVIDENCE and text.strip(" /*") not in code:
-            phrases.append(RemovedPhrase(words, words - folded_new))
+            still = file_code.get(path, set()) | added_words
+            phrases.append(RemovedPhrase(words, words - still))
     return Removed(frozenset(word for word in removed if word not in new_words), tuple(phrases))
+
+
+def _folded_words(code: str) -> set[str]:
+    return {_fold(word) for word in re.findall(r"[A-Za-z_$][\w$-]*", code)}
 
 
 def _runs(numbers: frozenset[int], lines: list[str]) -> list[list[str]]:
@@ -296,3 +325,123 @@ def removed_keys(changes: Sequence[FileChange], tests: set[str]) -> frozenset[st
         if change.new_text is not None:
             after.update(_property_keys(change.new_text))
     return frozenset(key for key in touched if after[key] < before[key])
+
+
+_EXTENSION = re.compile(r"\.(?:d\.)?[cm]?[jt]sx?$")
+
+
+def module_path(path: str) -> str:
+    """A module's path as an import names it: no extension, no trailing `/index`."""
+    bare = _EXTENSION.sub("", path)
+    return bare[: -len("/index")] if bare.endswith("/index") else bare
+
+
+@dataclass(frozen=True, slots=True)
+class DeletedModules:
+    """The JS/TS source files (not tests) the change deletes, as import paths, and every name
+    the change's remaining code mentions (a name defined again elsewhere moved, not went)."""
+
+    paths: frozenset[str] = frozenset()
+    still_named: frozenset[str] = frozenset()
+
+
+def deleted_modules(changes: Sequence[FileChange], tests: set[str]) -> DeletedModules:
+    paths = frozenset(
+        module_path(change.path)
+        for change in changes
+        if change.status == "deleted" and change.path not in tests and is_js_code(change)
+    )
+    if not paths:
+        return DeletedModules()
+    named: set[str] = set()
+    for change in changes:
+        if change.path not in tests and change.new_text is not None and is_js_code(change):
+            named.update(re.findall(r"[A-Za-z_$][\w$]*", _code_lines(change.new_text)))
+    return DeletedModules(paths, frozenset(named))
+
+
+def _imported_names(statement: Node) -> set[str]:
+    """The local names an import statement (or a `require` declaration) binds."""
+    names: set[str] = set()
+    for node in walk(statement):
+        if node.type == "import_specifier":
+            alias = node.child_by_field_name("alias") or node.child_by_field_name("name")
+            if alias is not None:
+                names.add(text_of(alias))
+        elif node.type in ("import_clause", "namespace_import"):
+            names.update(
+                text_of(child) for child in node.named_children if child.type == "identifier"
+            )
+        elif node.type == "variable_declarator":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                names.update(
+                    text_of(item)
+                    for item in [name, *walk(name)]
+                    if item.type in ("identifier", "shorthand_property_identifier_pattern")
+                )
+    return names
+
+
+def _import_source(statement: Node) -> str | None:
+    if statement.type == "import_statement":
+        source = statement.child_by_field_name("source")
+        return text_of(source)[1:-1] if source is not None else None
+    if statement.type in ("lexical_declaration", "variable_declaration"):
+        for node in walk(statement):
+            if node.type == "call_expression" and callee_name(node) == "require":
+                arguments = node.child_by_field_name("arguments")
+                given = named_children(arguments) if arguments is not None else []
+                first = given[0] if given else None
+                if first is not None and first.type == "string":
+                    return text_of(first)[1:-1]
+    return None
+
+
+def names_from_deleted_modules(
+    root: Node | None, path: str, modules: DeletedModules
+) -> frozenset[str]:
+    """The names a test file imports (relatively) from modules the change deletes, and that
+    no remaining code of the change mentions."""
+    if root is None or not modules.paths:
+        return frozenset()
+    names: set[str] = set()
+    for statement in root.named_children:
+        source = _import_source(statement)
+        if source is None or not source.startswith("."):
+            continue
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), source))
+        if module_path(target) in modules.paths:
+            names |= _imported_names(statement)
+    return frozenset(names - modules.still_named)
+
+
+def uses_any(node: Node | None, names: frozenset[str]) -> bool:
+    """Whether `node` mentions one of `names` (a call, a decorator, a type, a value)."""
+    if node is None or not names:
+        return False
+    return any(
+        item.type in ("identifier", "type_identifier") and text_of(item) in names
+        for item in walk(node)
+    )
+
+
+def helper_functions(changes: Sequence[FileChange]) -> dict[str, Node]:
+    """Named functions of the new side of every JS/TS file of the change (test utilities
+    included), by their own name; a name defined twice is ambiguous and left out."""
+    found: dict[str, Node] = {}
+    ambiguous: set[str] = set()
+    for change in changes:
+        language = js_language(change.language)
+        if change.new_text is None or language is None:
+            continue
+        root = parse(change.new_text, language)
+        if root.has_error:
+            continue
+        for qualname, fn in functions(root, language).items():
+            if "." in qualname or "#" in qualname or "(" in qualname:
+                continue
+            if qualname in found:
+                ambiguous.add(qualname)
+            found[qualname] = fn
+    return {name: fn for name, fn in found.items() if name not in ambiguous}

@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 from tree_sitter import Node
 
 from contend.critics.static.base import FileChange
+from contend.critics.static.js_assert_helpers import handed_to_helper
 from contend.critics.static.js_assertions import (
     GENERIC_ERRORS,
     PINNING,
@@ -27,6 +28,11 @@ from contend.critics.static.js_assertions import (
     branches,
     exclusive,
     normalise,
+)
+from contend.critics.static.js_check_forms import (
+    harness_count_replaced,
+    now_expects_failure,
+    now_expects_success,
 )
 from contend.critics.static.js_test_pairing import (
     RENAME_THRESHOLD,
@@ -42,7 +48,9 @@ from contend.critics.static.js_test_pairing import (
 from contend.critics.static.js_test_pool import (
     Pool,
     about_removed_code,
+    names_from_deleted_modules,
     title_names_removed,
+    uses_any,
     vocabulary,
 )
 from contend.critics.static.js_tests_model import TestCall
@@ -173,8 +181,14 @@ def _covered(
         for new in new_assertions
     ):
         return True  # the value is now pinned exactly
-    if _now_expects_failure(orphan, old_body, test, new_assertions):
+    if now_expects_failure(orphan, old_body, test, new_assertions):
         return True  # the value is no longer produced: the test checks the error instead
+    if now_expects_success(orphan, old_keys, new_assertions):
+        return True  # the failure it expected was the bug: the result is now pinned exactly
+    if handed_to_helper(orphan, old_body, test.body, pool.helpers):
+        return True  # `untilUpdated(() => subject, expected)`: the helper asserts it
+    if harness_count_replaced(orphan, old_body, test.body, new_assertions):
+        return True  # the count only proved the old harness's branch assertions ran
     own = branches(orphan, old_body)
     if own:
         # Per-environment branches merged: a branch-mate became an assertion at least as
@@ -188,23 +202,6 @@ def _covered(
             ):
                 return True
     return False
-
-
-def _now_expects_failure(
-    orphan: Assertion, old_body: Node, test: TestCall, new_assertions: list[Assertion]
-) -> bool:
-    """The old test checked a local result (`const headers = await call()`); the new one no
-    longer holds that local and expects the call to fail (`await t.throwsAsync(request)`)."""
-    base, _rest = split_base(orphan.subject)
-    if not base or base not in aliases(old_body) or test.body is None:
-        return False
-    if any(
-        node.type in ("identifier", "shorthand_property_identifier") and text_of(node) == base
-        for node in walk(test.body)
-    ):
-        return False
-    old_expects_error = any(a.expected_error is not None for a in assertions(old_body))
-    return not old_expects_error and any(a.expected_error is not None for a in new_assertions)
 
 
 def _counts_itself(new_assertions: list[Assertion], test: TestCall) -> bool:
@@ -435,16 +432,24 @@ def _empty(test: TestCall) -> bool:
     return block is None or (block.type == "statement_block" and not named_children(block))
 
 
-def _deletion_kept(old: TestCall, pool: Pool, suite: tuple[str, ...] = ()) -> bool:
+def _deletion_kept(
+    old: TestCall,
+    pool: Pool,
+    suite: tuple[str, ...] = (),
+    gone_imports: frozenset[str] = frozenset(),
+) -> bool:
     """A deleted test whose body arrived verbatim in another file, whose every assertion is
     still asserted as often somewhere in the change (merged into another test), or whose
     subject the change removed from the code. `suite`: the name of a test file deleted as a
-    whole, which names its tests' subject as a `describe` does (`options.detectClash`)."""
+    whole, which names its tests' subject as a `describe` does (`options.detectClash`);
+    `gone_imports`: the names the test file imports from modules the change deletes."""
     if old.body is not None and pool.arrived[old.body_text()] > 0:
         pool.arrived[old.body_text()] -= 1
         return True
     if about_removed_code(old.body, pool.removed_names):
         return True
+    if uses_any(old.body, gone_imports):
+        return True  # it exercised a module the change deletes
     if old.body is not None and vocabulary(text_of(old.body)) & pool.removed_words:
         return True  # it exercised behaviour the change removed from the code
     if title_names_removed((*suite, *old.key), pool.removed_phrases):
@@ -506,8 +511,10 @@ def compare_files(sides: Sides, pool: Pool) -> list[Hit]:
         if key not in new_tests and key not in heirs and old.kind == "test"
     ]
     suite = (_file_stem(sides.change.path),) if sides.change.new_text is None else ()
+    old_path = sides.change.old_path or sides.change.path
+    gone_imports = names_from_deleted_modules(sides.old_root, old_path, pool.deleted_modules)
     for old in deleted:
-        if old.disabled or _empty(old) or _deletion_kept(old, pool, suite):
+        if old.disabled or _empty(old) or _deletion_kept(old, pool, suite, gone_imports):
             continue
         if _moved_with_its_checks(old, pool, sides.old_lines):
             continue

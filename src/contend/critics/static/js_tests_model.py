@@ -146,9 +146,32 @@ def _title(call: Node) -> str | None:
     if not args:
         return None
     first = args[0]
-    if first.type == "string":
-        return text_of(first)[1:-1]
+    literal = _literal_text(first)
+    if literal is not None:
+        return literal
     return " ".join(text_of(first).split())
+
+
+def _literal_text(node: Node) -> str | None:
+    """A string literal's content; a `'…' + '…'` concatenation of literals (a long title
+    wrapped by a formatter) and a template without `${…}` read as the one literal they are."""
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        inner = node.named_children[0]
+        return _literal_text(inner) if inner is not None else None
+    if node.type == "string":
+        return text_of(node)[1:-1]
+    if node.type == "template_string" and not any(
+        child.type == "template_substitution" for child in node.named_children
+    ):
+        return text_of(node)[1:-1]
+    if node.type == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if operator is None or text_of(operator) != "+" or left is None or right is None:
+            return None
+        head, tail = _literal_text(left), _literal_text(right)
+        return head + tail if head is not None and tail is not None else None
+    return None
 
 
 def _callback(call: Node) -> Node | None:

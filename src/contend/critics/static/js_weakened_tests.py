@@ -31,8 +31,11 @@ strong; checks on a value the new test pins exactly (`expect(stderr).toBe('')` i
 `not.toContain` on `stderr`); an error's message check replaced by a check of its code or
 class; a test that now expects its call to fail and no longer holds the result it checked; a
 test put behind a condition (`test.runIf(cond)`, `skipIf(cond)`, `ctx.skip(cond)`); a test
-(or a check) deleted with its subject (`js_test_pool`: the code it called, a property the
-code built, or what its title names is gone).
+(or a check) deleted with its subject (`js_test_pool`: the code it called, a module it
+imported, a property the code built, or what its title names is gone); an assertion handed
+to an asserting helper (`js_assert_helpers`); the count of a render-count harness whose
+states the new test asserts one by one; an expected failure replaced by an exact check of
+the fixed result. A title concatenated from literals is the literal it spells.
 
 Which files are tests: `js_tests_model` (content, names, and the runner config read by
 `js_runner_config`); how two versions compare: `js_test_versions`, `js_test_pairing`.
@@ -51,6 +54,8 @@ from contend.critics.static.js_assertions import assertions
 from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_test_pool import (
     Pool,
+    deleted_modules,
+    helper_functions,
     removed_keys,
     removed_names,
     removed_vocabulary,
@@ -230,6 +235,8 @@ def check_changes(
         pool.removed_words, pool.removed_phrases = removed.words, removed.phrases
         pool.code_removed = removes_code(changes, tests)
         pool.removed_keys = removed_keys(changes, tests)
+        pool.deleted_modules = deleted_modules(changes, tests)
+        pool.helpers = helper_functions(changes)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
     return results
@@ -242,7 +249,10 @@ def check_file(change: FileChange) -> Iterator[Finding | Skipped]:
 
 class JsWeakenedTests:
     topic = TOPIC
-    languages: frozenset[FileLanguage] = _JS
+    # "other" too: an extensionless `#!/usr/bin/env node` script (`bin/mocha`) is code a
+    # deleted test may have exercised (`js_test_pool.is_js_code`); the runner hands each
+    # critic only the files of its languages. Such a file is never read as a test file.
+    languages: frozenset[FileLanguage] = _JS | {"other"}
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
         return check_changes(changes)

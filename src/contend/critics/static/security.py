@@ -300,25 +300,77 @@ def _new_hits(
     new_tree = pyast.parse_old_side(change.new_text)
     pool = Counter((old.test_id, _names(old_tree, old)) for old in old_issues)
     pool.subtract((issue.test_id, _names(new_tree, issue)) for issue in untouched)
+    wrapped = _wrapper_calls(old_tree) if old_tree is not None else Counter()
     fresh: list[_BanditIssue] = []
     for issue in issues:
         key = (issue.test_id, _names(new_tree, issue))
         if pool[key] > 0:
             pool[key] -= 1
-        else:
-            fresh.append(issue)
+            continue
+        calls = _builtin_calls(new_tree, issue)
+        if calls and all(wrapped[c] > 0 for c in calls):
+            wrapped.subtract(calls)
+            continue  # the same call, made through a compat wrapper before
+        fresh.append(issue)
     return fresh
+
+
+_WRAPPED_BUILTINS = frozenset({"exec", "eval", "compile", "input"})
+
+
+def _wrapper_calls(tree: ast.Module) -> Counter[tuple[str, str]]:
+    """Calls of a compatibility wrapper of a dangerous builtin (`six.exec_`, `compat.exec_`,
+    `_eval`): (the builtin, the call's arguments). A Python 2 drop restates them as the
+    builtin itself; bandit saw only the builtin, so the old side had no hit to pair with."""
+    found: Counter[tuple[str, str]] = Counter()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = pyast.callee_name(node).rsplit(".", 1)[-1]
+            bare = name.strip("_")
+            if bare in _WRAPPED_BUILTINS and name != bare:
+                found[(bare, _arguments(node))] += 1
+    return found
+
+
+def _builtin_calls(tree: ast.Module | None, issue: _BanditIssue) -> list[tuple[str, str]]:
+    """The dangerous builtin calls on a hit's lines: (the builtin, the call's arguments)."""
+    if tree is None:
+        return []
+    return [
+        (node.func.id, _arguments(node))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _WRAPPED_BUILTINS
+        and issue.start_line <= node.lineno <= issue.end_line
+    ]
+
+
+def _arguments(call: ast.Call) -> str:
+    return pyast.dump_list([*call.args, *(k.value for k in call.keywords)])
 
 
 def _names(tree: ast.Module | None, issue: _BanditIssue) -> frozenset[str]:
     """The names and attributes read on a hit's lines: what the flagged construct is made
-    of, whatever its spelling (quotes, `u''`, %-format or f-string, line breaks)."""
+    of, whatever its spelling (quotes, `u''`, %-format or f-string, line breaks), less a
+    `typing.cast` wrapped around a value (it does nothing at run time)."""
     if tree is None:
         return frozenset()
     found: set[str] = set()
+    typing_only: set[int] = set()  # a cast's callee and type: nothing at run time
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name | ast.Attribute) and (
-            issue.start_line <= node.lineno <= issue.end_line
+        if (
+            isinstance(node, ast.Call)
+            and pyast.callee_name(node).rsplit(".", 1)[-1] == "cast"
+            and len(node.args) == 2
+            and issue.start_line <= node.lineno <= issue.end_line
+        ):
+            typing_only.update(id(n) for part in (node.func, node.args[0]) for n in ast.walk(part))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Name | ast.Attribute)
+            and id(node) not in typing_only
+            and issue.start_line <= node.lineno <= issue.end_line
         ):
             found.add(node.id if isinstance(node, ast.Name) else node.attr)
     return frozenset(found)

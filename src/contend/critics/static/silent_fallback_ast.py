@@ -105,8 +105,15 @@ def returns(node: ast.AST) -> Iterator[ast.Return]:
             yield child
 
 
+# Python 3 names of one class: `IOError is OSError` (PEP 3151), so a pyupgrade sweep that
+# restates `except IOError` as `except OSError` catches exactly what it caught before.
+_OSERROR_ALIASES = frozenset({"IOError", "EnvironmentError", "WindowsError"})
+_OSERROR_MODULES = frozenset({"socket", "select"})  # socket.error, select.error
+
+
 def type_names(expr: ast.expr | None) -> list[str]:
-    """The exception class names an `except` clause names (last dotted part)."""
+    """The exception class names an `except` clause names (last dotted part; the aliases of
+    `OSError` read as `OSError`)."""
     if expr is None:
         return []
     found: list[str] = []
@@ -116,9 +123,14 @@ def type_names(expr: ast.expr | None) -> list[str]:
         if isinstance(current, ast.Tuple):
             stack.extend(reversed(current.elts))
         elif isinstance(current, ast.Name):
-            found.append(current.id)
+            found.append("OSError" if current.id in _OSERROR_ALIASES else current.id)
         elif isinstance(current, ast.Attribute):
-            found.append(current.attr)
+            alias = (
+                current.attr == "error"
+                and isinstance(current.value, ast.Name)
+                and current.value.id in _OSERROR_MODULES
+            )
+            found.append("OSError" if alias or current.attr in _OSERROR_ALIASES else current.attr)
         else:
             found.append(pyast.unparse(current))
     return found

@@ -196,3 +196,51 @@ def hands_on(fn: ast.AST, ret: ast.Return) -> bool:
             for n in ast.walk(stmt)
         )
     return False
+
+
+def collected(fn: ast.AST, ret: ast.Return) -> bool:
+    """Is `ret` inside a `with … as collector:` block where an `except … as e` handler hands
+    `e` (or what it holds: `for x in e.exceptions`) to a method of that collector? The
+    errors are gathered, not lost: the collector's exit raises them (packaging's
+    `_ErrorCollector.on_exit`), and the return is only reached when it holds none."""
+    for block in pyast.walk_within(fn):
+        if not isinstance(block, ast.With | ast.AsyncWith):
+            continue
+        names = {
+            item.optional_vars.id
+            for item in block.items
+            if isinstance(item.optional_vars, ast.Name)
+        }
+        inside = [n for stmt in block.body for n in ast.walk(stmt)]
+        if not names or not any(n is ret for n in inside):
+            continue
+        if any(
+            isinstance(handler, ast.ExceptHandler)
+            and handler.name is not None
+            and _hands_to(handler, names)
+            for handler in inside
+        ):
+            return True
+    return False
+
+
+def _hands_to(handler: ast.ExceptHandler, collectors: set[str]) -> bool:
+    """The handler passes its exception, or a name bound from it, to `collector.<method>`."""
+    carried = {handler.name}
+    for node in (n for stmt in handler.body for n in ast.walk(stmt)):
+        if isinstance(node, ast.For) and any(
+            isinstance(n, ast.Name) and n.id in carried for n in ast.walk(node.iter)
+        ):
+            carried.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in collectors
+        and any(
+            isinstance(a, ast.Name) and a.id in carried
+            for a in [*node.args, *(k.value for k in node.keywords)]
+        )
+        for stmt in handler.body
+        for node in ast.walk(stmt)
+    )

@@ -134,7 +134,7 @@ def _compare(old_ref: Ref | None, new_ref: Ref, context: Context) -> Iterator[Fi
         return
     if old_fn is not None and old_side is not None:
         yield from compare_checks(report, (old_fn, old_side), (new_fn, new_side), context)
-        yield from fewer_cases(report, old_fn, old_side, new_fn, context.rewritten)
+        yield from fewer_cases(report, old_fn, old_side, new_fn, context.rewritten, new_side)
     yield from new_skips(report, old_fn, new_fn)
     yield from new_swallows(report, old_fn, old_side, new_fn, new_side)
     if is_test(new_ref.qualname):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Callable, Iterable
 
 from contend.critics.static import pyast
 from contend.critics.static.weakened_tests_rules import (
@@ -176,3 +177,53 @@ def parametrized_cases(function: pyast.FunctionNode) -> dict[str, tuple[ast.expr
         if isinstance(values, ast.List | ast.Tuple):
             found[canon(names)] = (decorator, [canon(v) for v in values.elts])
     return found
+
+
+def implied_by_equality(gone: Check, new_checks: Iterable[Check]) -> bool:
+    """An old check about a collection that a new equality with a literal makes for it:
+    `x in xs`, `x not in xs` and `len(xs) == n` all follow from `xs == [a, b, ...]` when the
+    literal holds `x`, lacks `x`, and has n elements (pluggy: three membership asserts
+    replaced by one stricter equality on the list)."""
+    subject, test = _collection_claim(gone)
+    if subject is None:
+        return False
+    for new in new_checks:
+        if new.op != "eq" or len(new.operand_nodes) != 2:
+            continue
+        left, right = new.operand_nodes
+        for side, literal in ((left, right), (right, left)):
+            if (
+                isinstance(literal, ast.List | ast.Tuple | ast.Set)
+                and not any(isinstance(e, ast.Starred) for e in literal.elts)
+                and canon(side) == subject
+                and test(literal.elts)
+            ):
+                return True
+    return False
+
+
+def _collection_claim(
+    check: Check,
+) -> tuple[str | None, Callable[[list[ast.expr]], bool]]:
+    """(the collection a check is about, what it says of the collection's literal value)."""
+    nodes = check.operand_nodes
+    if check.op in ("in", "not_in") and len(nodes) == 2:
+        item = canon(nodes[0])
+        wanted = check.op == "in"
+        return canon(nodes[1]), lambda elts: (item in {canon(e) for e in elts}) == wanted
+    if check.op == "eq" and len(nodes) == 2:
+        for sized, count in ((nodes[0], nodes[1]), (nodes[1], nodes[0])):
+            if (
+                isinstance(sized, ast.Call)
+                and isinstance(sized.func, ast.Name)
+                and sized.func.id == "len"
+                and len(sized.args) == 1
+                and isinstance(count, ast.Constant)
+                and isinstance(count.value, int)
+            ):
+                return canon(sized.args[0]), _has_length(count.value)
+    return None, lambda elts: False
+
+
+def _has_length(size: int) -> Callable[[list[ast.expr]], bool]:
+    return lambda elts: len(elts) == size

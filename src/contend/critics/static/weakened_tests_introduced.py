@@ -134,7 +134,7 @@ def new_unit_mocks(
         patched = _real_module(patch, modules)
         if source is not None and patched is not None and source != patched:
             continue  # patches `os.scandir`, calls the `scandir` of another module
-        named = len(patch.name) >= 3 and _norm(patch.name) in _norm(new_ref.qualname)
+        named = len(patch.name) >= 3 and _named_after(patch.name, new_ref.qualname)
         in_module = module is not None and patch.module.split(".")[-1] == module
         side = new_ref.file.new
         asserted = (
@@ -184,6 +184,18 @@ def _real_module(patch: mk.Patch, modules: dict[str, str]) -> str | None:
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             return patch.module.split(".")[-1]
     return modules.get(patch.module.split(".")[0]) if "." not in patch.module else None
+
+
+def _named_after(unit: str, qualname: str) -> bool:
+    """The test's name says it tests `unit`: `test_<unit>…` / `test<Unit>…`, or the class
+    holding it is `Test<Unit>…`. A word later in the name (`test_keepalive_expires_on_time`
+    for `time`, `test_worker_init_process` for `init_process`) names what the test is
+    about, not the unit it calls."""
+    parts = qualname.split(".")
+    names = [parts[-1].removeprefix("test")] + [
+        p.removeprefix("Test") for p in parts[:-1] if p.startswith("Test")
+    ]
+    return any(_norm(name).startswith(_norm(unit)) for name in names)
 
 
 def _norm(name: str) -> str:

@@ -27,9 +27,18 @@ from contend.critics.static.weakened_tests_rules import (
 )
 
 
-def gone_with_the_api(check: Check, removed: rm.Removed) -> bool:
-    """The assertion reads something the change removed from the code under test."""
+def gone_with_the_api(
+    check: Check, removed: rm.Removed, fn: pyast.FunctionNode | None = None
+) -> bool:
+    """The assertion reads something the change removed from the code under test: a
+    function, class, result field or module member, or an attribute or option it defined
+    (read as `obj.x` or passed as `x=`, in the assertion or in what its locals were last
+    assigned before it)."""
     if rm.mentions(check.node, removed.names | removed.fields):
+        return True
+    if removed.attributes and any(
+        _uses_member(node, removed.attributes) for node in _with_reaching(check, fn)
+    ):
         return True
     for node in ast.walk(check.node):
         if isinstance(node, ast.Attribute):
@@ -37,6 +46,34 @@ def gone_with_the_api(check: Check, removed: rm.Removed) -> bool:
             if (owner, node.attr) in removed.members:
                 return True
     return False
+
+
+def _uses_member(node: ast.AST, members: frozenset[str]) -> bool:
+    return any(
+        (isinstance(inner, ast.Attribute) and inner.attr in members)
+        or (isinstance(inner, ast.keyword) and inner.arg in members)
+        for inner in ast.walk(node)
+    )
+
+
+def _with_reaching(check: Check, fn: pyast.FunctionNode | None) -> list[ast.AST]:
+    """The assertion, and the value last assigned (before it, in `fn`) to each local it
+    reads: `output = code(text, option=False); assert output == ...` reads the option."""
+    found: list[ast.AST] = [check.node]
+    if fn is None:
+        return found
+    line = pyast.span(check.node)[0]
+    read = {n.id for n in ast.walk(check.node) if isinstance(n, ast.Name)}
+    last: dict[str, ast.AST] = {}
+    for node in walk(fn.body):
+        if isinstance(node, ast.Assign) and node.lineno < line:
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in read:
+                    previous = last.get(target.id)
+                    if previous is None or getattr(previous, "lineno", 0) < node.lineno:
+                        last[target.id] = node
+    found.extend(node.value for node in last.values() if isinstance(node, ast.Assign))
+    return found
 
 
 def _short(node: ast.AST) -> bool:

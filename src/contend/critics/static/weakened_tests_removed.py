@@ -48,6 +48,10 @@ class Removed:
     deprecated: frozenset[str] = frozenset()
     # Modules that emit more deprecation warnings after the change than before.
     deprecating: frozenset[str] = frozenset()
+    # Attributes, options and keyword parameters the code under test defined (`self.x =`,
+    # a class-level field, a parameter) and no longer names anywhere: what a check read
+    # through `obj.x` or passed as `x=` no longer exists.
+    attributes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +91,15 @@ def removed_behaviour(
     fields: set[str] = set()
     deprecated: set[str] = set()
     deprecating: set[str] = set()
+    defined: set[str] = set()
+    named: set[str] = set()
     warned = 0
     for path, old_text, new_text in sources:
         old, new = parse(old_text), parse(new_text)
+        if old is not None:
+            defined.update(_members_defined(old))
+        if new is not None:
+            named.update(_identifiers(new))
         old_summary = _summary(old_text) if old_text is not None else None
         new_summary = _summary(new_text) if new_text is not None else None
         if old is not None and old_summary is not None:
@@ -118,7 +128,65 @@ def removed_behaviour(
         frozenset(fields - _COMMON),
         frozenset(deprecated - _COMMON),
         frozenset(deprecating),
+        frozenset(defined - named - _COMMON),
     )
+
+
+def _members_defined(tree: ast.Module) -> set[str]:
+    """Names a module defines as members or options: `self.x = ...` / `cls.x = ...`
+    targets, class-level fields, and function parameters (keywords a caller can pass)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id in ("self", "cls")
+                ):
+                    found.add(target.attr)
+        elif isinstance(node, ast.ClassDef):
+            for stmt in node.body:
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                    found.add(stmt.target.id)
+                elif isinstance(stmt, ast.Assign):
+                    found.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.arguments):
+            found.update(a.arg for a in [*node.args, *node.kwonlyargs])
+    return {name for name in found if _IDENTIFIER.match(name) and name not in ("self", "cls")}
+
+
+def _identifiers(tree: ast.Module) -> set[str]:
+    """Every name a module uses in any role, strings that could name one included — but
+    for the strings of a collection bound to a `*deprecated*` name (isort's
+    `DEPRECATED_SETTINGS = ("not_skip", ...)`): listed there, a setting is accepted and
+    ignored, which is what removing it means."""
+    retired: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(
+            node.value, ast.Tuple | ast.List | ast.Set | ast.Dict
+        ):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and "deprecat" in t.id.lower() for t in targets):
+                retired.update(id(n) for n in ast.walk(node.value))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in retired:
+            continue
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.arg) or (isinstance(node, ast.keyword) and node.arg):
+            found.add(node.arg or "")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", node.value))
+        elif isinstance(node, ast.alias):
+            found.add((node.asname or node.name).split(".")[-1])
+    return found
 
 
 def deprecated_use(function: pyast.FunctionNode, removed: Removed) -> str | None:
