@@ -529,27 +529,17 @@ def _only_free(annotation: ast.expr, typevars: frozenset[str]) -> bool:
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Name | ast.Attribute):
-            if dotted_name(node).split(".")[-1] in typevars:
+            if pyast.dotted_name(node).split(".")[-1] in typevars:
                 return True
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             stack.extend([node.left, node.right])
-        elif isinstance(node, ast.Subscript) and dotted_name(node.value).split(".")[-1] in (
+        elif isinstance(node, ast.Subscript) and pyast.dotted_name(node.value).split(".")[-1] in (
             "Union",
             "Optional",
         ):
             inner = node.slice
             stack.extend(inner.elts if isinstance(inner, ast.Tuple) else [inner])
     return False
-
-
-def dotted_name(node: ast.AST) -> str:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _absorbed(

@@ -20,6 +20,8 @@ from __future__ import annotations
 import ast
 import re
 
+from contend.critics.static import pyast
+
 # typing's capitalised aliases of builtins and collections name the same generic
 _ALIASES = {
     "Dict": "dict",
@@ -116,10 +118,10 @@ def _members(node: ast.AST) -> list[ast.AST]:
     node = unquote(node)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return [*_members(node.left), *_members(node.right)]
-    if isinstance(node, ast.Subscript) and _dotted(node.value).split(".")[-1] in _UNIONS:
+    if isinstance(node, ast.Subscript) and pyast.dotted_name(node.value).split(".")[-1] in _UNIONS:
         inner = _arguments(node)
         found = [m for arg in inner for m in _members(arg)]
-        if _dotted(node.value).endswith("Optional"):
+        if pyast.dotted_name(node.value).endswith("Optional"):
             found.append(ast.Constant(value=None))
         return found
     return [node]
@@ -138,20 +140,10 @@ def _head(node: ast.AST) -> str | None:
         node = node.value
     if isinstance(node, ast.Constant) and node.value is None:
         return "None"
-    name = _dotted(node).split(".")[-1]
+    name = pyast.dotted_name(node).split(".")[-1]
     if not name:
         return None
     return _ALIASES.get(name, name)
-
-
-def _dotted(node: ast.AST) -> str:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _is_ellipsis(node: ast.AST) -> bool:

@@ -295,6 +295,17 @@ def callee_name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else ""
 
 
+def dotted_name(node: ast.AST) -> str:
+    """`a.b.c` for that attribute chain or name, "" when it does not start at a name."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
 def walk_within(node: ast.AST) -> Iterator[ast.AST]:
     """Like ast.walk, but does not descend into nested functions or classes."""
     stack = list(ast.iter_child_nodes(node))
