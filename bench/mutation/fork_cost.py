@@ -46,8 +46,8 @@ def main() -> int:
     for info in pkgutil.walk_packages(contend.__path__, "contend."):
         try:
             importlib.import_module(info.name)
-        except Exception:  # contend: allow silent-fallback -- listed below, a heap figure only
-            failed.append(info.name)
+        except Exception as exc:  # contend: allow silent-fallback -- listed below; a heap figure
+            failed.append(f"{info.name} ({type(exc).__name__}: {exc})")
     print(f"objects tracked: {len(gc.get_objects())}; modules that failed to import: {failed}")
     print(f"a child, parent not frozen: {child_cpu():.3f} s CPU")
     gc.freeze()

@@ -39,7 +39,12 @@ from dataclasses import dataclass, field
 from contend.critics.static import pyast
 from contend.critics.static.base import Confidence, FileChange, Finding, Topic, is_test_path
 from contend.critics.static.boundary_typing_primitives import PRIMITIVE_IN_CORE
-from contend.critics.static.boundary_typing_widening import is_any, mentions_any, widens
+from contend.critics.static.boundary_typing_widening import (
+    is_any,
+    last_name,
+    mentions_any,
+    widens,
+)
 from contend.critics.static.catalogue import PYTHON, RuleInfo, waiver_way
 from contend.protocol.model import Severity
 
@@ -529,11 +534,11 @@ def _only_free(annotation: ast.expr, typevars: frozenset[str]) -> bool:
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Name | ast.Attribute):
-            if pyast.dotted_name(node).split(".")[-1] in typevars:
+            if last_name(node) in typevars:
                 return True
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             stack.extend([node.left, node.right])
-        elif isinstance(node, ast.Subscript) and pyast.dotted_name(node.value).split(".")[-1] in (
+        elif isinstance(node, ast.Subscript) and last_name(node.value) in (
             "Union",
             "Optional",
         ):

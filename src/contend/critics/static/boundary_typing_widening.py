@@ -118,10 +118,10 @@ def _members(node: ast.AST) -> list[ast.AST]:
     node = unquote(node)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return [*_members(node.left), *_members(node.right)]
-    if isinstance(node, ast.Subscript) and pyast.dotted_name(node.value).split(".")[-1] in _UNIONS:
+    if isinstance(node, ast.Subscript) and last_name(node.value) in _UNIONS:
         inner = _arguments(node)
         found = [m for arg in inner for m in _members(arg)]
-        if pyast.dotted_name(node.value).endswith("Optional"):
+        if (pyast.dotted(node.value) or "").endswith("Optional"):
             found.append(ast.Constant(value=None))
         return found
     return [node]
@@ -140,10 +140,15 @@ def _head(node: ast.AST) -> str | None:
         node = node.value
     if isinstance(node, ast.Constant) and node.value is None:
         return "None"
-    name = pyast.dotted_name(node).split(".")[-1]
+    name = last_name(node)
     if not name:
         return None
     return _ALIASES.get(name, name)
+
+
+def last_name(node: ast.AST) -> str:
+    """`c` for `a.b.c`, "" for what is not a name chain."""
+    return (pyast.dotted(node) or "").rpartition(".")[2]
 
 
 def _is_ellipsis(node: ast.AST) -> bool:

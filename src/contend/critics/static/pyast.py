@@ -295,15 +295,16 @@ def callee_name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else ""
 
 
-def dotted_name(node: ast.AST) -> str:
-    """`a.b.c` for that attribute chain or name, "" when it does not start at a name."""
-    parts: list[str] = []
+def dotted(node: ast.AST | None) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    names: list[str] = []
     while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
+        names.append(node.attr)
         node = node.value
     if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
+        names.append(node.id)
+        return ".".join(reversed(names))
+    return None
 
 
 def walk_within(node: ast.AST) -> Iterator[ast.AST]:

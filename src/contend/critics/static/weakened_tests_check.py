@@ -19,6 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from contend.critics.static import pyast
+from contend.critics.static.pyast import dotted
 
 _SELF = frozenset({"self", "cls"})
 
@@ -124,18 +125,6 @@ def _canon_leaf(node: ast.AST) -> str | None:
         return f"N({renames.get(node.id, node.id) if renames else node.id})"
     if isinstance(node, ast.Constant):
         return f"C({node.value!r})"
-    return None
-
-
-def dotted(node: ast.AST | None) -> str | None:
-    """`a.b.c` for a Name/Attribute chain, else None."""
-    names: list[str] = []
-    while isinstance(node, ast.Attribute):
-        names.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        names.append(node.id)
-        return ".".join(reversed(names))
     return None
 
 

@@ -12,6 +12,7 @@ import ast
 import dataclasses
 
 from contend.critics.static import pyast
+from contend.critics.static.pyast import dotted
 from contend.critics.static.weakened_tests_check import (
     RANK_EXACT,
     Check,
@@ -20,7 +21,6 @@ from contend.critics.static.weakened_tests_check import (
     _const_is,
     _tokens,
     canon,
-    dotted,
     exception_names,
     short,
     walk,

@@ -28,6 +28,7 @@ import ast
 from collections.abc import Iterable, Mapping
 
 from contend.critics.static import pyast
+from contend.critics.static.pyast import dotted
 from contend.critics.static.weakened_tests_check import (
     _EXC,
     _RENAMES,
@@ -43,7 +44,6 @@ from contend.critics.static.weakened_tests_check import (
     _on_self,
     _tol_value,
     canon,
-    dotted,
     exception_names,
     number,
     short,
