@@ -359,6 +359,52 @@ def _printable(path: str) -> str:
     return path.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="backslashreplace")
 
 
+def deleted_sources(
+    repo: Path, base: str, skipped: Iterable[Skipped], *, max_file_bytes: int = 1_000_000
+) -> list[FileChange]:
+    """The old texts of the deleted source files among `skipped`, as deleted `FileChange`s.
+
+    They are never reviewed (nothing on the new side to check) but they are where code moved
+    from when a module is split into a package or a function moves to a new module: the
+    static critics' moved-code test reads them. A file that cannot be read (too large, not
+    text, a name git does not know) is left out, so what moved from it stays reported."""
+    paths = sorted(
+        {s.path for s in skipped if s.reason == DELETED_REASON and language_of(s.path) != "other"}
+    )
+    if not paths:
+        return []
+    root = repo_root(repo)
+    listing = run_git(root, ["ls-tree", "-z", "-l", resolve_commit(root, base), "--", *paths])
+    wanted: dict[str, str] = {}
+    for entry in listing.split(b"\0"):
+        meta, _, name = entry.partition(b"\t")
+        fields = meta.decode("ascii").split()
+        readable = len(fields) == 4 and fields[1] == "blob" and fields[3].isdigit()
+        if readable and int(fields[3]) <= max_file_bytes:
+            wanted[fields[2]] = _path(name)
+    if not wanted:
+        return []
+    request = "".join(f"{sha}\n" for sha in wanted).encode("ascii")
+    blobs = _parse_batch(run_git(root, ["cat-file", "--batch"], stdin=request))
+    found: list[FileChange] = []
+    for sha, path in sorted(wanted.items(), key=lambda item: item[1]):
+        text = _decode(blobs[sha], path, "old")
+        if isinstance(text, str):
+            found.append(
+                FileChange(
+                    path=path,
+                    old_path=None,
+                    status="deleted",
+                    old_text=text,
+                    new_text=None,
+                    added_lines=frozenset(),
+                    removed_lines=frozenset(range(1, len(text.splitlines()) + 1)),
+                    language=language_of(path),
+                )
+            )
+    return found
+
+
 def blocks_pass(skipped: Skipped) -> bool:
     """Whether a skip means a code file went unreviewed, so the verdict cannot be `pass`
     (DESIGN §9). Deleted files, symlinks and submodules hold no code to check; binary

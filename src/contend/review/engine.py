@@ -28,7 +28,7 @@ from contend.critics.static.js_runner_config import read_runner_config
 from contend.critics.static.review_config import configs_of
 from contend.critics.static.runner import run_static
 from contend.errors import ConfigError, UserError
-from contend.gitio.diff import blocks_pass, collect_changes
+from contend.gitio.diff import blocks_pass, collect_changes, deleted_sources
 from contend.gitio.git import git_text, repo_root, resolve_commit
 from contend.gitio.runrefs import (
     delete_run_refs,
@@ -415,8 +415,16 @@ class _Session:
         # The test runner's config at the base says which files are tests (read at the base,
         # as contend's own config is: a change cannot redefine how it is reviewed).
         project_files = read_runner_config(self.root, self.target.base)
+        # Deleted modules are not reviewed, but code a change moves out of them is not new.
+        moved_from = deleted_sources(
+            self.root, self.target.base, skipped, max_file_bytes=self.settings.max_file_bytes
+        )
         result = run_static(
-            changes, topics, project_files=project_files, blocking=self.settings.static.blocking
+            changes,
+            topics,
+            project_files=project_files,
+            blocking=self.settings.static.blocking,
+            moved_from=moved_from,
         )
         wall = time.perf_counter() - t0
         skipped_paths = {s.path for s in [*skipped, *result.skipped]}

@@ -48,6 +48,7 @@ def run_static(
     critics: Sequence[TopicCritic] | None = None,
     project_files: Mapping[str, str] | None = None,
     blocking: Blocking = DEFAULT_BLOCKING,
+    moved_from: Sequence[FileChange] = (),
 ) -> StaticResult:
     """Findings of the selected topics (a selection string like "static:secrets", topics, or
     None for all), sorted by (path, line, topic, rule), with waivers applied.
@@ -56,7 +57,9 @@ def run_static(
     replaces the registry, for tests; `project_files`: the repository's root config files
     (name -> text, read at the review's base), passed to the critics that read them
     (`ProjectAwareCritic`); `blocking`: which rule decides the severity a finding may block
-    at (the `static.blocking` setting, `calibration.calibrate`)."""
+    at (the `static.blocking` setting, `calibration.calibrate`); `moved_from`: deleted files
+    that are not reviewed but whose old text code may have moved from (a module split into a
+    package), read only by the moved-code test."""
     if isinstance(topics, str):
         topics = parse_selection(topics)
     if critics is None:
@@ -83,7 +86,8 @@ def run_static(
     # A construct that only moved (or is still there under another name) is not reported;
     # the test reads whole old and new code, so it runs before the evidence is capped.
     # Then each finding gets the severity its rule's record on real commits supports.
-    findings = [cap_evidence(calibrate(f, blocking)) for f in drop_moved(findings, changes)]
+    unmoved = drop_moved(findings, [*changes, *moved_from])
+    findings = [cap_evidence(calibrate(f, blocking)) for f in unmoved]
     waived = apply_waivers(findings, changes, selected)
     waived.sort(key=_finding_order)
     extra_skips.sort(key=lambda s: (s.path, s.topic or "", s.reason))
