@@ -27,8 +27,8 @@ from contend.critics.static.weakened_tests_sides import (
 )
 
 
-def _skip_keys(fn: pyast.Function | None) -> Counter[str]:
-    return Counter(_skip_key(m) for m in _skips_of(fn)) if fn else Counter()
+def _skip_keys(fn: pyast.Function | None, probes: frozenset[str]) -> Counter[str]:
+    return Counter(_skip_key(m) for m in _skips_of(fn, probes)) if fn else Counter()
 
 
 def _skip_key(marker: ast.AST) -> str:
@@ -49,10 +49,13 @@ def _skip_key(marker: ast.AST) -> str:
     return r.canon(ast.Call(func=call.func, args=args, keywords=keywords))
 
 
-def _skips_of(fn: pyast.Function, *, unconditional_only: bool = False) -> list[ast.AST]:
+def _skips_of(
+    fn: pyast.Function, probes: frozenset[str], *, unconditional_only: bool = False
+) -> list[ast.AST]:
     """Skip markers of a function: its decorators and the skips in its body (only those
-    that are statements of the body itself, when `unconditional_only`)."""
-    markers: list[ast.AST] = [m for d in fn.node.decorator_list for m in mk.skip_markers(d)]
+    that are statements of the body itself, when `unconditional_only`); `probes`: the
+    module's optional-import names, whose skips are environment checks."""
+    markers: list[ast.AST] = [m for d in fn.node.decorator_list for m in mk.skip_markers(d, probes)]
     body = mk.body_skips(fn.node.body)
     if unconditional_only:
         top = {id(s) for s in fn.node.body} | {
@@ -67,8 +70,10 @@ def new_skips(
 ) -> Iterator[Finding]:
     """Skips the change added. In a brand-new test only a blanket skip counts: a skip under a
     runtime condition there is a guard the test was written with, not a test switched off."""
-    before = _skip_keys(old_fn)
-    for marker in _skips_of(new_fn, unconditional_only=old_fn is None):
+    new_side = report.file.new
+    probes = mk.optional_imports(new_side.tree if new_side is not None else None)
+    before = _skip_keys(old_fn, probes)
+    for marker in _skips_of(new_fn, probes, unconditional_only=old_fn is None):
         if old_fn is None and mk.is_conditional(marker):
             continue
         key = _skip_key(marker)
@@ -215,6 +220,7 @@ def _scope_markers(tree: ast.Module) -> list[tuple[str, ast.expr]]:
     """(scope, marker) of skips that cover many tests: a module or class `pytestmark`, and
     class decorators."""
     found: list[tuple[str, ast.expr]] = []
+    probes = mk.optional_imports(tree)
 
     def visit(body: list[ast.stmt], scope: str) -> None:
         for statement in body:
@@ -225,11 +231,11 @@ def _scope_markers(tree: ast.Module) -> list[tuple[str, ast.expr]]:
                 if statement.value is not None and any(
                     isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets
                 ):
-                    found.extend((scope, m) for m in mk.skip_markers(statement.value))
+                    found.extend((scope, m) for m in mk.skip_markers(statement.value, probes))
             elif isinstance(statement, ast.ClassDef):
                 name = f"class {statement.name}"
                 for decorator in statement.decorator_list:
-                    found.extend((name, m) for m in mk.skip_markers(decorator))
+                    found.extend((name, m) for m in mk.skip_markers(decorator, probes))
                 visit(statement.body, name)
 
     visit(tree.body, "module")

@@ -69,7 +69,11 @@ _ENVIRONMENT_VARIABLES = frozenset({"os.environ", "os.getenv", "environ", "geten
 _VERSIONS = [(3, minor, 0, "final", 0) for minor in range(6, 20)]
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 _ISSUE_REF = re.compile(
-    r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://\S*/(?:issues|pull|merge_requests)/", re.IGNORECASE
+    r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|https?://\S*/(?:issues|pull|merge_requests)/"
+    # an issue or pull request named by its number in words: "fixed in 2325", "see issue 12"
+    r"|\b(?:issues?|prs?|pull(?: request)?|bugs?|tickets?|(?:fix(?:ed|es)?|resolved|tracked)"
+    r" (?:in|by))\s+\d{2,}\b",
+    re.IGNORECASE,
 )
 
 
@@ -77,9 +81,30 @@ def has_issue_reference(text: str) -> bool:
     return _ISSUE_REF.search(text) is not None
 
 
-def skip_markers(expr: ast.expr) -> list[ast.expr]:
+def optional_imports(tree: ast.Module | None) -> frozenset[str]:
+    """Names a module binds by an optional-dependency probe: imported in a `try` whose
+    handler catches ImportError, or assigned in that handler (`cython = None`). A skip on such
+    a name asks whether the dependency is installed — an environment check."""
+    names: set[str] = set()
+    for statement in tree.body if tree is not None else ():
+        if not isinstance(statement, ast.Try) or not any(
+            h.type is not None
+            and {n.split(".")[-1] for n in exception_names(h.type)} & _IMPORT_ERRORS
+            for h in statement.handlers
+        ):
+            continue
+        for node in walk([*statement.body, *statement.handlers]):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.Assign):
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return frozenset(names)
+
+
+def skip_markers(expr: ast.expr, probes: frozenset[str] = frozenset()) -> list[ast.expr]:
     """Skip / xfail markers inside a decorator or `pytestmark` value (pytest.mark.skip(...),
-    unittest.skipIf(...), a bare @unittest.expectedFailure, pytest.param(marks=...))."""
+    unittest.skipIf(...), a bare @unittest.expectedFailure, pytest.param(marks=...));
+    `probes`: the module's optional-import names (`optional_imports`)."""
     found: list[ast.expr] = []
 
     def visit(node: ast.AST) -> None:
@@ -95,7 +120,7 @@ def skip_markers(expr: ast.expr) -> list[ast.expr]:
             visit(child)
 
     visit(expr)
-    return [m for m in found if not _environment_only(m)]
+    return [m for m in found if not _environment_only(m, probes)]
 
 
 def _is_skip_marker(node: ast.expr) -> bool:
@@ -108,7 +133,7 @@ def _is_skip_marker(node: ast.expr) -> bool:
     return len(parts) == 1 or "mark" in parts or parts[0] == "unittest"
 
 
-def _environment_only(marker: ast.expr) -> bool:
+def _environment_only(marker: ast.expr, probes: frozenset[str]) -> bool:
     """A conditional skip whose condition is a real environment check (or that can never
     trigger): it states portability. One that always triggers, or depends on CI or on
     anything else, is a skip like any other."""
@@ -117,7 +142,7 @@ def _environment_only(marker: ast.expr) -> bool:
     kind = (dotted(marker.func) or "").split(".")[-1]
     if kind not in _CONDITIONAL or not marker.args:
         return False
-    verdict = judge_condition(marker.args[0])
+    verdict = judge_condition(marker.args[0], probes)
     never = "false" if kind != "skipUnless" else "true"
     return verdict in ("environment", never)
 
@@ -137,7 +162,7 @@ def _is_environment(condition: ast.expr) -> bool:
     return judge_condition(condition) in ("environment", "false")
 
 
-def judge_condition(condition: ast.expr) -> str:
+def judge_condition(condition: ast.expr, probes: frozenset[str] = frozenset()) -> str:
     """What a skip condition depends on: "environment" (the platform, the interpreter
     version or an optional feature, and nothing else), "true" / "false" (the same on every
     supported Python and platform: `sys.version_info >= (3,)`, `... or True`, a bare
@@ -149,17 +174,17 @@ def judge_condition(condition: ast.expr) -> str:
         # contend: allow silent-fallback -- an unparsable string is judged as it stands
         except (SyntaxError, ValueError):
             return "true" if text else "false"
-    return _judge(condition, 0)
+    return _judge(condition, 0, probes)
 
 
 _JUDGE_DEPTH = 40
 
 
-def _judge(node: ast.expr, depth: int) -> str:
+def _judge(node: ast.expr, depth: int, probes: frozenset[str] = frozenset()) -> str:
     if depth > _JUDGE_DEPTH:
         return "other"
     if isinstance(node, ast.BoolOp):
-        parts = [_judge(v, depth + 1) for v in node.values]
+        parts = [_judge(v, depth + 1, probes) for v in node.values]
         absorbing, neutral = ("true", "false") if isinstance(node.op, ast.Or) else ("false", "true")
         if absorbing in parts:
             return absorbing
@@ -168,7 +193,7 @@ def _judge(node: ast.expr, depth: int) -> str:
             return neutral
         return "environment" if all(p == "environment" for p in rest) else "other"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = _judge(node.operand, depth + 1)
+        inner = _judge(node.operand, depth + 1, probes)
         return {"true": "false", "false": "true"}.get(inner, inner)
     if isinstance(node, ast.Constant):
         return "true" if node.value else "false"
@@ -178,6 +203,8 @@ def _judge(node: ast.expr, depth: int) -> str:
     names = [dotted(n) or "" for n in ast.walk(node) if isinstance(n, ast.Name | ast.Attribute)]
     if any(_matches(name, _ENVIRONMENT_VARIABLES) for name in names):
         return "other"  # CI and other environment variables: a skip that hides failures
+    if isinstance(node, ast.Name) and node.id in probes:
+        return "environment"  # the optional dependency imported, or not
     if isinstance(node, ast.Name | ast.Attribute):
         # A bare value: a feature flag is a real condition; `sys.platform` is always truthy.
         name = dotted(node) or ""

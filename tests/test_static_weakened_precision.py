@@ -1,0 +1,100 @@
+"""Test-weakening precision on real commits, third pass (issue 8): families of false alarms
+the tuning sets still showed, each as the reasoning that was wrong — and the real weakening
+of the same shape, still reported."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from contend.critics.static.base import Finding
+from contend.critics.static.testing import change_from_texts
+from contend.critics.static.weakened_tests import CRITIC
+
+PATH = "tests/test_app.py"
+
+
+def _src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _run(old: str | None, new: str | None, path: str = PATH) -> list[Finding]:
+    change = change_from_texts(
+        path, _src(old) if old is not None else None, _src(new) if new is not None else None
+    )
+    return [r for r in CRITIC.check([change]) if isinstance(r, Finding)]
+
+
+def _rules(findings: list[Finding]) -> list[str]:
+    return sorted(f.rule for f in findings)
+
+
+# ------------------------------------------------- skip on an optional dependency's probe
+
+_PROBED = """
+import pytest
+
+try:
+    import cython
+except ImportError:
+    cython = None
+
+
+def test_coroutine_check():
+    assert check() is True
+"""
+
+
+@pytest.mark.parametrize("condition", ["cython", "not cython", "cython is not None"])
+def test_skip_on_an_optional_import_probe_is_an_environment_check(condition: str) -> None:
+    # falcon: skipif(cython, reason=...) where `cython` is bound by `try: import cython /
+    # except ImportError: cython = None` — whether an optional dependency is installed.
+    new = _PROBED.replace(
+        "def test_coroutine_check():",
+        f"@pytest.mark.skipif({condition}, reason='cannot be detected')\n"
+        "def test_coroutine_check():",
+    )
+    assert _run(_PROBED, new) == []
+
+
+def test_skip_on_a_module_constant_is_still_reported() -> None:
+    # Same shape, but the name is a constant of the test module: the skip is unconditional.
+    old = _PROBED.replace(
+        "try:\n    import cython\nexcept ImportError:\n    cython = None\n", "cython = True\n"
+    )
+    new = old.replace(
+        "def test_coroutine_check():",
+        "@pytest.mark.skipif(cython, reason='cannot be detected')\ndef test_coroutine_check():",
+    )
+    assert _rules(_run(old, new)) == ["skip-without-issue"]
+
+
+# ------------------------------------------------------------- issue named by its number
+
+_PLAIN = """
+import pytest
+
+
+def test_preflight():
+    assert preflight() == 204
+"""
+
+
+@pytest.mark.parametrize(
+    "reason",
+    ["will be fixed in 2325", "see issue 2325", "fixed by PR 1024", "gh-1024", "bpo-31141"],
+)
+def test_a_reason_naming_an_issue_by_number_is_a_reference(reason: str) -> None:
+    new = _PLAIN.replace(
+        "def test_preflight():", f"@pytest.mark.xfail(reason={reason!r})\ndef test_preflight():"
+    )
+    assert _run(_PLAIN, new) == []
+
+
+@pytest.mark.parametrize("reason", ["will be fixed later", "flaky on CI since 2024", "py 3.12"])
+def test_a_reason_without_an_issue_is_still_reported(reason: str) -> None:
+    new = _PLAIN.replace(
+        "def test_preflight():", f"@pytest.mark.xfail(reason={reason!r})\ndef test_preflight():"
+    )
+    assert _rules(_run(_PLAIN, new)) == ["skip-without-issue"]
