@@ -98,3 +98,53 @@ def test_a_reason_without_an_issue_is_still_reported(reason: str) -> None:
         "def test_preflight():", f"@pytest.mark.xfail(reason={reason!r})\ndef test_preflight():"
     )
     assert _rules(_run(_PLAIN, new)) == ["skip-without-issue"]
+
+
+# ------------------------------------------- parametrized, results unpacked under new names
+
+
+def test_parametrized_test_whose_unpacked_results_were_renamed_keeps_its_checks() -> None:
+    # quart: `headers, path, qs = build(app, '/path', {'a': 'b'})` asserted `path == '/path'`;
+    # parametrized, `path` became a parameter and the results `result_path`, `result_qs`.
+    old = """
+    def test_build():
+        headers, path, query_string = build('/path', {'a': 'b'})
+        assert path == '/path'
+        assert headers['host'] == 'localhost'
+        assert query_string == b'a=b'
+    """
+    new = """
+    @pytest.mark.parametrize(
+        'path, query_string, expected_path, expected_qs',
+        [
+            ('/path', {'a': 'b'}, '/path', b'a=b'),
+            ('/path?b=c', None, '/path', b'b=c'),
+        ],
+    )
+    def test_build(path, query_string, expected_path, expected_qs):
+        headers, result_path, result_qs = build(path, query_string)
+        assert result_path == expected_path
+        assert headers['host'] == 'localhost'
+        assert result_qs == expected_qs
+    """
+    assert _run(old, new) == []
+
+
+def test_parametrized_test_that_lost_the_original_case_is_still_reported() -> None:
+    old = """
+    def test_build():
+        headers, path, query_string = build('/path', {'a': 'b'})
+        assert path == '/path'
+        assert query_string == b'a=b'
+    """
+    new = """
+    @pytest.mark.parametrize(
+        'path, query_string, expected_path, expected_qs',
+        [('/path?b=c', None, '/path', b'b=c')],
+    )
+    def test_build(path, query_string, expected_path, expected_qs):
+        headers, result_path, result_qs = build(path, query_string)
+        assert result_path == expected_path
+        assert result_qs == expected_qs
+    """
+    assert "assertion-removed" in _rules(_run(old, new))

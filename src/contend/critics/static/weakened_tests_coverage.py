@@ -182,12 +182,20 @@ def inline_values(function: pyast.FunctionNode, base: Mapping[str, str]) -> dict
         mutated = _mutated_name(node)
         if mutated is not None:
             stores[mutated] += 2
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-        ):
-            assigned.append((node.targets[0].id, node.value))
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                assigned.append((target.id, node.value))
+            elif isinstance(target, ast.Tuple | ast.List) and all(
+                isinstance(e, ast.Name) for e in target.elts
+            ):
+                # `headers, path = build(...)`: each name holds its item of the result, so
+                # a result renamed (`result_path`) still checks the same thing.
+                assigned.extend(
+                    (e.id, _item(node.value, i))
+                    for i, e in enumerate(target.elts)
+                    if isinstance(e, ast.Name)
+                )
     values = dict(base)
     for name, value in sorted(assigned, key=lambda item: pyast.span(item[1])):
         if stores[name] != 1 or name in parameters or name in base:
@@ -198,6 +206,11 @@ def inline_values(function: pyast.FunctionNode, base: Mapping[str, str]) -> dict
             continue
         values[name] = substituted_canon(value, values)
     return values
+
+
+def _item(value: ast.expr, index: int) -> ast.expr:
+    """`value[index]`, placed where `value` is (so the order of assignments holds)."""
+    return ast.copy_location(ast.Subscript(value=value, slice=ast.Constant(index)), value)
 
 
 # --------------------------------------------------------------------------- profiles
