@@ -148,3 +148,56 @@ def test_parametrized_test_that_lost_the_original_case_is_still_reported() -> No
         assert result_qs == expected_qs
     """
     assert "assertion-removed" in _rules(_run(old, new))
+
+
+# ----------------------------------- a removed result type: the call returns the value itself
+
+_SOURCE_OLD = """
+from collections import namedtuple
+
+MarshalResult = namedtuple("MarshalResult", ["data", "errors"])
+
+
+class Schema:
+    def dumps(self, obj):
+        return MarshalResult(encode(obj), {})
+"""
+_SOURCE_NEW = """
+class Schema:
+    def dumps(self, obj):
+        return encode(obj)
+"""
+_TEST_OLD = """
+def test_dumps_returns_a_marshalresult(user):
+    result = Schema().dumps(user)
+    assert type(result) == MarshalResult
+    assert type(result.data) == str
+    assert type(result.errors) == dict
+"""
+_TEST_NEW = """
+def test_dumps_returns_a_string(user):
+    result = Schema().dumps(user)
+    assert type(result) == str
+"""
+
+
+def _pair(source: tuple[str, str], tests: tuple[str, str]) -> list[Finding]:
+    changes = [
+        change_from_texts("src/schema.py", _src(source[0]), _src(source[1])),
+        change_from_texts(PATH, _src(tests[0]), _src(tests[1])),
+    ]
+    return [r for r in CRITIC.check(changes) if isinstance(r, Finding)]
+
+
+def test_a_check_of_a_removed_result_field_made_of_the_whole_result_is_kept() -> None:
+    # marshmallow 3: `dumps()` returned MarshalResult(data, errors); now it returns the data,
+    # and `type(result.data) == str` became `type(result) == str` — the same check.
+    assert _pair((_SOURCE_OLD, _SOURCE_NEW), (_TEST_OLD, _TEST_NEW)) == []
+
+
+def test_dropping_a_field_access_of_a_result_type_that_stays_is_still_reported() -> None:
+    # The result type is still returned: `result` is not the data, the check changed.
+    kept = _SOURCE_OLD.replace(
+        "return MarshalResult(encode(obj), {})", "return MarshalResult(encode(obj), None)"
+    )
+    assert "assertion-removed" in _rules(_pair((_SOURCE_OLD, kept), (_TEST_OLD, _TEST_NEW)))

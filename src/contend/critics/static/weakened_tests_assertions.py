@@ -42,7 +42,7 @@ def compare_checks(
     new_checks = r.checks_in(new_fn.node.body, new_side.is_helper)
     mooted: set[int] = set()
     if any(c.counts for c in old_checks) and not any(c.counts for c in new_checks):
-        mooted = _moot(old_fn, new_fn, old_checks, new_checks, context)
+        mooted = _moot(old_fn, new_fn, old_checks, new_checks, context, old_side.is_helper)
     old_count = sum(c.counts for c in old_checks if id(c) not in mooted)
     if old_count and not any(c.counts for c in new_checks):
         listed = "; ".join(dict.fromkeys(r.short(c.node, 80) for c in old_checks if c.counts))
@@ -77,7 +77,9 @@ def compare_checks(
             (new_checks, leftover_new),
         )
     if leftover_old:
-        mooted = mooted or _moot(old_fn, new_fn, old_checks, new_checks, context)
+        mooted = mooted or _moot(
+            old_fn, new_fn, old_checks, new_checks, context, old_side.is_helper
+        )
         leftover_old = [c for c in leftover_old if id(c) not in mooted]
     if leftover_old:
         # Still checked in another shape: as a case of a parametrized version, through a
@@ -140,14 +142,22 @@ def _moot(
     old_checks: list[r.Check],
     new_checks: list[r.Check],
     context: Context,
+    is_helper: r.IsHelper,
 ) -> set[int]:
-    """Ids of old checks the change made moot (see weakened_tests_moot)."""
+    """Ids of old checks the change made moot (see weakened_tests_moot); `is_helper` of the
+    old side."""
     dropped = moot.dropped_results(old_fn.node, new_fn.node)
     found = {
         id(c)
         for c in old_checks
         if moot.gone_with_the_api(c, context.behaviour, old_fn.node) or rm.mentions(c.node, dropped)
     }
+    fields = context.behaviour.result_fields
+    found.update(
+        id(c)
+        for c in old_checks
+        if id(c) not in found and moot.made_of_the_whole_result(c, new_checks, fields, is_helper)
+    )
     rejected = moot.now_rejected(old_fn.node, new_fn.node, old_checks, new_checks)
     if rejected is not None:
         found.update(

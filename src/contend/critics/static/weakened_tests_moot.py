@@ -7,7 +7,9 @@ not because the test got weaker. The test-weakening critic asks before it report
   results of (the behaviour became a rejection: the values no longer exist);
 - it was a failure (`assert False`, `pytest.fail`) and the new test raises instead;
 - it checked a part of a result the test unpacked (`data, errors = load()`) that the new
-  test takes whole (`data = load()`): the call returns one value now.
+  test takes whole (`data = load()`): the call returns one value now;
+- it checked a field of a result type the change removed (`type(result.data) == str`) and
+  the new test makes the same check of the whole result (`type(result) == str`).
 
 Pure functions over the old and new test functions and `weakened_tests_removed.Removed`.
 """
@@ -15,6 +17,7 @@ Pure functions over the old and new test functions and `weakened_tests_removed.R
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterable
 
 from contend.critics.static import pyast
@@ -22,7 +25,9 @@ from contend.critics.static import weakened_tests_removed as rm
 from contend.critics.static.weakened_tests_rules import (
     EXPECTATIONS,
     Check,
+    IsHelper,
     canon,
+    checks_in,
     walk,
 )
 
@@ -168,3 +173,31 @@ def raises_added(old_fn: pyast.FunctionNode, new_fn: pyast.FunctionNode) -> int:
         return sum(isinstance(n, ast.Raise) for n in walk(fn.body))
 
     return max(count(new_fn) - count(old_fn), 0)
+
+
+def made_of_the_whole_result(
+    check: Check, new_checks: Iterable[Check], fields: frozenset[str], is_helper: IsHelper
+) -> bool:
+    """The old check read a field of a result type the change removed (`result.data`), and
+    the new test makes the same check with the field access gone (`result`): the call
+    returns that value itself now, so nothing was dropped."""
+    if not fields or not any(
+        isinstance(n, ast.Attribute) and n.attr in fields for n in ast.walk(check.node)
+    ):
+        return False
+    node = _FieldsDropped(fields).visit(copy.deepcopy(check.node))
+    statement = node if isinstance(node, ast.stmt) else ast.Expr(value=node)
+    remade = {c.key for c in checks_in([statement], is_helper)}
+    return bool(remade & {c.key for c in new_checks})
+
+
+class _FieldsDropped(ast.NodeTransformer):
+    def __init__(self, fields: frozenset[str]) -> None:
+        self.fields = fields
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+        inner: ast.expr = self.visit(node.value)  # an expression's transform is one
+        if node.attr in self.fields:
+            return inner
+        node.value = inner
+        return node

@@ -52,6 +52,9 @@ class Removed:
     # a class-level field, a parameter) and no longer names anywhere: what a check read
     # through `obj.x` or passed as `x=` no longer exists.
     attributes: frozenset[str] = frozenset()
+    # Every field of the removed result types, however common its name ("data"): a check
+    # of `result.data` remade as a check of `result` (the call returns the data itself now).
+    result_fields: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,7 @@ def removed_behaviour(
         frozenset(deprecated - _COMMON),
         frozenset(deprecating),
         frozenset(defined - named - _COMMON),
+        result_fields=frozenset(fields),
     )
 
 
