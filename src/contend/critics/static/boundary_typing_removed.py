@@ -6,14 +6,14 @@ Old and new versions of the same function are compared by qualified name. A guar
 a helper the function calls, into the parameter's type, merged with another, rewritten or
 raising another exception class is not removed; one whose `raise` became `return <default>`
 is silent-fallback's `raise-to-default` and is left to it. When the function became a
-wrapper of a namesake elsewhere the finding is kept but minor (the guard may have moved).
+wrapper of a namesake elsewhere that it hands every checked value, the implementation moved
+and the guard with it: not reported.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import dataclasses
 import difflib
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -195,8 +195,12 @@ def guards_removed(
             continue  # silent-fallback's raise-to-default says it, with the old raise
         if _raise_kept(guard, old_fn, new_fn):
             continue  # its raise still ends the function: the condition became control flow
+        if _namesake_delegate(old_fn, new_fn, missing) is not None:
+            # The function became a wrapper of its namesake elsewhere and hands it every
+            # value the guard checked: the implementation moved, its guards with it — as a
+            # guard moved into a helper the function calls.
+            continue
         line = _map_line(change, old_fn, new_fn, start)
-        delegate = _namesake_delegate(new_fn, missing)
         if isinstance(guard.node, ast.Raise):
             raised = guards.raised_name(guard.node)
             claim = (
@@ -210,26 +214,21 @@ def guards_removed(
                 f"`{pyast.unparse(missing[0])}` (old line {start}); invalid input now flows on "
                 "unchecked"
             )
-        found = guards.finding(
+        yield guards.finding(
             change, GUARD_REMOVED, (line, line), claim, (start, end), new_fn.qualname
         )
-        if delegate is not None:
-            # The function became a wrapper of its namesake elsewhere (the implementation
-            # moved, its guards presumably with it): not demonstrated, so not blocking.
-            found = dataclasses.replace(
-                found,
-                claim=f"{found.claim} (it now hands `{_short_names(missing)}` to "
-                f"`{delegate}`, which may keep the guard)",
-                severity=Severity.MINOR,
-                confidence=Confidence.MEDIUM,
-            )
-        yield found
 
 
-def _namesake_delegate(new_fn: pyast.Function, units: Sequence[ast.expr]) -> str | None:
+def _namesake_delegate(
+    old_fn: pyast.Function, new_fn: pyast.Function, units: Sequence[ast.expr]
+) -> str | None:
     """The callee, when the new function calls a function of its own name on another object
     (`werkzeug.utils.send_file` from `send_file`, `super().save` from `save`; not itself)
-    and passes it every parameter the guard checked (all of them, for a guard on a local)."""
+    that the old one did not call — it became a wrapper — and passes it every parameter the
+    guard checked (all of them, for a guard on a local)."""
+    before = {
+        pyast.unparse(n.func) for n in pyast.walk_within(old_fn.node) if isinstance(n, ast.Call)
+    }
     params = guards.parameters(new_fn.node)
     checked = {
         n.id for unit in units for n in ast.walk(unit) if isinstance(n, ast.Name) and n.id in params
@@ -248,13 +247,9 @@ def _namesake_delegate(new_fn: pyast.Function, units: Sequence[ast.expr]) -> str
             for n in ast.walk(arg)
             if isinstance(n, ast.Name)
         }
-        if checked and checked <= passed:
+        if checked and checked <= passed and pyast.unparse(node.func) not in before:
             return pyast.unparse(node.func)
     return None
-
-
-def _short_names(units: Sequence[ast.expr]) -> str:
-    return ", ".join(dict.fromkeys(pyast.unparse(u) for u in units))
 
 
 def _raise_kept(guard: guards.Guard, old_fn: pyast.Function, new_fn: pyast.Function) -> bool:
