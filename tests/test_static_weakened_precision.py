@@ -201,3 +201,57 @@ def test_dropping_a_field_access_of_a_result_type_that_stays_is_still_reported()
         "return MarshalResult(encode(obj), {})", "return MarshalResult(encode(obj), None)"
     )
     assert "assertion-removed" in _rules(_pair((_SOURCE_OLD, kept), (_TEST_OLD, _TEST_NEW)))
+
+
+# ------------------------------------------------ an assertion's local inlined into the check
+
+
+def test_a_check_of_a_local_inlined_into_the_assertion_is_its_replacement() -> None:
+    # aiohttp: `body = await resp.read(); assert b"hello aiohttp\n" == body` became
+    # `assert await resp.read() == HELLO_AIOHTTP` (the fixture's text changed with it).
+    old = """
+    async def test_custom_content_type(client):
+        resp = await client.get("/")
+        assert resp.status == 200
+        body = await resp.read()
+        assert b"hello aiohttp\\n" == body
+        assert resp.headers["Content-Type"] == "application/pdf"
+    """
+    new = """
+    async def test_custom_content_type(client):
+        resp = await client.get("/")
+        assert resp.status == 200
+        assert resp.headers["Content-Type"] == "application/pdf"
+        assert await resp.read() == HELLO_AIOHTTP
+    """
+    assert _run(old, new) == []
+
+
+def test_an_inlined_local_whose_check_got_weaker_is_still_reported() -> None:
+    old = """
+    async def test_custom_content_type(client):
+        resp = await client.get("/")
+        body = await resp.read()
+        assert b"hello aiohttp\\n" == body
+    """
+    new = """
+    async def test_custom_content_type(client):
+        resp = await client.get("/")
+        assert await resp.read()
+    """
+    assert _rules(_run(old, new)) == ["assertion-weakened"]
+
+
+def test_a_local_check_dropped_beside_an_unrelated_new_check_is_still_removed() -> None:
+    old = """
+    async def test_custom_content_type(client):
+        resp = await client.get("/")
+        body = await resp.read()
+        assert b"hello aiohttp\\n" == body
+    """
+    new = """
+    async def test_custom_content_type(client):
+        resp = await client.get("/")
+        assert client.closed is False
+    """
+    assert _rules(_run(old, new)) == ["assertion-removed"]

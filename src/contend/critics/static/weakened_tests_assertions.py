@@ -105,8 +105,11 @@ def compare_checks(
     deprecated = context.behaviour.deprecated if leftover_old else frozenset()
     # New checks left unmatched: the test was rewritten, not only trimmed.
     rewritten = any(c.counts for c in leftover_new)
+    # A local inlined into the assertion (or extracted from it) still pairs the two checks.
+    inlined_new = [cmp.with_locals_inlined(c, new_fn.node) for c in leftover_new]
     for gone in leftover_old:
-        candidates = [(cmp.affinity(gone, check), -i) for i, check in enumerate(leftover_new)]
+        inlined = cmp.with_locals_inlined(gone, old_fn.node)
+        candidates = [(cmp.affinity(inlined, check), -i) for i, check in enumerate(inlined_new)]
         best, first = max(candidates, default=(0, 0))  # ties: the earliest new check
         old_text = old_lines_of(old_side, gone.node)
         on_the_way_out = rm.mentions(gone.node, deprecated)
@@ -129,6 +132,7 @@ def compare_checks(
                 )
             continue
         replacement = leftover_new.pop(-first)
+        inlined_new.pop(-first)
         weaker = cmp.weakening(gone, replacement)
         if weaker is not None:
             rule, what = weaker

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 from collections.abc import Callable, Iterable
 
 from contend.critics.static import pyast
+from contend.critics.static.weakened_tests_check import _tokens
 from contend.critics.static.weakened_tests_rules import (
     BROAD_EXCEPTIONS,
     EXPECTATIONS,
@@ -72,6 +74,32 @@ def affinity(old: Check, new: Check) -> int:
             return 1
         return 0
     return shared + (1 if old.op == new.op else 0)
+
+
+def with_locals_inlined(check: Check, function: pyast.FunctionNode) -> Check:
+    """`check` that also mentions what each local it reads was last assigned before it:
+    `body = await resp.read(); assert body == b"…"` is a candidate replacement of, and
+    replaced by, `assert await resp.read() == …` (the local inlined into the assertion)."""
+    read = {n.id for o in check.operand_nodes for n in ast.walk(o) if isinstance(n, ast.Name)}
+    if not read:
+        return check
+    line = pyast.span(check.node)[0]
+    last: dict[str, ast.Assign] = {}
+    for node in pyast.walk_within(function):
+        if (
+            isinstance(node, ast.Assign)
+            and node.lineno < line
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id in read
+        ):
+            seen = last.get(node.targets[0].id)
+            if seen is None or seen.lineno < node.lineno:
+                last[node.targets[0].id] = node
+    if not last:
+        return check
+    tokens, consts = _tokens(a.value for a in last.values())
+    return dataclasses.replace(check, tokens=check.tokens | tokens, consts=check.consts | consts)
 
 
 def _locals_only(old: Check, new: Check) -> bool:
