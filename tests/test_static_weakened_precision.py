@@ -255,3 +255,37 @@ def test_a_local_check_dropped_beside_an_unrelated_new_check_is_still_removed() 
         assert client.closed is False
     """
     assert _rules(_run(old, new)) == ["assertion-removed"]
+
+
+# ------------------------------------------- `m.get(k) is None` and `k not in m`: stricter
+
+
+@pytest.mark.parametrize("absent", ["form.get('x') is None", "form.get('x') == None"])
+def test_get_is_none_replaced_by_not_in_is_not_weaker(absent: str) -> None:
+    # starlette: `assert form.get("x") is None` became `assert "x" not in form`; a missing
+    # key makes `get` return None, and a key present with the value None now fails.
+    old = f"""
+    def test_setlist_empty():
+        form.setlist("x", [])
+        assert {absent}
+    """
+    new = """
+    def test_setlist_empty():
+        form.setlist("x", [])
+        assert "x" not in form
+    """
+    assert _run(old, new) == []
+
+
+def test_get_is_none_replaced_by_another_key_not_in_is_still_weaker() -> None:
+    old = """
+    def test_setlist_empty():
+        form.setlist("x", [])
+        assert form.get("x") is None
+    """
+    new = """
+    def test_setlist_empty():
+        form.setlist("x", [])
+        assert "y" not in form
+    """
+    assert _rules(_run(old, new)) != []

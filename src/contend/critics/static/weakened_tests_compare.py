@@ -122,6 +122,8 @@ def weakening(old: Check, new: Check) -> tuple[str, str] | None:
             return RULE_WEAKENED, "membership widened to also accept " + ", ".join(extra)
     if new.reflexive and not old.reflexive:
         return RULE_WEAKENED, "the value is now compared with itself, which always holds"
+    if _absence_kept(old, new):
+        return None
     point = _POINT_OPS.get(old.op)
     widened_point = (
         new.op == "in" and new.members and len(set(new.members)) > 1 and point in new.members
@@ -145,6 +147,24 @@ def weakening(old: Check, new: Check) -> tuple[str, str] | None:
         if extra:
             what += " that also accepts " + ", ".join(extra)
     return RULE_WEAKENED, what
+
+
+def _absence_kept(old: Check, new: Check) -> bool:
+    """`m.get(k) is None` became `k not in m`: a missing key is what made `get` return None,
+    and the new check also rejects a key present with the value None — stricter."""
+    if old.op != "is_none" or new.op != "not_in" or len(new.operand_nodes) != 2:
+        return False
+    got = old.operand_nodes[0] if old.operand_nodes else None
+    if not (
+        isinstance(got, ast.Call)
+        and isinstance(got.func, ast.Attribute)
+        and got.func.attr == "get"
+        and len(got.args) == 1
+        and not got.keywords
+    ):
+        return False
+    key, mapping = new.operand_nodes
+    return canon(got.args[0]) == canon(key) and canon(got.func.value) == canon(mapping)
 
 
 def _is_object_subject(check: Check) -> bool:
