@@ -289,3 +289,70 @@ def test_get_is_none_replaced_by_another_key_not_in_is_still_weaker() -> None:
         assert "y" not in form
     """
     assert _rules(_run(old, new)) != []
+
+
+# ----------------------------------------- a test moved to another file under a shorter name
+
+_REPO_TESTS_OLD = """
+def test_other_hook(store):
+    assert run_hook(store, "other") == 0
+
+
+def test_lua_hook(tempdir_factory, store):
+    _test_hook_repo(tempdir_factory, store, "lua_repo", "hello-world-lua", [], b"hello world\\n")
+
+
+def test_local_lua_additional_dependencies(store):
+    hook = _get_hook({"id": "local-lua", "language": "lua"}, store, "local-lua")
+    ret, out = _hook_run(hook, (), color=False)
+    assert b"Luacheck" in out
+    assert ret == 0
+"""
+_REPO_TESTS_NEW = """
+def test_other_hook(store):
+    assert run_hook(store, "other") == 0
+"""
+_LUA_TESTS = """
+def test_lua(tmp_path):
+    expected = (0, b"hello world\\n")
+    assert run_language(tmp_path, lua, "hello-world-lua") == expected
+
+
+def test_lua_additional_dependencies(tmp_path):
+    ret, out = run_language(tmp_path, lua, "luacheck --version", deps=("luacheck",))
+    assert ret == 0
+    assert out.startswith(b"Luacheck: ")
+"""
+
+
+def _moved(lua_tests: str) -> list[Finding]:
+    changes = [
+        change_from_texts("tests/repository_test.py", _src(_REPO_TESTS_OLD), _src(_REPO_TESTS_NEW)),
+        change_from_texts("tests/languages/lua_test.py", None, _src(lua_tests)),
+    ]
+    return [r for r in CRITIC.check(changes) if isinstance(r, Finding)]
+
+
+def test_tests_moved_to_a_new_file_under_their_shorter_names_are_not_deleted() -> None:
+    # pre-commit: test_lua_hook and test_local_lua_additional_dependencies moved to
+    # tests/languages/lua_test.py as test_lua and test_lua_additional_dependencies.
+    assert _moved(_LUA_TESTS) == []
+
+
+def test_a_deleted_test_with_no_namesake_added_is_still_reported() -> None:
+    unrelated = _LUA_TESTS.replace("def test_lua(", "def test_rockspec_build(").replace(
+        "def test_lua_additional_dependencies(", "def test_luacheck_version("
+    )
+    assert _rules(_moved(unrelated)) == ["test-deleted", "test-deleted"]
+
+
+def test_an_added_namesake_that_checks_nothing_does_not_replace_a_deleted_test() -> None:
+    empty = """
+    def test_lua(tmp_path):
+        run_language(tmp_path, lua, "hello-world-lua")
+
+
+    def test_lua_additional_dependencies(tmp_path):
+        run_language(tmp_path, lua, "luacheck --version", deps=("luacheck",))
+    """
+    assert "test-deleted" in _rules(_moved(empty))

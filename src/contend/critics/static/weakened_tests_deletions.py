@@ -47,6 +47,7 @@ class Context:
     _coverage: cov.Coverage | None = None
     _behaviour: rm.Removed | None = None
     _added: frozenset[str] | None = None
+    _new_names: list[tuple[str, frozenset[str]]] | None = None
     # The change also adds tests or checks: a deletion may be a rewrite whose equivalence
     # the critic could not establish.
     rewritten: bool = False
@@ -110,6 +111,37 @@ class Context:
             self._added = elsewhere.added(versions)
         return self._added
 
+    @property
+    def added_test_names(self) -> list[tuple[str, frozenset[str]]]:
+        """(path, the words of its name) of every test the change added (a qualified name its
+        file did not have) that checks something: where a deleted test may live on."""
+        if self._new_names is None:
+            found: list[tuple[str, frozenset[str]]] = []
+            for file in self.files:
+                if file.new is None:
+                    continue
+                before = file.old.functions if file.old is not None else {}
+                for qualname, fn in file.new.functions.items():
+                    if not is_test(qualname) or qualname in before:
+                        continue
+                    if any(c.counts for c in r.checks_in(fn.node.body, file.new.is_helper)):
+                        found.append((file.change.path, _name_words(qualname)))
+            self._new_names = found
+        return self._new_names
+
+    def moved_to_another_file(self, ref: Ref) -> bool:
+        """The change added a test to ANOTHER of its test files whose name's words are those
+        of the deleted test's name or a part of them (`test_lua` for `test_lua_hook`,
+        `test_lua_additional_dependencies` for `test_local_lua_additional_dependencies`), or
+        the other way round: the test moved there and was rewritten for its new home. Within
+        one file the coverage model decides (a merge that lost a case is still a loss)."""
+        old = _name_words(ref.qualname)
+        here = ref.file.change.path
+        return bool(old) and any(
+            path != here and new and (new <= old or old <= new)
+            for path, new in self.added_test_names
+        )
+
     def moved_elsewhere(
         self, fn: pyast.Function, side: Side, checks: list[r.Check], keep: set[int]
     ) -> set[int]:
@@ -126,7 +158,9 @@ class Context:
     def still_checked(self, ref: Ref) -> bool:
         """Is what this deleted test checked still checked: it tested a unit the change
         removed, or every check it made (under each of its cases) is made by a test of
-        the new side — merged into a parametrized test, moved, renamed or duplicated?"""
+        the new side — merged into a parametrized test, moved, renamed or duplicated — or
+        the change added a test under its name or a part of it to another test file (moved
+        and rewritten)?"""
         old = ref.file.old
         assert old is not None  # deleted refs come from old sides
         fn = ref.old.node
@@ -134,10 +168,18 @@ class Context:
             return True
         if self.coverage.covers_test(old.demand(ref.old)):
             return True
+        if self.moved_to_another_file(ref):
+            return True
         # Its checks were split over, or moved to, other tests the change added or extended.
         checks = r.checks_in(fn.body, old.is_helper)
         counting = {id(c) for c in checks if c.counts}
         return bool(counting) and counting <= self.moved_elsewhere(ref.old, old, checks, set())
+
+
+def _name_words(qualname: str) -> frozenset[str]:
+    """The words of a test's own name, but `test`: `test_lua_hook` -> {lua, hook}."""
+    name = qualname.split(".")[-1]
+    return frozenset(w for w in name.lower().split("_") if w and w != "test")
 
 
 def deletions(deleted: list[Ref], context: Context) -> Iterator[Finding]:
