@@ -356,3 +356,60 @@ def test_an_added_namesake_that_checks_nothing_does_not_replace_a_deleted_test()
         run_language(tmp_path, lua, "luacheck --version", deps=("luacheck",))
     """
     assert "test-deleted" in _rules(_moved(empty))
+
+
+# ------------------------------------------- a removed unit used inside a lambda of the test
+
+_RETRY_OLD = """
+import warnings
+
+
+class Retrying:
+    def __call__(self, fn, *args):
+        return fn(*args)
+
+    def call(self, fn, *args):
+        warnings.warn("'call()' is deprecated, use '__call__()'", DeprecationWarning)
+        return self(fn, *args)
+"""
+_RETRY_NEW = """
+class Retrying:
+    def __call__(self, fn, *args):
+        return fn(*args)
+"""
+_RETRY_TESTS_OLD = """
+def _log_raises(get_call):
+    assert get_call(Retrying())(fail) is None
+
+
+def test_log_raises():
+    _log_raises(lambda x: x)
+
+
+def test_log_raises_deprecated_call():
+    _log_raises(lambda x: x.call)
+"""
+_RETRY_TESTS_NEW = """
+def _log_raises(get_call):
+    assert get_call(Retrying())(fail) is None
+
+
+def test_log_raises():
+    _log_raises(lambda x: x)
+"""
+
+
+def test_a_test_of_a_removed_method_used_through_a_lambda_goes_with_it() -> None:
+    # tenacity: the deprecated `BaseRetrying.call` is removed; its test passed `x.call` to a
+    # shared helper through a lambda.
+    changes = [
+        change_from_texts("tenacity/__init__.py", _src(_RETRY_OLD), _src(_RETRY_NEW)),
+        change_from_texts(PATH, _src(_RETRY_TESTS_OLD), _src(_RETRY_TESTS_NEW)),
+    ]
+    assert [r for r in CRITIC.check(changes) if isinstance(r, Finding)] == []
+
+
+def test_the_same_test_deleted_while_the_method_stays_is_still_reported() -> None:
+    changes = [change_from_texts(PATH, _src(_RETRY_TESTS_OLD), _src(_RETRY_TESTS_NEW))]
+    found = [r for r in CRITIC.check(changes) if isinstance(r, Finding)]
+    assert [f.rule for f in found] == ["test-deleted"]

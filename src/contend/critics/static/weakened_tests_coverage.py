@@ -389,10 +389,11 @@ def _calls_removed(check: Check, removed: frozenset[str]) -> bool:
 
 
 def references(function: pyast.FunctionNode, names: frozenset[str]) -> bool:
-    """Does the function use any of these names (a call, a reference, an attribute)?"""
+    """Does the function use any of these names (a call, a reference, an attribute) — also
+    inside a lambda or a nested function of its own (`helper(lambda x: x.call)`)?"""
     if not names:
         return False
-    for node in walk(function.body):
+    for node in (inner for statement in function.body for inner in ast.walk(statement)):
         if isinstance(node, ast.Name) and node.id in names:
             return True
         if isinstance(node, ast.Attribute) and node.attr in names:
