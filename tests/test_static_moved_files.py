@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from contend.cli.main import main
+from contend.gitio.diff import collect_changes, deleted_sources
 from review_helpers import git, make_repo
 
 # Three parts of one module, each long-standing: a blanket `type: ignore`, a broad handler
@@ -121,3 +122,19 @@ def test_a_copy_kept_in_both_places_is_new(
     copied = {"pkg/wrappers_copy.py": REQUEST}
     found = _review(tmp_path, monkeypatch, capsys, copied)
     assert {d["rule"] for d in found} >= {"swallowing-handler", "type-ignore-added"}
+
+
+def test_deleted_sources_reads_deleted_code_files_within_the_size_limit(tmp_path: Path) -> None:
+    big = "x = 1\n" * 400  # 2,400 bytes
+    repo = make_repo(
+        tmp_path,
+        base={"pkg/wrappers.py": WRAPPERS, "pkg/big.py": big, "notes.txt": "text\n"},
+        change={"pkg/wrappers.py": None, "pkg/big.py": None, "notes.txt": None},
+    )
+    changes, skipped = collect_changes(repo, "main", "feature")
+    assert changes == []
+    found = deleted_sources(repo, "main", skipped, max_file_bytes=2_000)
+    # The deleted module's old text, as a deleted change; the file over the limit and the
+    # non-code file are left out (what moved from them stays reported).
+    assert [(c.path, c.status, c.new_text) for c in found] == [("pkg/wrappers.py", "deleted", None)]
+    assert found[0].old_text == WRAPPERS
