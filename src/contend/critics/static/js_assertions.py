@@ -367,6 +367,37 @@ def _assertion(call: Node) -> Assertion | None:
 
 # `expectTypeOf(x)` (vitest, expect-type): a type test's subject, checked at compile time.
 _EXPECT_CALLEES = frozenset({"expect", "expect.soft", "chai.expect", "expectTypeOf"})
+# Chain words of a promise assertion (Jest/Vitest `.resolves`/`.rejects`, chai-as-promised).
+_PROMISED = re.compile(r"resolves|rejects|eventually|rejected|fulfilled|become|notify", re.I)
+
+
+def synchronous(call: Node) -> bool:
+    """Whether a call is an assertion known to run and finish where it stands: a Jest /
+    Vitest / chai matcher of this module's vocabulary on `expect(x)` (not `.resolves`,
+    `.rejects`, chai-as-promised, or a matcher it does not know — Playwright's
+    `toBeVisible()` waits), or a node:assert call that is not `assert.rejects`. Awaiting
+    it waits for nothing."""
+    found = _assertion(call)
+    if found is None or found.matcher == "expectTypeOf" or _PROMISED.search(found.matcher):
+        return False
+    name = callee_name(call)
+    if name == "assert" or name.startswith("assert."):
+        return True
+    return (
+        found.rank is not None
+        and found.matcher not in ("expect.assertions", "expect.hasAssertions")
+        and not any(_PROMISED.fullmatch(word) for word in _chain_words(call))
+    )
+
+
+def _chain_words(call: Node) -> list[str]:
+    words: list[str] = []
+    node: Node | None = call.child_by_field_name("function")
+    while node is not None and node.type == "member_expression":
+        prop = node.child_by_field_name("property")
+        words.append(text_of(prop) if prop is not None else "")
+        node = node.child_by_field_name("object")
+    return words
 
 
 def assertions(body: Node | None) -> list[Assertion]:

@@ -27,6 +27,7 @@ from tree_sitter import Node
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_assertions import synchronous
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
     JS_LANGUAGES,
@@ -162,6 +163,8 @@ def _dropped_and_floating(
         shown = " ".join(text_of(call).split())
         if old_awaited[text] > new_awaited[text]:
             new_awaited[text] += 1
+            if synchronous(call):
+                continue  # `await expect(x).toBe(y)` waited for nothing: no promise to lose
             yield _Hit(
                 "js-await-dropped",
                 lines_of(call)[0],

@@ -43,6 +43,7 @@ from contend.critics.static import js_fallback_context as context
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_fallback_kept import kept_from_old
 from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_tests_model import is_test_code
 from contend.critics.static.treesitter import (
@@ -548,11 +549,16 @@ def check_file(change: FileChange, layout: TestLayout = NO_LAYOUT) -> Iterator[F
         if change.touches(hit.start_line, hit.end_line)
     ]
     if old_root is not None:
-        hits = _introduced(
-            hits,
-            _handlers(old_root, old_language, None, test_code),
-            _handlers(new_root, language, None, test_code),
-        )
+        old_handlers = _handlers(old_root, old_language, None, test_code)
+        hits = [
+            hit
+            for hit in _introduced(
+                hits, old_handlers, _handlers(new_root, language, None, test_code)
+            )
+            if hit.node is None
+            or hit.node.type != "catch_clause"
+            or not kept_from_old(hit.node, old_handlers.catches)
+        ]
         covered = {line for hit in hits for line in range(hit.start_line, hit.end_line + 1)}
         # In test code a function that stops throwing is a mock or fixture changed, not a
         # failure hidden from a caller.

@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 
 from tree_sitter import Node
 
-from contend.critics.static.js_assertions import Assertion, normalise
+from contend.critics.static.js_assertions import Assertion, assertions, normalise
 from contend.critics.static.js_tests_model import TestCall
 from contend.critics.static.treesitter import text_of, walk
 
@@ -175,6 +175,30 @@ def identifies_error(
     else:
         return False
     return same_value(error, candidate, old_aliases, new_aliases)
+
+
+def at_least_as_strict(old: Assertion, new: Assertion) -> bool:
+    """The same check of the same value, naming at least what the old one named: the same
+    subject and matcher family, the old arguments a prefix of the new ones, rank kept
+    (`assert.throws(fn)` -> `assert.throws(fn, /message/)`)."""
+    return (
+        bool(old.subject)
+        and old.subject == new.subject
+        and old.negated == new.negated
+        and old.key.split("(", 1)[0] == new.key.split("(", 1)[0]
+        and new.args[: len(old.args)] == old.args
+        and old.rank is not None
+        and new.rank is not None
+        and new.rank >= old.rank
+    )
+
+
+def checks_kept_stricter(old: TestCall, new: TestCall) -> bool:
+    """Every assertion of the old test has one in the new test at least as strict."""
+    old_checks, new_checks = assertions(old.body), assertions(new.body)
+    return bool(old_checks) and all(
+        any(at_least_as_strict(before, after) for after in new_checks) for before in old_checks
+    )
 
 
 _TITLE_WORD = re.compile(r"[a-z0-9]+")

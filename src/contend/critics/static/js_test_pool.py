@@ -294,18 +294,27 @@ def _is_api_member(fn: Node) -> bool:
     )
 
 
-# `key: value` at the start of a line: an object literal's property (or an interface field).
+# `key: value` at the start of a line: an object literal's property (or an interface field);
+# `obj.key = value`: the same property set on an object the code builds step by step.
 _PROPERTY_LINE = re.compile(r"""^\s*['"]?([A-Za-z_$][\w$]*)['"]?\s*\??:(?!:)""")
+_MEMBER_SET = re.compile(r"""^\s*[A-Za-z_$][\w$]*\.([A-Za-z_$][\w$]*)\s*=(?!=)""")
 _NOT_KEYS = frozenset({"case", "default"})
 
 
 def _property_keys(text: str) -> Counter[str]:
     found: Counter[str] = Counter()
     for line in text.split("\n"):
-        match = _PROPERTY_LINE.match(line)
+        match = _PROPERTY_LINE.match(line) or _MEMBER_SET.match(line)
         if match and match.group(1) not in _NOT_KEYS:
             found[match.group(1)] += 1
     return found
+
+
+def title_names_removed_key(title_parts: Sequence[str], keys: frozenset[str]) -> bool:
+    """Whether a test's title names a property the change's code stopped building (five
+    letters or more: `username`, not `id`)."""
+    wanted = {_fold(key) for key in keys if len(key) >= 5}
+    return bool(wanted) and bool(title_words(title_parts) & wanted)
 
 
 def removed_keys(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:

@@ -37,6 +37,7 @@ from contend.critics.static.js_check_forms import (
 from contend.critics.static.js_test_pairing import (
     RENAME_THRESHOLD,
     aliases,
+    checks_kept_stricter,
     fold_title,
     greedy_pairs,
     identifies_error,
@@ -50,6 +51,7 @@ from contend.critics.static.js_test_pool import (
     about_removed_code,
     names_from_deleted_modules,
     title_names_removed,
+    title_names_removed_key,
     uses_any,
     vocabulary,
 )
@@ -416,7 +418,7 @@ def _pair_renamed(
                 candidate
                 for candidate in fresh
                 if candidate.lines[0] <= line <= candidate.lines[1]
-                and titles_related(gone, candidate)
+                and (titles_related(gone, candidate) or checks_kept_stricter(gone, candidate))
             ),
             None,
         )
@@ -454,6 +456,8 @@ def _deletion_kept(
         return True  # it exercised behaviour the change removed from the code
     if title_names_removed((*suite, *old.key), pool.removed_phrases):
         return True  # its title names a message or comment of code the change removed
+    if title_names_removed_key((*suite, *old.key), pool.removed_keys):
+        return True  # its title names a property the code no longer sets
     checks = assertions(old.body)
     return bool(checks) and all(pool.kept(a.key) for a in checks)
 
