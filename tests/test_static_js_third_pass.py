@@ -334,8 +334,10 @@ describe("auth", function () {
 def _without_test(text: str, title_start: str) -> str:
     lines = _src(text).split("\n")
     start = next(i for i, line in enumerate(lines) if title_start in line)
-    end = next(i for i in range(start, len(lines)) if lines[i] == "  });")
-    return "\n".join(lines[:start] + lines[end + 2 :])
+    end = next(i for i in range(start, len(lines)) if lines[i] == "  });") + 1
+    if end < len(lines) and not lines[end].strip():
+        end += 1  # the blank line after it
+    return "\n".join(lines[:start] + lines[end:])
 
 
 def test_a_test_named_after_a_property_no_longer_set_goes_with_it() -> None:
@@ -356,5 +358,79 @@ def test_a_deleted_test_named_after_a_property_still_set_is_reported() -> None:
     found = tw(
         change("lib/utils/index.ts", PARSE_OLD, parse_new),
         change("test/functional/auth.ts", AUTH_OLD, auth_new),
+    )
+    assert rules(found) == ["js-test-deleted"]
+
+
+# --- a comment written over several lines is one phrase -----------------------------------------
+# (superagent `b411b66`: the revert of `unset` deletes "lowercase headers that were unset; this
+# is used to suppress some default / headers, such as Accept-Encoding and Content-Type": the
+# test "req.unset(field) > should prevent the Content-Type field…" shares a word with each line)
+
+HEADERS_OLD = """
+function initHeaders(req) {
+  req._unset = {
+    // lowercase headers that were unset; this is used to suppress some default
+    // headers, such as Accept-Encoding and Content-Type
+  };
+  req._header = {};
+}
+
+function send(req, data) {
+  if (!req.type && !('content-type' in req._unset)) req.type = 'form';
+  req.header['content-type'] = req.type;
+  req.body = data;
+}
+"""
+
+HEADERS_NEW = """
+function initHeaders(req) {
+  req._header = {};
+}
+
+function send(req, data) {
+  if (!req.type) req.type = 'form';
+  req.header['content-type'] = req.type;
+  req.body = data;
+}
+"""
+
+UNSET_TESTS = """
+describe('req.unset(field)', () => {
+  it('should remove the header field', done => {
+    request.post('/echo').unset('User-Agent').end((err, res) => {
+      assert.equal(void 0, res.header['user-agent']);
+      done();
+    });
+  });
+  it('should prevent the Content-Type field from being added automatically', done => {
+    request.post('/echo').send('hello=world').unset('Content-Type').end((err, res) => {
+      assert.equal(void 0, res.header['content-type']);
+      done();
+    });
+  });
+});
+"""
+
+
+def test_a_test_titled_after_a_comment_over_two_lines_goes_with_it() -> None:
+    tests_new = _without_test(UNSET_TESTS, "should prevent the Content-Type")
+    found = tw(
+        change("src/index.js", HEADERS_OLD, HEADERS_NEW),
+        change("test/basic.js", UNSET_TESTS, tests_new),
+    )
+    assert found == []
+
+
+def test_two_separate_comments_do_not_add_up_to_one_phrase() -> None:
+    # Two one-line comments of separate statements, each sharing one word with the title.
+    old = HEADERS_OLD.replace(
+        "    // headers, such as Accept-Encoding and Content-Type\n  };",
+        "  };\n  // headers, such as Accept-Encoding and Content-Type",
+    )
+    tests_new = _without_test(UNSET_TESTS, "should prevent the Content-Type")
+    found = tw(
+        change("src/index.js", old, HEADERS_NEW),
+        change("test/basic.js", UNSET_TESTS, tests_new),
     )
     assert rules(found) == ["js-test-deleted"]

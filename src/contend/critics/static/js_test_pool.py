@@ -214,13 +214,17 @@ def removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> Remove
             for run in _runs(change.removed_lines, old_lines):
                 if all(_COMMENT_LINE.match(line) or not line.strip() for line in run):
                     continue  # a comment reworded: the code it described is still there
-                for line in run:
+                comment: list[str] = []  # consecutive comment lines: one comment, one phrase
+                for line in [*run, ""]:
                     if _COMMENT_LINE.match(line):
-                        texts.append((change.path, line))
-                    else:
-                        texts.extend(
-                            (change.path, content) for _quote, content in _QUOTED.findall(line)
-                        )
+                        comment.append(line.strip().lstrip("/*").rstrip("*/"))
+                        continue
+                    if comment:
+                        texts.append((change.path, " ".join(comment)))
+                        comment = []
+                    texts.extend(
+                        (change.path, content) for _quote, content in _QUOTED.findall(line)
+                    )
         if change.new_text is not None:
             code_text = _code_lines(change.new_text)
             new_code.append(code_text)
