@@ -434,3 +434,15 @@ def test_two_separate_comments_do_not_add_up_to_one_phrase() -> None:
         change("test/basic.js", UNSET_TESTS, tests_new),
     )
     assert rules(found) == ["js-test-deleted"]
+
+
+def test_a_title_names_a_removed_property_only_by_its_identifier() -> None:
+    from contend.critics.static.js_test_pool import title_names_removed_key
+
+    keys = frozenset({"username", "validations", "id"})
+    assert title_names_removed_key(("auth", "URL with username and password"), keys)
+    # An English word that happens to be the property's singular is not its name (yup's
+    # "should return the validation function" and a removed `validations:` option), and a
+    # two-letter key names nothing.
+    assert not title_names_removed_key(("formatError", "returns the validation function"), keys)
+    assert not title_names_removed_key(("keeps the id",), keys)

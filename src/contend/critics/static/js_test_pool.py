@@ -315,10 +315,12 @@ def _property_keys(text: str) -> Counter[str]:
 
 
 def title_names_removed_key(title_parts: Sequence[str], keys: frozenset[str]) -> bool:
-    """Whether a test's title names a property the change's code stopped building (five
-    letters or more: `username`, not `id`)."""
-    wanted = {_fold(key) for key in keys if len(key) >= 5}
-    return bool(wanted) and bool(title_words(title_parts) & wanted)
+    """Whether a test's title names, as the identifier it is, a property the change's code
+    stopped building (five letters or more: `username`, not `id`; "validation" does not
+    name `validations`)."""
+    wanted = {key.lower() for key in keys if len(key) >= 5}
+    named = {word.lower() for part in title_parts for word in re.findall(r"[\w$]+", part)}
+    return bool(wanted & named)
 
 
 def removed_keys(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:
