@@ -275,9 +275,7 @@ def test_a_test_renamed_in_place_with_stricter_checks_is_not_deleted() -> None:
 
 def test_a_test_replaced_by_one_checking_something_else_is_deleted() -> None:
     new = CTOR_NEW.replace("new WebSocket.Server({})", "new WebSocket.Server({ port: -1 })")
-    assert rules(tw(change("test/websocket-server.test.js", CTOR_OLD, new))) == [
-        "js-test-deleted"
-    ]
+    assert rules(tw(change("test/websocket-server.test.js", CTOR_OLD, new))) == ["js-test-deleted"]
 
 
 # --- a deleted test named after a property the change's code stops setting --------------------
@@ -306,7 +304,7 @@ export function connect(options) {
 
 AUTH_OLD = """
 describe("auth", function () {
-  it("should handle auth with Redis URL string with username and password correctly", function (done) {
+  it("should handle auth with a URL with username and password", function (done) {
     let redis;
     new MockServer(17379, function (argv) {
       if (argv[0] === "auth" && argv[1] === "user" && argv[2] === "pass") {
@@ -446,3 +444,96 @@ def test_a_title_names_a_removed_property_only_by_its_identifier() -> None:
     # two-letter key names nothing.
     assert not title_names_removed_key(("formatError", "returns the validation function"), keys)
     assert not title_names_removed_key(("keeps the id",), keys)
+
+
+# --- a test rewritten in place: locals and an exported constant renamed, the same check --------
+# (msw `39b8194`: `expect(endResponse.delay).toBe(SERVER_RESPONSE_TIME_NODE)` became
+# `expect(resolvedResponse).toHaveProperty('delay', NODE_SERVER_RESPONSE_TIME)` under a new title,
+# the constant renamed in the module it is imported from)
+
+DELAY_SRC_OLD = """
+export const MIN_SERVER_RESPONSE_TIME = 100
+export const SERVER_RESPONSE_TIME_NODE = 5
+
+export const delay = (durationMs?: number) => {
+  return (res) => {
+    res.delay = durationMs ?? (typeof window === 'undefined' ? SERVER_RESPONSE_TIME_NODE : 100)
+    return res
+  }
+}
+"""
+
+DELAY_SRC_NEW = """
+export const MIN_SERVER_RESPONSE_TIME = 100
+export const NODE_SERVER_RESPONSE_TIME = 5
+
+export const delay = (durationMs?: number) => {
+  return (res) => {
+    res.delay = durationMs ?? (isNodeProcess() ? NODE_SERVER_RESPONSE_TIME : 100)
+    return res
+  }
+}
+"""
+
+DELAY_TEST_OLD = """
+import { delay, SERVER_RESPONSE_TIME_NODE } from './delay'
+import { response } from '../response'
+
+describe('delay', () => {
+  describe('if no delay provided ', () => {
+    it('should set no delay on the response if the env is node', () => {
+      const endResponse = response(delay())
+      expect(endResponse.delay).toBe(SERVER_RESPONSE_TIME_NODE)
+    })
+  })
+})
+"""
+
+DELAY_TEST_NEW = """
+import { delay, NODE_SERVER_RESPONSE_TIME } from './delay'
+import { response } from '../response'
+
+test('sets a NodeJS-specific response delay when not provided', () => {
+  const resolvedResponse = response(delay())
+  expect(resolvedResponse).toHaveProperty('delay', NODE_SERVER_RESPONSE_TIME)
+})
+
+test('allows response delay duration overrides', () => {
+  const resolvedResponse = response(delay(1234))
+  expect(resolvedResponse).toHaveProperty('delay', 1234)
+})
+"""
+
+
+def test_a_rewrite_with_renamed_locals_and_a_renamed_constant_is_the_same_check() -> None:
+    found = tw(
+        change("src/context/delay.ts", DELAY_SRC_OLD, DELAY_SRC_NEW),
+        change("src/context/delay.node.test.ts", DELAY_TEST_OLD, DELAY_TEST_NEW),
+    )
+    assert found == []
+
+
+def test_a_rewrite_that_pins_another_value_is_a_deletion() -> None:
+    # The constant still exists under its old name: the new test checks another value.
+    src_new = DELAY_SRC_NEW.replace(
+        "export const NODE_SERVER_RESPONSE_TIME = 5",
+        "export const SERVER_RESPONSE_TIME_NODE = 5\nexport const NODE_SERVER_RESPONSE_TIME = 7",
+    )
+    found = tw(
+        change("src/context/delay.ts", DELAY_SRC_OLD, src_new),
+        change("src/context/delay.node.test.ts", DELAY_TEST_OLD, DELAY_TEST_NEW),
+    )
+    assert rules(found) == ["js-test-deleted"]
+
+
+def test_to_have_property_with_a_value_is_an_equality_of_the_member() -> None:
+    from contend.critics.static.js_assertions import assertions
+    from contend.critics.static.treesitter import parse
+
+    def keys(text: str) -> list[str]:
+        return [a.key for a in assertions(parse(text, "typescript"))]
+
+    assert keys("expect(res).toHaveProperty('delay', 5)") == keys("expect(res.delay).toBe(5)")
+    assert keys("expect(res).toHaveProperty('a.b', 5)") == keys("expect(res.a.b).toEqual(5)")
+    # Without a value it checks only that the member exists.
+    assert keys("expect(res).toHaveProperty('delay')") != keys("expect(res.delay).toBe(5)")

@@ -197,13 +197,23 @@ class Assertion:
         return base
 
     @property
-    def key(self) -> str:
-        """What is checked, whatever the framework writes it as: `expect(a).toBe(b)`,
-        `assert.strictEqual(a, b)` and `assert(a === b)` are one check."""
+    def check(self) -> tuple[str, str, tuple[str, ...]]:
+        """(kind, subject, expected): what is checked, whatever the framework writes it as."""
         canon = _CANONICAL.get(self.matcher, self.matcher)
         kept = self.args[:1] if canon in _ONE_ARGUMENT else self.args
         prefix = "not." if self.negated else ""
-        return f"{prefix}{canon}({self.subject};{','.join(kept)})"
+        member = _PROPERTY_PATH.fullmatch(self.args[0]) if len(self.args) == 2 else None
+        if self.matcher == "toHaveProperty" and member is not None:
+            # `expect(x).toHaveProperty('a.b', v)` is `expect(x.a.b).toEqual(v)`.
+            return f"{prefix}eq", f"{self.subject}.{member.group(1)}", (self.args[1],)
+        return f"{prefix}{canon}", self.subject, kept
+
+    @property
+    def key(self) -> str:
+        """What is checked, whatever the framework writes it as: `expect(a).toBe(b)`,
+        `assert.strictEqual(a, b)` and `assert(a === b)` are one check."""
+        kind, subject, expected = self.check
+        return f"{kind}({subject};{','.join(expected)})"
 
     @property
     def expected_error(self) -> str | None:
@@ -236,6 +246,8 @@ _CANONICAL = {
     **dict.fromkeys(["toBeNull", "assert.isNull"], "null"),
     **dict.fromkeys(["toBeUndefined", "assert.isUndefined"], "undefined"),
 }
+# A property path written as a literal (normalised quotes): `"delay"`, `"a.b"`.
+_PROPERTY_PATH = re.compile(r'"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)"')
 _ONE_ARGUMENT = frozenset({"eq", "match", "contains", "length", "instance", "ok"})
 
 # `assert(<expression>)`: how strong it is depends on the expression.

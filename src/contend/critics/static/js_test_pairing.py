@@ -11,7 +11,8 @@ then judges each pair (weaker or not) and each old assertion left without one.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from tree_sitter import Node
@@ -177,27 +178,56 @@ def identifies_error(
     return same_value(error, candidate, old_aliases, new_aliases)
 
 
-def at_least_as_strict(old: Assertion, new: Assertion) -> bool:
+def renamed(text: str, renames: Mapping[str, str]) -> str:
+    """`text` with every identifier the change renamed in the code under its new name."""
+    if not renames:
+        return text
+    return _IDENTIFIER.sub(lambda match: renames.get(match.group(0), match.group(0)), text)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What two versions of a test call their values: the locals of each (`aliases`) and
+    the names the change renamed in the code (`SERVER_RESPONSE_TIME_NODE` ->
+    `NODE_SERVER_RESPONSE_TIME`)."""
+
+    old_aliases: dict[str, str]
+    new_aliases: dict[str, str]
+    renames: Mapping[str, str]
+
+
+def at_least_as_strict(old: Assertion, new: Assertion, scope: Scope) -> bool:
     """The same check of the same value, naming at least what the old one named: the same
-    subject and matcher family, the old arguments a prefix of the new ones, rank kept
-    (`assert.throws(fn)` -> `assert.throws(fn, /message/)`)."""
+    kind and subject (a renamed local holding the same expression is the same value), the
+    old expected values a prefix of the new ones (a renamed constant is the same constant),
+    rank kept (`assert.throws(fn)` -> `assert.throws(fn, /message/)`)."""
+    old_kind, old_subject, old_expected = old.check
+    new_kind, new_subject, new_expected = new.check
+    old_aliases = {name: renamed(value, scope.renames) for name, value in scope.old_aliases.items()}
     return (
-        bool(old.subject)
-        and old.subject == new.subject
-        and old.negated == new.negated
-        and old.key.split("(", 1)[0] == new.key.split("(", 1)[0]
-        and new.args[: len(old.args)] == old.args
+        bool(old_subject)
+        and old_kind == new_kind
+        and same_value(
+            renamed(old_subject, scope.renames), new_subject, old_aliases, scope.new_aliases
+        )
+        and new_expected[: len(old_expected)]
+        == tuple(renamed(value, scope.renames) for value in old_expected)
         and old.rank is not None
         and new.rank is not None
         and new.rank >= old.rank
     )
 
 
-def checks_kept_stricter(old: TestCall, new: TestCall) -> bool:
+def checks_kept_stricter(old: TestCall, new: TestCall, renames: Mapping[str, str]) -> bool:
     """Every assertion of the old test has one in the new test at least as strict."""
     old_checks, new_checks = assertions(old.body), assertions(new.body)
+    scope = Scope(aliases(old.body), aliases(new.body), renames)
     return bool(old_checks) and all(
-        any(at_least_as_strict(before, after) for after in new_checks) for before in old_checks
+        any(at_least_as_strict(before, after, scope) for after in new_checks)
+        for before in old_checks
     )
 
 

@@ -60,6 +60,9 @@ class Pool:
     # Functions the change's files define (new side), by name: a test that hands a subject
     # and its expected value to one of them is read with the helper's code.
     helpers: dict[str, Node] = field(default_factory=dict)
+    # Names the change's code renamed (a declaration rewritten under a new name, the old one
+    # gone from the code): a check of the old name checks the same value.
+    renames: dict[str, str] = field(default_factory=dict)
 
     def kept(self, text: str) -> bool:
         return self.new_counts[text] >= self.old_counts[text]
@@ -460,3 +463,50 @@ def helper_functions(changes: Sequence[FileChange]) -> dict[str, Node]:
                 ambiguous.add(qualname)
             found[qualname] = fn
     return {name: fn for name, fn in found.items() if name not in ambiguous}
+
+
+# A declaration line: `export const NAME = …`, `function NAME(`, `class NAME`.
+_DECLARATION = re.compile(
+    r"^\s*(?:export\s+(?:default\s+)?)?(?:declare\s+)?"
+    r"(?:const|let|var|function\*?|async\s+function|class|enum|type|interface)\s+"
+    r"([A-Za-z_$][\w$]*)"
+)
+
+
+def renamed_declarations(changes: Sequence[FileChange], tests: set[str]) -> dict[str, str]:
+    """Old name -> new name, for each declaration of the change's code (not tests) deleted
+    and added back in the same file identical but for its name, where no new code mentions
+    the old name and no old code the new one: a rename, not a new value."""
+    old_words: set[str] = set()
+    new_words: set[str] = set()
+    candidates: list[tuple[str, str]] = []
+    for change in changes:
+        if change.path in tests or not is_js_code(change):
+            continue
+        if change.old_text is not None:
+            old_words.update(re.findall(r"[A-Za-z_$][\w$]*", _code_lines(change.old_text)))
+        if change.new_text is not None:
+            new_words.update(re.findall(r"[A-Za-z_$][\w$]*", _code_lines(change.new_text)))
+        if change.old_text is None or change.new_text is None:
+            continue
+        removed = _declarations(change.old_text, change.removed_lines)
+        added = _declarations(change.new_text, change.added_lines)
+        for old_name, old_rest in removed:
+            heirs = [name for name, rest in added if rest == old_rest and name != old_name]
+            if len(heirs) == 1:
+                candidates.append((old_name, heirs[0]))
+    return {old: new for old, new in candidates if old not in new_words and new not in old_words}
+
+
+def _declarations(text: str, numbers: frozenset[int]) -> list[tuple[str, str]]:
+    """(name, the line with the name blanked, whitespace squashed) of the declaration lines
+    among `numbers`."""
+    lines = text.split("\n")
+    found: list[tuple[str, str]] = []
+    for number in sorted(numbers):
+        line = lines[number - 1] if number <= len(lines) else ""
+        match = _DECLARATION.match(line)
+        if match is not None:
+            rest = line[: match.start(1)] + "\0" + line[match.end(1) :]
+            found.append((match.group(1), "".join(rest.split())))
+    return found

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -372,6 +372,7 @@ def _pair_renamed(
     old_tests: dict[tuple[str, ...], TestCall],
     new_tests: dict[tuple[str, ...], TestCall],
     to_new: Callable[[int], int],
+    renames: Mapping[str, str],
 ) -> list[tuple[TestCall, TestCall]]:
     """Old tests whose key changed (their own title or a describe's), found by the same own
     title, then the same body, then the same assertions, then a similar body, then the same
@@ -418,7 +419,10 @@ def _pair_renamed(
                 candidate
                 for candidate in fresh
                 if candidate.lines[0] <= line <= candidate.lines[1]
-                and (titles_related(gone, candidate) or checks_kept_stricter(gone, candidate))
+                and (
+                    titles_related(gone, candidate)
+                    or checks_kept_stricter(gone, candidate, renames)
+                )
             ),
             None,
         )
@@ -497,7 +501,7 @@ def _file_stem(path: str) -> str:
 def compare_files(sides: Sides, pool: Pool) -> list[Hit]:
     old_tests, new_tests = sides.old_tests, sides.new_tests
     pairs = [(old_tests[key], new) for key, new in new_tests.items() if key in old_tests]
-    renamed = _pair_renamed(old_tests, new_tests, sides.to_new)
+    renamed = _pair_renamed(old_tests, new_tests, sides.to_new, pool.renames)
     pairs.extend(renamed)
     hits: list[Hit] = []
     for old, new in pairs:
