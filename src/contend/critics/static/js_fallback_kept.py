@@ -63,10 +63,13 @@ def _substitutes(catch_clause: Node) -> bool:
     return True
 
 
-def kept_from_old(new_catch: Node, old_catches: Sequence[Node]) -> bool:
-    """Whether the old version, in the same function, caught a failure of the same work
-    (every call the new `try` makes was made by the old one's `try`) and carried on with a
-    substitute value: the new handler keeps that decision, whatever it now spells out."""
+def kept_from_old(new_catch: Node | None, old_catches: Sequence[Node]) -> bool:
+    """Whether a `catch` clause's old version, in the same function, caught a failure of the
+    same work (every call the new `try` makes was made by the old one's `try`) and carried on
+    with a substitute value: the new handler keeps that decision, whatever it now spells out.
+    False for anything but a catch clause."""
+    if new_catch is None or new_catch.type != "catch_clause":
+        return False
     guarded = _guarded_calls(new_catch)
     if not guarded:
         return False

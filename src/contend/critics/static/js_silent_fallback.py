@@ -18,7 +18,9 @@ Not flagged: a catch that rethrows (with or without logging), or returns / resol
 something carrying the error (`return { ok: false, error: e }`, `.catch(e => wrap(e))`); a
 catch that records the failure in a flag (`failed = true`, `process.exitCode = 1`); the
 boolean probe `try { ...; return true } catch { return false }`; a handler the old version
-already had in the same function (editing a log line inside it is not introducing it); and the
+already had in the same function (editing a log line inside it is not introducing it), or a
+catch of the same work whose old handler carried on with a substitute value
+(`js_fallback_kept`: an optional dependency's probe restructured); and the
 handlers `js_fallback_context` shows to leave the failure with someone (a rethrowing outer
 catch, a feature probe, a try-each-candidate loop that throws after the last, a detached
 `p.catch(noop)` while `p` is awaited elsewhere, a null checked right after on a reporting
@@ -550,14 +552,11 @@ def check_file(change: FileChange, layout: TestLayout = NO_LAYOUT) -> Iterator[F
     ]
     if old_root is not None:
         old_handlers = _handlers(old_root, old_language, None, test_code)
+        new_handlers = _handlers(new_root, language, None, test_code)
         hits = [
             hit
-            for hit in _introduced(
-                hits, old_handlers, _handlers(new_root, language, None, test_code)
-            )
-            if hit.node is None
-            or hit.node.type != "catch_clause"
-            or not kept_from_old(hit.node, old_handlers.catches)
+            for hit in _introduced(hits, old_handlers, new_handlers)
+            if not kept_from_old(hit.node, old_handlers.catches)
         ]
         covered = {line for hit in hits for line in range(hit.start_line, hit.end_line + 1)}
         # In test code a function that stops throwing is a mock or fixture changed, not a
