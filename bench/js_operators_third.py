@@ -10,6 +10,14 @@ must report nothing:
   (msw's delay test);
 - `await_sync_matcher`: `await expect(x).toBe(v);` -> `expect(x).toBe(v);` — the await
   waited for nothing (yup's mixed test).
+
+And two defects written the way the DEBATABLE findings of the real commits were, with a
+comment that gives a reason (zod's and pino's commented handlers, pino's commented skip). The
+critics report them as `minor` (a documented decision is shown, not blocking); these measure
+what not raising documented ones would cost in recall:
+
+- `empty_catch_explained`: `f(x);` -> `try { f(x); } catch { // <a reason> }`;
+- `skip_explained`: `it(...)` -> `it.skip(...)` under a comment giving a reason.
 """
 
 from __future__ import annotations
@@ -102,6 +110,55 @@ def bn_await_sync_matcher(src: Source) -> list[Edit]:
             edits.append(splice(src, node.start_byte, inner[0].start_byte, ""))
     return edits
 
+
+_REASON = "best effort: a failure here is not worth stopping for"
+
+
+def sf_empty_catch_explained(src: Source) -> list[Edit]:
+    """`f(x);` -> `try { f(x); } catch { // <a reason> }`."""
+    edits = []
+    for node in walk(src.root):
+        if node.type != "expression_statement" or node.parent is None:
+            continue
+        if node.parent.type != "statement_block":
+            continue
+        expr = named_children(node)
+        if not expr or expr[0].type not in ("call_expression", "await_expression"):
+            continue
+        line_start = src.data.rfind(b"\n", 0, node.start_byte) + 1
+        pad = src.data[line_start : node.start_byte].decode("utf-8")
+        if pad.strip():
+            continue
+        insert = f"try {{\n{pad}  {text_of(node)}\n{pad}}} catch {{\n{pad}  // {_REASON}\n{pad}}}"
+        edits.append(splice(src, node.start_byte, node.end_byte, insert))
+    return edits
+
+
+def tw_skip_explained(src: Source) -> list[Edit]:
+    """`it(` -> `it.skip(` with a comment above giving a reason (no issue reference)."""
+    edits = []
+    for test in test_calls(src.root).values():
+        function = test.node.child_by_field_name("function")
+        statement = test.node.parent
+        if test.kind != "test" or function is None or function.type != "identifier":
+            continue
+        if statement is None or statement.type != "expression_statement":
+            continue
+        line_start = src.data.rfind(b"\n", 0, statement.start_byte) + 1
+        pad = src.data[line_start : statement.start_byte].decode("utf-8")
+        if pad.strip():
+            continue
+        head = f"// skipped: flaky on slow machines until the fixture server is rewritten\n{pad}"
+        insert = head + text_of(function) + ".skip"
+        edits.append(splice(src, statement.start_byte, function.end_byte, insert))
+    return edits
+
+
+# Run after every other operator and control, so the items of those are drawn as before.
+DEFECTS_THIRD = {
+    "empty_catch_explained": ("silent-fallback", sf_empty_catch_explained, False),
+    "skip_explained": ("test-weakening", tw_skip_explained, True),
+}
 
 BENIGN_THIRD = {
     "guard_gains_alternative": (bn_guard_gains_alternative, False),
