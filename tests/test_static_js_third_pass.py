@@ -537,3 +537,21 @@ def test_to_have_property_with_a_value_is_an_equality_of_the_member() -> None:
     assert keys("expect(res).toHaveProperty('a.b', 5)") == keys("expect(res.a.b).toEqual(5)")
     # Without a value it checks only that the member exists.
     assert keys("expect(res).toHaveProperty('delay')") != keys("expect(res.delay).toBe(5)")
+
+
+def test_await_dropped_from_a_matcher_that_may_wait_is_reported() -> None:
+    # Playwright's web-first matchers (`toBeVisible`, `toHaveText`) return promises, and so
+    # does chai-as-promised's `eventually`: only a matcher known to be synchronous is exempt.
+    old = """
+    test('shows the banner', async ({ page }) => {
+      await expect(page.locator('.banner')).toBeVisible();
+      await expect(fetchCount()).to.eventually.equal(1);
+    });
+    """
+    new = old.replace("await expect(page", "expect(page").replace(
+        "await expect(fetchCount", "expect(fetchCount"
+    )
+    assert rules(run(js_concurrency, "e2e/banner.spec.ts", old, new)) == [
+        "js-await-dropped",
+        "js-await-dropped",
+    ]
