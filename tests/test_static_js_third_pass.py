@@ -555,3 +555,44 @@ def test_await_dropped_from_a_matcher_that_may_wait_is_reported() -> None:
         "js-await-dropped",
         "js-await-dropped",
     ]
+
+
+def test_a_new_catch_inside_an_old_one_that_still_stands_is_new() -> None:
+    # The old fallback (`return ''`) is still there; the new inner handler adds another
+    # made-up value for the same call: introduced by the change.
+    old = """
+    function safeStringify(value) {
+      try {
+        return JSON.stringify(value);
+      } catch {
+        return '';
+      }
+    }
+    """
+    new = old.replace(
+        "    return JSON.stringify(value);",
+        "    try {\n      return JSON.stringify(value);\n    } catch (err) {\n      return null;\n    }",
+    )
+    assert rules(run(js_silent_fallback, "src/json.ts", old, new)) == ["js-catch-return-default"]
+
+
+def test_an_old_handler_that_returned_the_error_was_no_fallback() -> None:
+    # `return error` hands the failure to the caller: a new swallow of that work is new.
+    old = """
+    async function trySave(client) {
+      try {
+        await storage.setItem(key, client);
+        return;
+      } catch (error) {
+        return error;
+      }
+    }
+    """
+    new = """
+    async function trySave(client) {
+      try {
+        await storage.setItem(key, client);
+      } catch {}
+    }
+    """
+    assert rules(run(js_silent_fallback, "src/persist.ts", old, new)) == ["js-empty-catch"]

@@ -42,12 +42,18 @@ def _guarded_calls(catch_clause: Node) -> frozenset[str]:
 
 def _substitutes(catch_clause: Node) -> bool:
     """Whether a handler carries on with another value: it only assigns, declares, returns
-    or logs (no throw, no exit, no other call) — the fallback is its decision."""
+    or logs (no throw, no exit, no other call), and never hands on the error it caught
+    (`return error` reports the failure) — the fallback is its decision."""
     body = catch_clause.child_by_field_name("body")
     if body is None:
         return False
-    if any(node.type == "throw_statement" for node in walk(body)):
-        return False
+    parameter = catch_clause.child_by_field_name("parameter")
+    error = text_of(parameter) if parameter is not None else None
+    for node in walk(body):
+        if node.type == "throw_statement":
+            return False
+        if error is not None and node.type == "identifier" and text_of(node) == error:
+            return False
     for statement in named_children(body):
         if statement.type in _DECLARATIONS or statement.type == "return_statement":
             continue
@@ -63,18 +69,26 @@ def _substitutes(catch_clause: Node) -> bool:
     return True
 
 
-def kept_from_old(new_catch: Node | None, old_catches: Sequence[Node]) -> bool:
-    """Whether a `catch` clause's old version, in the same function, caught a failure of the
-    same work (every call the new `try` makes was made by the old one's `try`) and carried on
-    with a substitute value: the new handler keeps that decision, whatever it now spells out.
-    False for anything but a catch clause."""
+def kept_from_old(
+    new_catch: Node | None, old_catches: Sequence[Node], new_catches: Sequence[Node]
+) -> bool:
+    """Whether a `catch` clause replaces one the old version had in the same function, that
+    caught a failure of the same work (every call the new `try` makes was made by the old
+    one's `try`) and carried on with a substitute value: the new handler keeps that decision,
+    whatever it now spells out. An old handler still standing in the new version was not
+    replaced (a new catch beside or inside it adds a fallback). False for anything but a
+    catch clause."""
     if new_catch is None or new_catch.type != "catch_clause":
         return False
     guarded = _guarded_calls(new_catch)
     if not guarded:
         return False
     scope = qualname_of(new_catch)
+    standing = {squash(text_of(node)) for node in new_catches if qualname_of(node) == scope}
     return any(
-        qualname_of(old) == scope and guarded <= _guarded_calls(old) and _substitutes(old)
+        qualname_of(old) == scope
+        and squash(text_of(old)) not in standing
+        and guarded <= _guarded_calls(old)
+        and _substitutes(old)
         for old in old_catches
     )

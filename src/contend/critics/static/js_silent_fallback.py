@@ -556,7 +556,7 @@ def check_file(change: FileChange, layout: TestLayout = NO_LAYOUT) -> Iterator[F
         hits = [
             hit
             for hit in _introduced(hits, old_handlers, new_handlers)
-            if not kept_from_old(hit.node, old_handlers.catches)
+            if not kept_from_old(hit.node, old_handlers.catches, new_handlers.catches)
         ]
         covered = {line for hit in hits for line in range(hit.start_line, hit.end_line + 1)}
         # In test code a function that stops throwing is a mock or fixture changed, not a
