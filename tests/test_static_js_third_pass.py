@@ -571,7 +571,8 @@ def test_a_new_catch_inside_an_old_one_that_still_stands_is_new() -> None:
     """
     new = old.replace(
         "    return JSON.stringify(value);",
-        "    try {\n      return JSON.stringify(value);\n    } catch (err) {\n      return null;\n    }",
+        "    try {\n      return JSON.stringify(value);\n"
+        "    } catch (err) {\n      return null;\n    }",
     )
     assert rules(run(js_silent_fallback, "src/json.ts", old, new)) == ["js-catch-return-default"]
 
