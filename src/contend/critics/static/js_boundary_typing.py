@@ -5,7 +5,10 @@ demonstrably removes a check; an escape hatch on a changed line is a matter of t
     js-validation-guard-removed  major  `if (cond) throw new XError(...)` on a parameter gone
                                         from a function that still exists, not moved to a
                                         helper call (`assertX(...)`, `validate...`) or to
-                                        another function of the file
+                                        another function of the file, nor kept inside a
+                                        condition with more alternatives (`cond || other`);
+                                        only a branch that throws itself is a guard (a
+                                        rethrow in a nested catch is cleanup)
     ts-non-null-replaced-check   major  a null check that threw (`if (!card) throw ...`) gone,
                                         and `card!` asserted instead: the runtime check became
                                         a promise to the compiler

@@ -3,7 +3,9 @@ race at a suspension point. Calibrated like the Python critic.
 
     js-await-dropped                major  `await f(...)` in a function became a bare `f(...)`
                                            statement: the work now runs unordered and its
-                                           failure becomes an unhandled rejection
+                                           failure becomes an unhandled rejection (not for
+                                           an assertion known to be synchronous,
+                                           `await expect(x).toBe(y)`: it waited for nothing)
     js-floating-promise             major  a bare call, inside an async function, of an async
                                            function of the same file (`void f()` marks a
                                            deliberate fire-and-forget and is not reported)

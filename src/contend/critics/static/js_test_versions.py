@@ -377,7 +377,8 @@ def _pair_renamed(
     """Old tests whose key changed (their own title or a describe's), found by the same own
     title, then the same body, then the same assertions, then a similar body, then the same
     place: a new test written where the old one stood, under a title that keeps most of its
-    words (renamed in place and rewritten; the pair is then compared check by check)."""
+    words, or whose checks keep each of the old test's at least as strictly (renamed in
+    place and rewritten; the pair is then compared check by check)."""
     lost = [t for key, t in old_tests.items() if key not in new_tests and t.kind == "test"]
     fresh = [t for key, t in new_tests.items() if key not in old_tests and t.kind == "test"]
     pairs: list[tuple[TestCall, TestCall]] = []
