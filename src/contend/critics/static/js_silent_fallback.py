@@ -234,42 +234,6 @@ class _Hit:
     symbol: str = ""
 
 
-def _is_boolean_probe(catch_clause: Node, body: Node) -> bool:
-    """`try { ...; return true } catch { return false }`: a predicate whose answer is the
-    outcome of the attempt (isValidJson), not a fallback that hides a failure."""
-    statements = named_children(body)
-    if len(statements) != 1 or statements[0].type != "return_statement":
-        return False
-    values = named_children(statements[0])
-    if not values or unwrap(values[0]).type not in ("true", "false"):
-        return False
-    try_statement = catch_clause.parent
-    block = try_statement.child_by_field_name("body") if try_statement is not None else None
-    if block is None:
-        return False
-    opposite = "true" if unwrap(values[0]).type == "false" else "false"
-    return any(
-        node.type == "return_statement"
-        and (returned := named_children(node))
-        and (unwrap(returned[0]).type == opposite or _is_boolean_expression(returned[0]))
-        for node in walk_within(block)
-    )
-
-
-_COMPARISONS = frozenset({"===", "!==", "==", "!=", "<", ">", "<=", ">=", "instanceof", "in"})
-
-
-def _is_boolean_expression(node: Node) -> bool:
-    """`a !== b`, `!x`, `x instanceof Y`: the try answers a yes/no question."""
-    node = unwrap(node)
-    if node.type == "unary_expression":
-        return text_of(node).startswith("!")
-    if node.type == "binary_expression":
-        operator = node.child_by_field_name("operator")
-        return operator is not None and text_of(operator) in _COMPARISONS
-    return False
-
-
 # Error handlers: catch clauses, and `.catch(...)` / `.then(...)` calls (filtered further below).
 _HANDLERS = """
 (catch_clause) @catch
@@ -404,7 +368,7 @@ def _explains_itself(body: Node) -> bool:
 def _not_a_fallback(node: Node, body: Node, test_code: bool) -> bool:
     """Handlers that look like swallows but leave the failure with someone."""
     return (
-        _is_boolean_probe(node, body)
+        context.is_boolean_probe(node, body)
         or context.guards_only_cleanup(node)
         or context.in_assertion_free_test_code(node, test_code)
         or context.decorates_rethrown_error(node)
