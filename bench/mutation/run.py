@@ -41,17 +41,12 @@ import functools
 import gc
 import hashlib
 import json
-import re
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-import tomllib
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from fnmatch import fnmatch
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +62,18 @@ import patch as patch_mod
 import preload
 import profile_setup
 import scores
+import selection
 from mutate import OPERATORS, Mutant, mutants_of
 from scores import NOT_RUN, Row
 from staging import Learner, file_of
+from targets import (
+    UsageError,
+    changed_lines,
+    load_equivalents,
+    parse_targets,
+    stale_equivalents,
+    touches,
+)
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parents[1]
@@ -88,67 +92,6 @@ DEFAULT_TARGETS = (
     "src/contend/harness/core.py",
     "src/contend/harness/plan.py",  # the pure harness planner
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    path: Path  # relative to the root
-    scope: str | None
-
-    def wants(self, mutant: Mutant) -> bool:
-        return (
-            self.scope is None
-            or mutant.scope == self.scope
-            or mutant.scope.startswith(self.scope + ".")
-        )
-
-
-class UsageError(Exception):
-    pass
-
-
-def parse_targets(root: Path, specs: Sequence[str]) -> list[Target]:
-    targets: list[Target] = []
-    for spec in specs:
-        raw, _, scope = spec.partition("::")
-        path = Path(raw)
-        full = path if path.is_absolute() else root / path
-        if not full.exists():
-            raise UsageError(f"no such file or directory: {raw}")
-        files = sorted(full.rglob("*.py")) if full.is_dir() else [full]
-        if scope and full.is_dir():
-            raise UsageError(f"a scope needs a file, not a directory: {spec}")
-        for file in files:
-            if "__pycache__" in file.parts:
-                continue
-            targets.append(Target(file.resolve().relative_to(root.resolve()), scope or None))
-    return targets
-
-
-def load_equivalents(path: Path) -> dict[str, str]:
-    """key → reason. Every entry must have both, and a reason that says something."""
-    if not path.exists():
-        return {}
-    data = tomllib.loads(path.read_text())
-    out: dict[str, str] = {}
-    for i, entry in enumerate(data.get("mutant", [])):
-        key, reason = entry.get("key"), entry.get("reason")
-        if not isinstance(key, str) or not isinstance(reason, str) or len(reason.strip()) < 10:
-            raise UsageError(f"{path}: entry {i + 1} needs a key and a reason")
-        if key in out:
-            raise UsageError(f"{path}: key listed twice: {key}")
-        out[key] = reason.strip()
-    return out
-
-
-def stale_equivalents(
-    equivalents: dict[str, str], generated: Iterable[Mutant], targets: Sequence[Target]
-) -> list[str]:
-    """Entries of the list that name a wholly targeted file but match none of its mutants
-    (the code changed under them): each must be re-judged, not silently kept."""
-    keys = {m.key for m in generated}
-    whole_files = {t.path.as_posix() for t in targets if t.scope is None}
-    return [k for k in equivalents if k.split("::", 1)[0] in whole_files and k not in keys]
 
 
 # -- running --------------------------------------------------------------------------
@@ -241,6 +184,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="children share the checkout (no mount namespace): a mutant's writes into it "
         "are reported after the run, not prevented",
+    )
+    parser.add_argument(
+        "--broad-import-time",
+        action="store_true",
+        help="judge a module-level value by the fallback (every test of the named files or "
+        "of the direct importers), not by the readers of its name",
     )
     parser.add_argument(
         "--slow-only",
@@ -353,13 +302,30 @@ def _run(args: argparse.Namespace) -> int:
         print(
             f"flaky in the coverage run, never used to judge a mutant: {', '.join(sorted(flaky))}"
         )
-    rows = []
-    unseen = _unseen_tests(root, source_root, sources, durations, args.test_files)
-    for m in mutants:
-        lines = covmap["files"].get(m.path, {})
-        selected = linemap.select(m, lines, unseen[Path(m.path)])
-        rows.append(Row(m, linemap.order(selected - flaky, durations), equivalents.get(m.key)))
-    _same_programs(rows, classes, durations)
+    unseen = selection.unseen_tests(root, source_root, sources, durations, args.test_files)
+    narrowing = (
+        None
+        if args.broad_import_time
+        else selection.Narrowing(root, source_root, tests_dir, covmap, sources)
+    )
+    chosen = selection.select_all(mutants, covmap, unseen, narrowing, bool(args.test_files))
+    rows = [
+        Row(m, linemap.order(chosen[m.key] - flaky, durations), equivalents.get(m.key))
+        for m in mutants
+    ]
+    if narrowing is not None:
+        print(
+            f"import-time values: {narrowing.narrowed} mutant(s) judged by the readers of "
+            f"their name, {sum(narrowing.kept.values())} by the fallback "
+            + "("
+            + "; ".join(
+                f"{n}: {why}"
+                for why, n in sorted(narrowing.kept.items(), key=lambda kv: -kv[1])[:8]
+            )
+            + ")",
+            flush=True,
+        )
+    selection.same_programs(rows, classes, durations)
     if inc is not None and inc.survivors:
         stands = 0
         for row in rows:
@@ -405,7 +371,7 @@ def _run(args: argparse.Namespace) -> int:
         elif row.mutant.key in classes.identical:
             row.status = "equivalent"  # --check-equivalents too: it is the same program
     runnable = [r for r in rows if not r.status]
-    followers = _one_per_program(runnable, classes)
+    followers = selection.one_per_program(runnable, classes)
     runnable = [r for r in runnable if r.same_as is None]
     if earlier:
         print(
@@ -594,67 +560,6 @@ def _smoke(ws: execute.Workspace, rows: list[Row], ctx: judging.Context) -> list
     return [r for r in rows if r.tests]
 
 
-def _same_programs(rows: Sequence[Row], classes: bytecode.Classes, durations: Any) -> None:
-    """Mutants with the same bytecode are one program: one selection (the union of theirs),
-    and an entry of the equivalent list for one stands for all."""
-    by_key = {r.mutant.key: r for r in rows}
-    shared = bytecode.shared_tests(classes, {r.mutant.key: r.tests for r in rows})
-    for row in rows:
-        if row.mutant.key in shared:
-            row.tests = linemap.order(shared[row.mutant.key], durations)
-        if row.mutant.key in classes.identical and row.equivalent is None:
-            row.equivalent = bytecode.SAME_AS_ORIGINAL
-    for first, others in classes.groups().items():
-        members = [by_key[k] for k in (first, *others) if k in by_key]
-        listed = next((m for m in members if m.equivalent is not None), None)
-        if listed is None:
-            continue
-        for m in members:
-            if m.equivalent is None:
-                m.equivalent = (
-                    f"the same bytecode as {listed.mutant.key}, listed equivalent: "
-                    f"{listed.equivalent}"
-                )
-
-
-def _one_per_program(runnable: Sequence[Row], classes: bytecode.Classes) -> dict[str, list[Row]]:
-    """Of the mutants to judge that are one program, the first is judged; the others are
-    marked `same_as` it and get its outcome afterwards. Returns judged key → the others."""
-    first_of: dict[str, Row] = {}
-    followers: dict[str, list[Row]] = defaultdict(list)
-    for row in runnable:
-        program = classes.same_as.get(row.mutant.key, row.mutant.key)
-        judged = first_of.setdefault(program, row)
-        if judged is not row:
-            row.same_as = judged.mutant.key
-            followers[judged.mutant.key].append(row)
-    return followers
-
-
-def _unseen_tests(
-    root: Path,
-    source_root: Path,
-    sources: dict[Path, str],
-    durations: dict[str, float],
-    test_files: str | None,
-) -> dict[Path, set[str]]:
-    """Per mutated file, the tests an import-time mutant no test is credited with runs
-    against (beyond those that ran a line of the file): with --test-files, every test of
-    that set — the user named the tests that judge these files; without, the tests of the
-    files that import the module directly (linemap.importing_tests says why not all)."""
-    if test_files:
-        globs = test_files.split(",")
-        # A cached map may hold more tests than the set (from an earlier run without it).
-        chosen = {t for t in durations if any(fnmatch(t.split("::", 1)[0], g) for g in globs)}
-        return {path: chosen for path in sources}
-    return {
-        path: linemap.importing_tests(
-            root, preload.module_name(source_root, root / path), durations
-        )
-        for path in sources
-    }
-
-
 def _earlier_kills(results: Path, sources: dict[Path, str]) -> dict[str, tuple[str, str]]:
     """key → (status, killer) of the mutants an earlier run killed, if it ran on the same
     source: a kill stands while the mutated file is unchanged (new tests can only add kills)."""
@@ -746,48 +651,6 @@ def _module_file(root: Path, source_root: Path, path: Path) -> str | None:
     module = sys.modules.get(preload.module_name(source_root, root / path))
     origin = getattr(module, "__file__", None)
     return str(origin) if origin else None
-
-
-def changed_lines(root: Path, rev: str, path: Path) -> set[int] | None:
-    """Lines of `path` (as it is now) added or changed since `rev`; None: all of them (a
-    file git does not track yet)."""
-    untracked = subprocess.run(
-        ["git", "ls-files", "--others", "--exclude-standard", "--", path.as_posix()],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if untracked.returncode != 0:
-        raise UsageError(f"--since needs a git checkout: {untracked.stderr.strip()}")
-    if untracked.stdout.strip():
-        return None
-    diff = subprocess.run(
-        ["git", "diff", "--unified=0", "--no-color", "--no-ext-diff", rev, "--", path.as_posix()],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if diff.returncode != 0:
-        raise UsageError(f"--since {rev}: {diff.stderr.strip()}")
-    lines: set[int] = set()
-    for match in _HUNK.finditer(diff.stdout):
-        start = int(match.group(1))
-        count = int(match.group(2)) if match.group(2) is not None else 1
-        # A pure deletion (count 0) changes the code around where the lines were.
-        lines.update(range(start, start + count) if count else (start, start + 1))
-    return lines
-
-
-_HUNK = re.compile(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
-
-
-def touches(mutant: Mutant, source: str, changed: set[int] | None) -> bool:
-    if changed is None:
-        return True
-    last = source.count("\n", 0, mutant.span[1]) + 1
-    return any(line in changed for line in range(mutant.line, last + 1))
 
 
 if __name__ == "__main__":

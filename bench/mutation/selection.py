@@ -1,0 +1,166 @@
+"""Which tests judge each mutant: the tests that ran its lines (linemap.select), the
+readers of a module-level name for a mutant of its value (reads.py), the fallback for
+other import-time code (unseen_tests), one selection for the mutants that are one
+program (same_programs)."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from collections.abc import Sequence
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Any
+
+import bytecode
+import linemap
+import preload
+import reads
+from mutate import Mutant
+from scores import Row
+
+
+def same_programs(rows: Sequence[Row], classes: bytecode.Classes, durations: Any) -> None:
+    """Mutants with the same bytecode are one program: one selection (the union of theirs),
+    and an entry of the equivalent list for one stands for all."""
+    by_key = {r.mutant.key: r for r in rows}
+    shared = bytecode.shared_tests(classes, {r.mutant.key: r.tests for r in rows})
+    for row in rows:
+        if row.mutant.key in shared:
+            row.tests = linemap.order(shared[row.mutant.key], durations)
+        if row.mutant.key in classes.identical and row.equivalent is None:
+            row.equivalent = bytecode.SAME_AS_ORIGINAL
+    for first, others in classes.groups().items():
+        members = [by_key[k] for k in (first, *others) if k in by_key]
+        listed = next((m for m in members if m.equivalent is not None), None)
+        if listed is None:
+            continue
+        for m in members:
+            if m.equivalent is None:
+                m.equivalent = (
+                    f"the same bytecode as {listed.mutant.key}, listed equivalent: "
+                    f"{listed.equivalent}"
+                )
+
+
+def one_per_program(runnable: Sequence[Row], classes: bytecode.Classes) -> dict[str, list[Row]]:
+    """Of the mutants to judge that are one program, the first is judged; the others are
+    marked `same_as` it and get its outcome afterwards. Returns judged key → the others."""
+    first_of: dict[str, Row] = {}
+    followers: dict[str, list[Row]] = defaultdict(list)
+    for row in runnable:
+        program = classes.same_as.get(row.mutant.key, row.mutant.key)
+        judged = first_of.setdefault(program, row)
+        if judged is not row:
+            row.same_as = judged.mutant.key
+            followers[judged.mutant.key].append(row)
+    return followers
+
+
+def unseen_tests(
+    root: Path,
+    source_root: Path,
+    sources: dict[Path, str],
+    durations: dict[str, float],
+    test_files: str | None,
+) -> dict[Path, set[str]]:
+    """Per mutated file, the tests an import-time mutant no test is credited with runs
+    against (beyond those that ran a line of the file): with --test-files, every test of
+    that set — the user named the tests that judge these files; without, the tests of the
+    files that import the module directly (linemap.importing_tests says why not all)."""
+    if test_files:
+        globs = test_files.split(",")
+        # A cached map may hold more tests than the set (from an earlier run without it).
+        chosen = {t for t in durations if any(fnmatch(t.split("::", 1)[0], g) for g in globs)}
+        return {path: chosen for path in sources}
+    return {
+        path: linemap.importing_tests(
+            root, preload.module_name(source_root, root / path), durations
+        )
+        for path in sources
+    }
+
+
+class Narrowing:
+    """The readers of a module-level name (reads.py), for a mutant of the pure value bound
+    to it: the tests of the lines that load it and of the test files that name it. None
+    for any other mutant, or where reads.py cannot follow a use (then the fallback holds).
+    `within`: the tests the fallback would choose, when the user named them
+    (--test-files) — a reader outside that set is not added."""
+
+    def __init__(
+        self,
+        root: Path,
+        source_root: Path,
+        tests_dir: Path,
+        covmap: dict[str, Any],
+        sources: dict[Path, str],
+    ) -> None:
+        self.root, self.source_root, self.tests_dir = root, source_root, tests_dir
+        self.covmap = covmap
+        self.sources = sources
+        self.trees: dict[str, ast.Module] = {}
+        self._index: reads.Index | None = None
+        self._found: dict[tuple[str, tuple[str, ...]], set[str] | str] = {}
+        self.narrowed = 0
+        self.kept: dict[str, int] = defaultdict(int)  # why the fallback was kept → mutants
+
+    def index(self) -> reads.Index:
+        if self._index is None:
+            self._index = reads.Index(
+                self.root, self.source_root, self.tests_dir, self.covmap.get("import_lines", {})
+            )
+        return self._index
+
+    def tests(self, mutant: Mutant) -> set[str] | None:
+        path = Path(mutant.path)
+        source = self.sources[path]
+        tree = self.trees.setdefault(mutant.path, ast.parse(source))
+        last = source.count("\n", 0, mutant.span[1]) + 1
+        names = reads.binding_of_mutant(tree, mutant.line, last)
+        if names is None:
+            return None
+        module = preload.module_name(self.source_root, self.root / path)
+        key = (module, names)
+        if key not in self._found:
+            try:
+                found = self.index().readers(module, names)
+                self._found[key] = found.tests(self.covmap["files"], self.covmap["durations"])
+            except reads.Unfollowable as exc:
+                self._found[key] = str(exc)
+        result = self._found[key]
+        if isinstance(result, str):
+            self.kept[result] += 1
+            return None
+        if not result:
+            self.kept["no test reads it (the fallback still sees an import that fails)"] += 1
+            return None
+        self.narrowed += 1
+        return set(result)
+
+
+def select_all(
+    mutants: Sequence[Mutant],
+    covmap: dict[str, Any],
+    unseen: dict[Path, set[str]],
+    narrowing: Narrowing | None,
+    named: bool,
+) -> dict[str, set[str]]:
+    """key → the tests selected for each mutant (flaky ones not yet removed)."""
+    out: dict[str, set[str]] = {}
+    for m in mutants:
+        lines = covmap["files"].get(m.path, {})
+        broad = linemap.select(m, lines, unseen[Path(m.path)])
+        # Only where the fallback chose: an import-time line no test is credited with.
+        if m.import_time and m.fallback_lines is None and not _ran(m, lines):
+            narrow = narrowing.tests(m) if narrowing is not None else None
+            if narrow is not None:
+                out[m.key] = narrow & broad if named else narrow
+                if out[m.key]:
+                    continue
+        out[m.key] = broad
+    return out
+
+
+def _ran(m: Mutant, lines: dict[str, list[str]]) -> bool:
+    return any(lines.get(str(n)) for n in range(m.select_lines[0], m.select_lines[1] + 1))
