@@ -313,7 +313,7 @@ def _run(args: argparse.Namespace) -> int:
         Row(m, linemap.order(chosen[m.key] - flaky, durations), equivalents.get(m.key))
         for m in mutants
     ]
-    if narrowing is not None:
+    if narrowing is not None and (narrowing.narrowed or narrowing.kept):
         print(
             f"import-time values: {narrowing.narrowed} mutant(s) judged by the readers of "
             f"their name, {sum(narrowing.kept.values())} by the fallback "
