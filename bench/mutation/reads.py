@@ -208,6 +208,7 @@ def _parse(rel: str, text: str, module: str | None, is_package: bool) -> _File:
             in_all.update(id(n) for n in ast.walk(node.value))
     for local, target in f.aliases.items():
         f.by_target[target].append(local)
+    shadows: dict[int, frozenset[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             if id(node) not in in_all:
@@ -216,6 +217,11 @@ def _parse(rel: str, text: str, module: str | None, is_package: bool) -> _File:
                 if tail != node.value:
                     f.tails.setdefault(tail, node.lineno)
         elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and _shadowed(f, root, shadows):
+                continue  # a function's own variable of that name, not the module's
             if isinstance(node, ast.Name):
                 f.names[node.id].append(node)
             else:
@@ -226,6 +232,63 @@ def _parse(rel: str, text: str, module: str | None, is_package: bool) -> _File:
                 if full is not None:
                     f.objects[full].append(node)
     return f
+
+
+_Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+def _shadowed(f: _File, name: ast.Name, shadows: dict[int, frozenset[str]]) -> bool:
+    """Whether `name` is a variable of an enclosing function (a parameter, or assigned
+    there and not by an import, and not declared global): then it is not the module's."""
+    child: ast.AST = name
+    while id(child) in f.parents:
+        parent = f.parents[id(child)]
+        if isinstance(parent, _Scope):
+            in_body = (
+                child is parent.body
+                if isinstance(parent, ast.Lambda)
+                else any(child is s for s in parent.body)
+            )
+            if in_body:
+                if id(parent) not in shadows:
+                    shadows[id(parent)] = _locals(parent)
+                if name.id in shadows[id(parent)]:
+                    return True
+        child = parent
+    return False
+
+
+def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+    """The names only this function binds: its parameters and what it assigns, less what
+    it also imports (an import binds the module's name: followed, not shadowing) or
+    declares global or nonlocal."""
+    a = fn.args
+    params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
+    bound = {p.arg for p in params}
+    imported: set[str] = set()
+    declared: set[str] = set()
+    body: list[ast.AST] = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+    while body:
+        node = body.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound.add(node.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            imported.update((x.asname or x.name).split(".")[0] for x in node.names)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            declared.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+            body.extend(node.decorator_list)
+            if not isinstance(node, ast.ClassDef):
+                body.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d)
+            continue  # its body is its own scope
+        if isinstance(node, ast.Lambda):
+            body.extend(node.args.defaults)
+            continue
+        body.extend(ast.iter_child_nodes(node))
+    return frozenset(bound - imported - declared)
 
 
 def _absolute(module: str | None, is_package: bool, level: int, target: str | None) -> str:

@@ -39,13 +39,10 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
-import hashlib
-import json
 import signal
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -58,7 +55,6 @@ import host
 import incremental
 import judging
 import linemap
-import patch as patch_mod
 import preload
 import profile_setup
 import scores
@@ -244,7 +240,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"--since {args.since}: {len(mutants)} mutants on changed lines", flush=True)
     if args.rerun and args.incremental:
         raise UsageError("--rerun and --incremental: one or the other")
-    earlier = _earlier_kills(args.rerun, sources) if args.rerun else {}
+    try:
+        earlier = incremental.earlier_kills(args.rerun, sources) if args.rerun else {}
+    except incremental.IncrementalError as exc:
+        raise UsageError(str(exc)) from None
     args.test_digests = incremental.test_file_digests(root, tests_dir)
     carried: dict[str, incremental.Carried] = {}
     inc: incremental.Plan | None = None
@@ -380,7 +379,9 @@ def _run(args: argparse.Namespace) -> int:
             flush=True,
         )
     args.interrupted = False
-    slow_reasons = _plan_patches(runnable, sources, root, source_root, covmap, args.slow_only)
+    slow_reasons = selection.plan_paths(
+        runnable, sources, root, source_root, covmap, args.slow_only
+    )
     fast = [r for r in runnable if r.patch is not None]
     slow = [r for r in runnable if r.patch is None]
     for r in fast:
@@ -523,7 +524,7 @@ def _run(args: argparse.Namespace) -> int:
             row.status, row.killer = judged.status or NOT_RUN, judged.killer
 
     total_s = time.monotonic() - started
-    args.sources = {path.as_posix(): _digest(text) for path, text in sources.items()}
+    args.sources = {path.as_posix(): incremental.digest(text) for path, text in sources.items()}
     stale = (
         []
         if args.operators or args.since
@@ -560,28 +561,6 @@ def _smoke(ws: execute.Workspace, rows: list[Row], ctx: judging.Context) -> list
     return [r for r in rows if r.tests]
 
 
-def _earlier_kills(results: Path, sources: dict[Path, str]) -> dict[str, tuple[str, str]]:
-    """key → (status, killer) of the mutants an earlier run killed, if it ran on the same
-    source: a kill stands while the mutated file is unchanged (new tests can only add kills)."""
-    try:
-        data = json.loads(results.read_text())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--rerun {results}: {exc}") from None
-    then = data.get("sources", {})
-    for path, text in sources.items():
-        if then.get(path.as_posix()) not in (None, _digest(text)):
-            raise UsageError(f"--rerun: {path} changed since {results}; run it whole")
-    return {
-        m["key"]: (m["status"], m["killer"])
-        for m in data.get("mutants", [])
-        if m["status"] in execute.KILLED_STATES and m["key"].split("::", 1)[0] in then
-    }
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def _fast_phase(
     ws: execute.Workspace,
     fast: list[Row],
@@ -608,49 +587,6 @@ def _fast_phase(
     t0, before = time.monotonic(), sum(times[k] for k in phases)
     host.serve(ws, test_files, host.Host(work, filenames))
     times["host"] = time.monotonic() - t0 - (sum(times[k] for k in phases) - before)
-
-
-def _plan_patches(
-    rows: Sequence[Row],
-    sources: dict[Path, str],
-    root: Path,
-    source_root: Path,
-    covmap: dict[str, Any],
-    slow_only: bool,
-) -> Counter[str]:
-    """Decides the path of each mutant: a patch for the fast path, or the reason it takes
-    the slow one."""
-    reasons: Counter[str] = Counter()
-    filenames = {path: _module_file(root, source_root, path) for path in sources}
-    index = patch_mod.FunctionIndex(f for f in filenames.values() if f is not None)
-    for row in rows:
-        path = Path(row.mutant.path)
-        filename = filenames[path]
-        if slow_only:
-            reasons["--slow-only"] += 1
-            continue
-        if filename is None:
-            reasons["the module is not imported by the suite"] += 1
-            continue
-        import_lines = covmap.get("import_lines", {}).get(row.mutant.path)
-        if import_lines is None:
-            reasons["the line map has no import record of the file"] += 1
-            continue
-        plan = patch_mod.plan(row.mutant, sources[path], filename, import_lines)
-        if isinstance(plan, str):
-            reasons[plan] += 1
-        elif not index.has(plan.function):
-            reasons["no live function object"] += 1
-        else:
-            row.patch = plan
-    return reasons
-
-
-def _module_file(root: Path, source_root: Path, path: Path) -> str | None:
-    """The file name the imported module's code objects carry, or None if not imported."""
-    module = sys.modules.get(preload.module_name(source_root, root / path))
-    origin = getattr(module, "__file__", None)
-    return str(origin) if origin else None
 
 
 if __name__ == "__main__":

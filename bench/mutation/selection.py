@@ -1,12 +1,13 @@
 """Which tests judge each mutant: the tests that ran its lines (linemap.select), the
 readers of a module-level name for a mutant of its value (reads.py), the fallback for
 other import-time code (unseen_tests), one selection for the mutants that are one
-program (same_programs)."""
+program (same_programs); and the path each mutant takes (plan_paths)."""
 
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
+import sys
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from fnmatch import fnmatch
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 import bytecode
 import linemap
+import patch as patch_mod
 import preload
 import reads
 from mutate import Mutant
@@ -164,3 +166,46 @@ def select_all(
 
 def _ran(m: Mutant, lines: dict[str, list[str]]) -> bool:
     return any(lines.get(str(n)) for n in range(m.select_lines[0], m.select_lines[1] + 1))
+
+
+def plan_paths(
+    rows: Sequence[Row],
+    sources: dict[Path, str],
+    root: Path,
+    source_root: Path,
+    covmap: dict[str, Any],
+    slow_only: bool,
+) -> Counter[str]:
+    """Decides the path of each mutant: a patch for the fast path, or the reason it takes
+    the slow one."""
+    reasons: Counter[str] = Counter()
+    filenames = {path: module_file(root, source_root, path) for path in sources}
+    index = patch_mod.FunctionIndex(f for f in filenames.values() if f is not None)
+    for row in rows:
+        path = Path(row.mutant.path)
+        filename = filenames[path]
+        if slow_only:
+            reasons["--slow-only"] += 1
+            continue
+        if filename is None:
+            reasons["the module is not imported by the suite"] += 1
+            continue
+        import_lines = covmap.get("import_lines", {}).get(row.mutant.path)
+        if import_lines is None:
+            reasons["the line map has no import record of the file"] += 1
+            continue
+        plan = patch_mod.plan(row.mutant, sources[path], filename, import_lines)
+        if isinstance(plan, str):
+            reasons[plan] += 1
+        elif not index.has(plan.function):
+            reasons["no live function object"] += 1
+        else:
+            row.patch = plan
+    return reasons
+
+
+def module_file(root: Path, source_root: Path, path: Path) -> str | None:
+    """The file name the imported module's code objects carry, or None if not imported."""
+    module = sys.modules.get(preload.module_name(source_root, root / path))
+    origin = getattr(module, "__file__", None)
+    return str(origin) if origin else None
