@@ -168,7 +168,7 @@ def test_a_module_reading_its_own_namespace_keeps_the_broad_selection(tmp_path: 
 def test_a_name_in_a_data_file_keeps_the_broad_selection(tmp_path: Path) -> None:
     root = _project(tmp_path)
     (root / "registry.toml").write_text('limit = "tiny.consts:LIMIT"\n')
-    with pytest.raises(reads.Unfollowable, match="not Python"):
+    with pytest.raises(reads.Unfollowable, match="data file"):
         _index(root).readers("tiny.consts", ["LIMIT"])
 
 
@@ -207,6 +207,8 @@ TINY_TESTS = {
     "test_below.py": "from tiny.use import below\n\n\ndef test_below():\n"
     "    assert below(2)\n    assert not below(3)\n",
     "test_other.py": "import tiny.use\n\n\ndef test_imports():\n    assert tiny.use.below\n",
+    "test_consts.py": "import tiny.consts\n\n\ndef test_module():\n"
+    "    assert tiny.consts.__name__\n",
 }
 
 
@@ -214,7 +216,9 @@ TINY_TESTS = {
 def test_the_tool_judges_a_constant_by_its_readers_with_the_same_outcome(tmp_path: Path) -> None:
     """End to end: the mutants of LIMIT run only test_below (its reader) and are killed, as
     with the broad selection (--broad-import-time: every test of the named files), which
-    also runs test_imports."""
+    also runs test_imports and test_module. OTHER, which no test reads, survives either way:
+    judged by one test of a file that imports its module at the top (there a value that
+    failed to compute would fail the import)."""
     outcomes = {}
     for flag in ("", "--broad-import-time"):
         root = tmp_path / (flag or "narrow")
@@ -256,4 +260,29 @@ def test_the_tool_judges_a_constant_by_its_readers_with_the_same_outcome(tmp_pat
     for key in limit:
         assert narrow[key][0] == broad[key][0] == "killed"
         assert narrow[key][1] == 1  # test_below only
-        assert broad[key][1] == 2  # and test_imports
+        assert broad[key][1] == 3
+    other = [k for k in narrow if "4 =>" in k]
+    assert other
+    for key in other:
+        assert narrow[key] == ("survived", 1) and broad[key] == ("survived", 3)
+
+
+def test_the_modules_name_as_a_string_matters_only_where_names_are_looked_up(
+    tmp_path: Path,
+) -> None:
+    root = _project(tmp_path)
+    usage = root / "src" / "tiny" / "usage.py"
+    usage.write_text('USAGE = "python -m tiny.consts"\nWHICH = "tiny.consts"\n')
+    assert _index(root).readers("tiny.consts", ["LIMIT"]).lines  # no lookup: followed
+    usage.write_text(
+        "import importlib\n\n\ndef pick(name):\n"
+        '    return getattr(importlib.import_module("tiny.consts"), name)\n'
+    )
+    with pytest.raises(reads.Unfollowable, match="names looked up"):
+        _index(root).readers("tiny.consts", ["LIMIT"])
+
+
+def test_documentation_naming_a_constant_does_not_read_it(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "README.md").write_text("`LIMIT` caps the check.\n")
+    assert _index(root).readers("tiny.consts", ["LIMIT"]).lines

@@ -39,6 +39,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parent
+
 # Calls whose result depends on their arguments only, with no effect elsewhere.
 PURE_CALLS = frozenset(
     {
@@ -67,6 +69,11 @@ _OWN_NAMESPACE = frozenset({"globals", "vars", "locals", "dir"})
 _COMPUTED_IMPORT = frozenset({"import_module", "importlib.import_module", "__import__"})
 # They list an object's names: any module they are handed may be read name by name.
 _ENUMERATE = frozenset({"vars", "dir", "inspect.getmembers", "getmembers"})
+# Data a program may read a `module:NAME` from (a registry, a configuration); not the
+# documentation (.md, .html), which names classes and constants for people.
+DATA_SUFFIXES = frozenset(
+    {".toml", ".json", ".jsonl", ".yaml", ".yml", ".cfg", ".ini", ".txt", ".csv"}
+)
 _SKIP_DIRS = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", ".agents-node"})
 
 
@@ -142,6 +149,7 @@ class _File:
     own_namespace: bool = False  # globals(), vars(), eval, exec, a module __getattr__
     computed_import: bool = False
     enumerates: bool = False  # vars(x), dir(x), x.__dict__, getattr(x, f"…")
+    attr_by_variable: bool = False  # getattr(x, name): a name held in a variable
     # every string constant (but those of __all__), by itself and by its last segment
     strings: dict[str, int] = field(default_factory=dict)
     tails: dict[str, int] = field(default_factory=dict)
@@ -186,12 +194,11 @@ def _parse(rel: str, text: str, module: str | None, is_package: bool) -> _File:
                 f.computed_import = True
             if name in _ENUMERATE and node.args:
                 f.enumerates = True
-            if (
-                name in ("getattr", "hasattr")
-                and len(node.args) > 1
-                and isinstance(node.args[1], ast.JoinedStr | ast.BinOp | ast.Call)
-            ):
-                f.enumerates = True  # an attribute name built from pieces
+            if name in ("getattr", "hasattr") and len(node.args) > 1:
+                if isinstance(node.args[1], ast.JoinedStr | ast.BinOp | ast.Call):
+                    f.enumerates = True  # an attribute name built from pieces
+                elif not isinstance(node.args[1], ast.Constant):
+                    f.attr_by_variable = True
         elif isinstance(node, ast.Attribute) and node.attr == "__dict__":
             f.enumerates = True
         elif isinstance(node, ast.Subscript) and dotted(node.value) == "sys.modules":
@@ -336,7 +343,7 @@ class Index:
         self.import_lines = {p: set(v) for p, v in import_lines.items()}
         self.files: list[_File] = []
         self.by_module: dict[str, _File] = {}
-        self.text: list[str] = []  # every other text file of the checkout
+        self.text: list[str] = []  # the checkout's data files (DATA_SUFFIXES)
         for path in checkout_files(root):
             rel = path.relative_to(root).as_posix()
             if path.suffix == ".py":
@@ -350,7 +357,8 @@ class Index:
                 self.files.append(f)
                 if module is not None:
                     self.by_module[module] = f
-            else:
+            elif path.suffix in DATA_SUFFIXES and not path.is_relative_to(HERE):
+                # (this tool's own list of equivalent mutants names them by their keys)
                 try:
                     self.text.append(path.read_text())
                 # contend: allow silent-fallback -- a binary file (an image) holds no name
@@ -396,14 +404,14 @@ class Index:
         if owner.own_namespace:
             raise Unfollowable(f"{module} reads its own namespace")
         if self._in_text_files(name):
-            raise Unfollowable(f"{name} is named in a file that is not Python")
+            raise Unfollowable(f"{name} is named in a data file")
         holders = {module, *_prefixes(module)}
         target = f"{module}.{name}"
         derived: list[tuple[str, str]] = []
         for f in self.files:
             test = self.is_test_file(f)
             found: list[ast.expr] = []
-            why = _dynamic(f, module, name, holders)
+            why = _dynamic(f, module, name, holders, test)
             if why is not None:
                 if not test:
                     raise Unfollowable(f"{f.rel}: {why}")
@@ -480,18 +488,25 @@ class Index:
         return []
 
 
-def _dynamic(f: _File, module: str, name: str, holders: set[str]) -> str | None:
-    """Why `f` may read `module.name` in a way no load shows, or None."""
+def _dynamic(f: _File, module: str, name: str, holders: set[str], test: bool) -> str | None:
+    """Why `f` may read `module.name` in a way no load shows, or None. A module got by
+    name (`import_module`) is read through `.attr` (a load of the name, followed),
+    through `getattr(m, "NAME")` (the string, below), or through a name in a variable:
+    from a string of the code or a data file (both searched) — what is left is a name
+    listed (`vars`, `dir`, `__dict__`) or built from pieces, and in a test file any
+    variable name (its tests are cheap to add)."""
     if module in f.star_from:
         return f"from {module} import *"
     for holder in holders:
         if holder in f.objects:
             return f"line {f.objects[holder][0].lineno}: {holder} used as an object"
-    if f.computed_import and f.enumerates:
-        return "a module imported by a computed name, its names listed or built"
-    for text in (name, module):
-        if text in f.strings:
-            return f"line {f.strings[text]}: the string {text!r}"
+    lookup = f.enumerates or f.attr_by_variable
+    if f.computed_import and (f.enumerates or (test and f.attr_by_variable)):
+        return "a module imported by a computed name, its names listed or looked up"
+    if module in f.strings and (test or lookup):
+        return f"line {f.strings[module]}: the string {module!r}, and names looked up"
+    if name in f.strings:
+        return f"line {f.strings[name]}: the string {name!r}"
     if name in f.tails:
         return f"line {f.tails[name]}: a string ending in {name!r}"
     return None

@@ -307,23 +307,12 @@ def _run(args: argparse.Namespace) -> int:
         if args.broad_import_time
         else selection.Narrowing(root, source_root, tests_dir, covmap, sources)
     )
-    chosen = selection.select_all(mutants, covmap, unseen, narrowing, bool(args.test_files))
+    chosen = selection.select_all(mutants, covmap, unseen, narrowing, bool(args.test_files), flaky)
     rows = [
-        Row(m, linemap.order(chosen[m.key] - flaky, durations), equivalents.get(m.key))
-        for m in mutants
+        Row(m, linemap.order(chosen[m.key], durations), equivalents.get(m.key)) for m in mutants
     ]
-    if narrowing is not None and (narrowing.narrowed or narrowing.kept):
-        print(
-            f"import-time values: {narrowing.narrowed} mutant(s) judged by the readers of "
-            f"their name, {sum(narrowing.kept.values())} by the fallback "
-            + "("
-            + "; ".join(
-                f"{n}: {why}"
-                for why, n in sorted(narrowing.kept.items(), key=lambda kv: -kv[1])[:8]
-            )
-            + ")",
-            flush=True,
-        )
+    if narrowing is not None and narrowing.summary():
+        print(narrowing.summary(), flush=True)
     selection.same_programs(rows, classes, durations)
     if inc is not None and inc.survivors:
         stands = 0

@@ -6,6 +6,7 @@ program (same_programs); and the path each mutant takes (plan_paths)."""
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -105,7 +106,24 @@ class Narrowing:
         self._index: reads.Index | None = None
         self._found: dict[tuple[str, tuple[str, ...]], set[str] | str] = {}
         self.narrowed = 0
+        self.unread = 0  # read by no test: one test of a file that imports the module
+        self._importers: dict[str, str | None] = {}
         self.kept: dict[str, int] = defaultdict(int)  # why the fallback was kept → mutants
+
+    def summary(self) -> str:
+        """One line: how many module-level values were judged by their readers, and why
+        the others kept the fallback ("" when there was no such mutant)."""
+        kept = sum(self.kept.values())
+        if not (self.narrowed or self.unread or kept):
+            return ""
+        why = "; ".join(
+            f"{n}: {reason}" for reason, n in sorted(self.kept.items(), key=lambda kv: -kv[1])
+        )
+        return (
+            f"module-level values: {self.narrowed} mutant(s) judged by the readers of their "
+            f"name, {self.unread} read by no test by one test of a file importing the module "
+            f"at its top, {kept} by the fallback" + (f" ({why})" if why else "")
+        )
 
     def index(self) -> reads.Index:
         if self._index is None:
@@ -135,10 +153,40 @@ class Narrowing:
             self.kept[result] += 1
             return None
         if not result:
-            self.kept["no test reads it (the fallback still sees an import that fails)"] += 1
-            return None
+            # No line of any test reads it: the value is seen only if computing it raises,
+            # when the module fails to import — in any test file importing it at the top.
+            first = self._importer(module)
+            if first is None:
+                self.kept["no test reads it, and no test file imports it at the top"] += 1
+                return None
+            self.unread += 1
+            return {first}
         self.narrowed += 1
         return set(result)
+
+    def _importer(self, module: str) -> str | None:
+        """The fastest test of the test files that import `module` at their top level."""
+        if module not in self._importers:
+            durations: dict[str, float] = self.covmap["durations"]
+            tests = [
+                t for t in durations if module in _top_imports(self.root / t.split("::", 1)[0])
+            ]
+            self._importers[module] = min(tests, key=lambda t: (durations[t], t), default=None)
+        return self._importers[module]
+
+
+@functools.cache
+def _top_imports(path: Path) -> frozenset[str]:
+    """The modules a file imports at its top level (what its collection imports), and
+    `package.name` for `from package import name`."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text(), str(path)).body:
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return frozenset(names)
 
 
 def select_all(
@@ -147,20 +195,21 @@ def select_all(
     unseen: dict[Path, set[str]],
     narrowing: Narrowing | None,
     named: bool,
+    flaky: set[str],
 ) -> dict[str, set[str]]:
-    """key → the tests selected for each mutant (flaky ones not yet removed)."""
+    """key → the tests selected for each mutant, less the flaky ones."""
     out: dict[str, set[str]] = {}
     for m in mutants:
         lines = covmap["files"].get(m.path, {})
-        broad = linemap.select(m, lines, unseen[Path(m.path)])
+        broad = linemap.select(m, lines, unseen[Path(m.path)]) - flaky
+        out[m.key] = broad
         # Only where the fallback chose: an import-time line no test is credited with.
         if m.import_time and m.fallback_lines is None and not _ran(m, lines):
             narrow = narrowing.tests(m) if narrowing is not None else None
             if narrow is not None:
-                out[m.key] = narrow & broad if named else narrow
-                if out[m.key]:
-                    continue
-        out[m.key] = broad
+                narrow = (narrow & broad if named else narrow) - flaky
+                if narrow:
+                    out[m.key] = narrow
     return out
 
 
