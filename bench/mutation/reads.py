@@ -101,10 +101,11 @@ def is_pure(node: ast.expr) -> bool:
 def binding_of(tree: ast.Module, line: int) -> tuple[str, ...] | None:
     """The names bound by the module-level simple assignment whose value holds `line`, if
     its value is pure; None when the line is anything else."""
-    for stmt in _module_statements(tree.body):
+    for stmt in module_statements(tree.body):
         value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
         if value is None or not value.lineno <= line <= (value.end_lineno or value.lineno):
             continue
+        assert isinstance(stmt, ast.Assign | ast.AnnAssign)
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         if not all(isinstance(t, ast.Name) for t in targets) or not is_pure(value):
             return None
@@ -112,17 +113,17 @@ def binding_of(tree: ast.Module, line: int) -> tuple[str, ...] | None:
     return None
 
 
-def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Module-level statements, through `if` and `try` blocks (still module level)."""
     for stmt in body:
         yield stmt
         if isinstance(stmt, ast.If):
-            yield from _module_statements(stmt.body)
-            yield from _module_statements(stmt.orelse)
+            yield from module_statements(stmt.body)
+            yield from module_statements(stmt.orelse)
         elif isinstance(stmt, ast.Try):
             for block in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse):
-                yield from _module_statements(block)
-            yield from _module_statements(stmt.finalbody)
+                yield from module_statements(block)
+            yield from module_statements(stmt.finalbody)
 
 
 class Unfollowable(Exception):
@@ -177,7 +178,7 @@ def _parse(rel: str, text: str, module: str | None, is_package: bool) -> _File:
                 local = a.asname or a.name.split(".")[0]
                 f.aliases[local] = a.name if a.asname else local
         elif isinstance(node, ast.ImportFrom):
-            base = _absolute(module, is_package, node.level, node.module)
+            base = absolute(module, is_package, node.level, node.module)
             for a in node.names:
                 if a.name == "*":
                     f.star_from.add(base)
@@ -224,7 +225,7 @@ def _parse(rel: str, text: str, module: str | None, is_package: bool) -> _File:
                 if tail != node.value:
                     f.tails.setdefault(tail, node.lineno)
         elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
-            root = node
+            root: ast.expr = node
             while isinstance(root, ast.Attribute):
                 root = root.value
             if isinstance(root, ast.Name) and _shadowed(f, root, shadows):
@@ -298,7 +299,7 @@ def _locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozense
     return frozenset(bound - imported - declared)
 
 
-def _absolute(module: str | None, is_package: bool, level: int, target: str | None) -> str:
+def absolute(module: str | None, is_package: bool, level: int, target: str | None) -> str:
     if level == 0 or module is None:
         return target or ""
     parts = module.split(".")
@@ -429,11 +430,11 @@ class Index:
                 found += f.names.get(name, [])
             for local in f.by_target.get(target, ()):
                 found += f.names.get(local, [])
-            for node in f.attrs.get(name, ()):
+            for attr in f.attrs.get(name, ()):
                 # `m.NAME`, or `.NAME` on what is not known to be another module
-                resolved = f.resolve(node.value)
+                resolved = f.resolve(attr.value)
                 if resolved is None or resolved == module:
-                    found.append(node)
+                    found.append(attr)
             if not found:
                 continue
             if test:

@@ -9,7 +9,7 @@ import ast
 import functools
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,7 @@ class Narrowing:
         self.narrowed = 0
         self.unread = 0  # read by no test: one test of a file that imports the module
         self._importers: dict[str, str | None] = {}
+        self._top_graph: dict[str, set[str]] | None = None
         self.kept: dict[str, int] = defaultdict(int)  # why the fallback was kept → mutants
 
     def summary(self) -> str:
@@ -165,28 +166,69 @@ class Narrowing:
         return set(result)
 
     def _importer(self, module: str) -> str | None:
-        """The fastest test of the test files that import `module` at their top level."""
+        """The fastest test of the test files whose top level imports `module`, directly
+        or through project modules that import it at their own top level."""
         if module not in self._importers:
+            if self._top_graph is None:
+                self._top_graph = _top_graph(self.source_root)
+            reaching = _reaching(self._top_graph, module)
             durations: dict[str, float] = self.covmap["durations"]
             tests = [
-                t for t in durations if module in _top_imports(self.root / t.split("::", 1)[0])
+                t
+                for t in durations
+                if _parents(_top_imports(self.root / t.split("::", 1)[0], None)) & reaching
             ]
             self._importers[module] = min(tests, key=lambda t: (durations[t], t), default=None)
         return self._importers[module]
 
 
 @functools.cache
-def _top_imports(path: Path) -> frozenset[str]:
-    """The modules a file imports at its top level (what its collection imports), and
-    `package.name` for `from package import name`."""
+def _top_imports(path: Path, module: str | None) -> frozenset[str]:
+    """The modules a file imports at its top level, through `if` and `try` blocks (what
+    importing it imports), and `package.name` for `from package import name`; `module`:
+    the file's own name, for its relative imports."""
     names: set[str] = set()
-    for node in ast.parse(path.read_text(), str(path)).body:
+    for node in reads.module_statements(ast.parse(path.read_text(), str(path)).body):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = reads.absolute(module, path.name == "__init__.py", node.level, node.module)
+            names.add(base)
+            names.update(f"{base}.{a.name}" for a in node.names)
     return frozenset(names)
+
+
+def _parents(names: Iterable[str]) -> set[str]:
+    """Each name and its packages: importing `a.b.c` imports `a` and `a.b` first."""
+    out: set[str] = set()
+    for name in names:
+        parts = name.split(".")
+        out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return out
+
+
+def _top_graph(source_root: Path) -> dict[str, set[str]]:
+    """module → the project modules importing it imports (its top level, its packages)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(source_root.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        name = preload.module_name(source_root, path)
+        graph[name] = _parents(_top_imports(path, name)) | _parents([name.rpartition(".")[0]])
+    return graph
+
+
+def _reaching(graph: dict[str, set[str]], module: str) -> set[str]:
+    """`module` and every module whose import imports it."""
+    seen = {module}
+    grew = True
+    while grew:
+        grew = False
+        for name, imports in graph.items():
+            if name not in seen and imports & seen:
+                seen.add(name)
+                grew = True
+    return seen
 
 
 def select_all(
