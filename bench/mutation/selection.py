@@ -245,13 +245,20 @@ def select_all(
         lines = covmap["files"].get(m.path, {})
         broad = linemap.select(m, lines, unseen[Path(m.path)]) - flaky
         out[m.key] = broad
-        # Only where the fallback chose: an import-time line no test is credited with.
-        if m.import_time and m.fallback_lines is None and not _ran(m, lines):
-            narrow = narrowing.tests(m) if narrowing is not None else None
-            if narrow is not None:
-                narrow = (narrow & broad if named else narrow) - flaky
-                if narrow:
-                    out[m.key] = narrow
+        if not (m.import_time and m.fallback_lines is None) or narrowing is None:
+            continue
+        narrow = narrowing.tests(m)
+        if narrow is None:
+            continue
+        if _ran(m, lines):
+            # The line ran in a test's own subprocess (`python -m contend …`), so coverage
+            # credits it to that test alone: the readers in the tests' process are added.
+            out[m.key] = broad | (narrow - flaky)
+            continue
+        # Where the fallback chose (no test is credited with the line): the readers.
+        narrow = (narrow & broad if named else narrow) - flaky
+        if narrow:
+            out[m.key] = narrow
     return out
 
 
