@@ -4,7 +4,7 @@ directories, it shares no commit with the sets built before it, and its labels a
 and of its own commits only.
 
 Nothing here reviews a commit: the figures come from
-`bench/realcommits/run.py --set holdout2|holdout3|holdout4|holdout5`.
+`bench/realcommits/run.py --set holdout2|holdout3|holdout4|holdout5|holdout6`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from rc_projects import (  # noqa: E402
     HOLDOUT3_PROJECTS,
     HOLDOUT4_PROJECTS,
     HOLDOUT5_PROJECTS,
+    HOLDOUT6_PROJECTS,
     LANGS,
     SETS,
     Project,
@@ -47,6 +48,12 @@ HOLDOUTS = [
         HOLDOUT5_PROJECTS,
         "webargs",
         ("main", "holdout", "holdout2", "holdout3", "holdout4"),
+    ),
+    (
+        "holdout6",
+        HOLDOUT6_PROJECTS,
+        "arrow",
+        ("main", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"),
     ),
 ]
 by_set = pytest.mark.parametrize(

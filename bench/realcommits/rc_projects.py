@@ -3,7 +3,7 @@
 Owns the project tables and the paths every script shares (manifest, labels, data dir,
 mirrors), per *set*. Pure data; no git, no I/O beyond computing paths.
 
-Six sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
+Seven sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
 
 - `main` — the set the critics are tuned against (`manifest.jsonl`, `labels/`, `data/`);
 - `holdout` — other projects, kept away from that tuning, so the figures of the main set
@@ -26,6 +26,11 @@ Six sets, chosen, built, run and labelled by the same scripts (`--set`, default 
   critics were being changed for precision (tuned on the five sets above), by someone who
   did not see that change, as the check that it generalises (`manifest-holdout5.jsonl`,
   `labels-holdout5/`, `data-holdout5/`). Its projects are in none of the sets above nor
+  the independent check;
+- `holdout6` — a sixth fresh holdout, built and labelled at a fixed main (`78ac189`)
+  before a second round of precision changes to the static critics landed, by someone who
+  did not see those changes, as the check that they generalise (`manifest-holdout6.jsonl`,
+  `labels-holdout6/`, `data-holdout6/`). Its projects are in none of the sets above nor
   the independent check.
 
 `head` pins the history a project's commits are chosen from: selection only walks commits
@@ -350,6 +355,54 @@ HOLDOUT5_PROJECTS: tuple[Project, ...] = (
 )
 
 
+HOLDOUT6_PROJECTS: tuple[Project, ...] = (
+    # Python — in no other set and not the independent check.
+    Project(
+        "arrow", "python", "github:arrow-py/arrow", "b247ad073d4c350270528edb5afff8e7f4f7d9e4", 13
+    ),
+    Project(
+        "dateutil",
+        "python",
+        "github:dateutil/dateutil",
+        "c981f9c7aa91b83cc9bd33a09ecee9e751b06e8d",
+        13,
+    ),
+    Project(
+        "yarl", "python", "github:aio-libs/yarl", "7009e844cec7959e73741102ceadff49ed914291", 13
+    ),
+    Project(
+        "responses",
+        "python",
+        "github:getsentry/responses",
+        "a19add7777d7d0c64eeb364f6cc9de624c33f4f8",
+        13,
+    ),
+    Project(
+        "pytest-mock",
+        "python",
+        "github:pytest-dev/pytest-mock",
+        "9b666cdeff8bd396510e8f52633915a6d57a5f3c",
+        13,
+    ),
+    Project(
+        "tornado",
+        "python",
+        "github:tornadoweb/tornado",
+        "e530031405e2154654dedc4c84d5656b557ea310",
+        13,
+    ),
+    # JavaScript / TypeScript — likewise.
+    Project("joi", "js", "github:hapijs/joi", "c86ddc0b6143a0e8cec0f1c6047c4b62db8cb0c2", 13),
+    Project(
+        "ajv", "js", "github:ajv-validator/ajv", "82735a15826a30cc51e97a1bbfb59b3d388e4b98", 13
+    ),
+    Project(
+        "zustand", "js", "github:pmndrs/zustand", "f094eebe9bd3b4b0d77b997f69ab1d273f69a877", 13
+    ),
+    Project("ofetch", "js", "github:unjs/ofetch", "dfbe3ca4ef8a22fc023fca5a5ef530e525f5e523", 13),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class BenchSet:
     """One set of commits: its projects and where its manifest, labels and bundles live."""
@@ -398,6 +451,13 @@ SETS: dict[str, BenchSet] = {
         HERE / "labels-holdout5",
         HERE / "data-holdout5",
     ),
+    "holdout6": BenchSet(
+        "holdout6",
+        HOLDOUT6_PROJECTS,
+        HERE / "manifest-holdout6.jsonl",
+        HERE / "labels-holdout6",
+        HERE / "data-holdout6",
+    ),
 }
 
 
@@ -419,8 +479,8 @@ def project(name: str) -> Project:
 
 def data_dir(override: str | None = None, default: Path = DEFAULT_DATA_DIR) -> Path:
     """Where the bundles live: --data, else $REALCOMMITS_DATA, else the set's default
-    (bench/realcommits/data, data-holdout, data-holdout2, data-holdout3, data-holdout4
-    or data-holdout5).
+    (bench/realcommits/data, data-holdout, data-holdout2, data-holdout3, data-holdout4,
+    data-holdout5 or data-holdout6).
     Project names differ between the sets, so one directory given by --data or the variable
     can hold the bundles of all."""
     chosen = override or os.environ.get("REALCOMMITS_DATA")
