@@ -15,17 +15,19 @@ code that *loads* NAME can see it:
   (`OTHER = NAME | {…}`), or a re-export (`from m import NAME` in a package): the readers of
   that name too.
 
-Anything this cannot follow gives None — the caller keeps the broad selection: a load at
-import time of any other kind (a class body, a default, a decorator, an annotation, which
-pydantic and `get_type_hints` evaluate later), a load in a function that ran at import or
-collection (its result may be cached), a module object that escapes (`vars(m)`,
-`getattr(m, x)`, a package passed around), a star import, a module that reads its own
-namespace (`globals()`, `vars()`, `eval`, `exec`, a module `__getattr__`), the name or
-the module's dotted name as a string outside a test file, the name in any non-Python
-file of the checkout (a registry of `module:attr` strings), a computed import or a
-computed attribute name in a file that reaches the module. The tool's other assumption
-is kept as it is for every mutant: a test that runs no line that reads the value cannot
-tell it changed.
+Anything this cannot follow raises Unfollowable — the caller keeps the broad selection: a
+load at import time of any other kind (a class body, a default, a decorator, an
+annotation, which pydantic and `get_type_hints` evaluate later), a load in a function
+that ran at import or collection (its result may be cached), a module object that
+escapes (`vars(m)`, `getattr(m, x)`, a package passed around), a star import, a module
+that reads its own namespace (`globals()`, `vars()`, `eval`, `exec`, a module
+`__getattr__`), the string "NAME" (or ending in ".NAME", ":NAME") outside a test file,
+the module's dotted name as a string in a file that looks names up by a variable or lists
+them, the name in a data file of the checkout (DATA_SUFFIXES: a registry of `module:attr`
+strings), a module imported by a computed name whose names are listed or built. A
+function's own variable of the same name is not a read (`_shadowed`). The tool's other
+assumption is kept as it is for every mutant: a test that runs no line that reads the
+value cannot tell it changed.
 """
 
 from __future__ import annotations
