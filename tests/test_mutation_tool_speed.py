@@ -17,11 +17,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench" / "mutation"))
 
 import bytecode  # noqa: E402
+import choose  # noqa: E402
 import execute  # noqa: E402
 import linemap  # noqa: E402
 import preload  # noqa: E402
 import run  # noqa: E402
-import selection  # noqa: E402
 from mutate import mutants_of  # noqa: E402
 from scores import Row  # noqa: E402
 
@@ -115,7 +115,7 @@ def test_a_listed_equivalent_stands_for_every_mutant_of_its_program() -> None:
         Row(m, [f"tests/test_{i}.py::t"], "listed: a reason" if m.key == swapped else None)
         for i, m in enumerate(mutants)
     ]
-    selection.same_programs(rows, classes, {})
+    choose.same_programs(rows, classes, {})
     by_key = {r.mutant.key: r for r in rows}
     assert by_key[negated].equivalent is not None
     assert swapped in (by_key[negated].equivalent or "")

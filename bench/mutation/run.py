@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import bytecode
+import choose
 import cputime
 import execute
 import guard
@@ -58,7 +59,6 @@ import linemap
 import preload
 import profile_setup
 import scores
-import selection
 from mutate import OPERATORS, Mutant, mutants_of
 from scores import NOT_RUN, Row
 from staging import Learner, file_of
@@ -301,19 +301,19 @@ def _run(args: argparse.Namespace) -> int:
         print(
             f"flaky in the coverage run, never used to judge a mutant: {', '.join(sorted(flaky))}"
         )
-    unseen = selection.unseen_tests(root, source_root, sources, durations, args.test_files)
+    unseen = choose.unseen_tests(root, source_root, sources, durations, args.test_files)
     narrowing = (
         None
         if args.broad_import_time
-        else selection.Narrowing(root, source_root, tests_dir, covmap, sources)
+        else choose.Narrowing(root, source_root, tests_dir, covmap, sources)
     )
-    chosen = selection.select_all(mutants, covmap, unseen, narrowing, bool(args.test_files), flaky)
+    chosen = choose.select_all(mutants, covmap, unseen, narrowing, bool(args.test_files), flaky)
     rows = [
         Row(m, linemap.order(chosen[m.key], durations), equivalents.get(m.key)) for m in mutants
     ]
     if narrowing is not None and narrowing.summary():
         print(narrowing.summary(), flush=True)
-    selection.same_programs(rows, classes, durations)
+    choose.same_programs(rows, classes, durations)
     if inc is not None and inc.survivors:
         stands = 0
         for row in rows:
@@ -359,7 +359,7 @@ def _run(args: argparse.Namespace) -> int:
         elif row.mutant.key in classes.identical:
             row.status = "equivalent"  # --check-equivalents too: it is the same program
     runnable = [r for r in rows if not r.status]
-    followers = selection.one_per_program(runnable, classes)
+    followers = choose.one_per_program(runnable, classes)
     runnable = [r for r in runnable if r.same_as is None]
     if earlier:
         print(
@@ -368,9 +368,7 @@ def _run(args: argparse.Namespace) -> int:
             flush=True,
         )
     args.interrupted = False
-    slow_reasons = selection.plan_paths(
-        runnable, sources, root, source_root, covmap, args.slow_only
-    )
+    slow_reasons = choose.plan_paths(runnable, sources, root, source_root, covmap, args.slow_only)
     fast = [r for r in runnable if r.patch is not None]
     slow = [r for r in runnable if r.patch is None]
     for r in fast:
