@@ -45,6 +45,7 @@ from contend.protocol.model import Severity
 from js_operators import BENIGN, DEFECTS, Edit, Source
 from js_operators_moves import BENIGN_MOVES
 from js_operators_refactors import BENIGN_REFACTORS
+from js_operators_third import BENIGN_THIRD, DEFECTS_THIRD
 
 SEED = 20261201
 MAX_BYTES = 60_000
@@ -172,8 +173,9 @@ def main() -> None:
     results: list[Result] = []
     broken: Counter[str] = Counter()
     plans = [(topic, name, op, need) for name, (topic, op, need) in DEFECTS.items()]
-    benign = {**BENIGN, **BENIGN_MOVES, **BENIGN_REFACTORS}
+    benign = {**BENIGN, **BENIGN_MOVES, **BENIGN_REFACTORS, **BENIGN_THIRD}
     plans += [("benign", name, op, need) for name, (op, need) in benign.items()]
+    plans += [(topic, name, op, need) for name, (topic, op, need) in DEFECTS_THIRD.items()]
     if args.only:
         plans = [plan for plan in plans if plan[1] in args.only]
     for kind, name, operator, need in plans:

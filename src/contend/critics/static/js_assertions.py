@@ -197,13 +197,23 @@ class Assertion:
         return base
 
     @property
-    def key(self) -> str:
-        """What is checked, whatever the framework writes it as: `expect(a).toBe(b)`,
-        `assert.strictEqual(a, b)` and `assert(a === b)` are one check."""
+    def check(self) -> tuple[str, str, tuple[str, ...]]:
+        """(kind, subject, expected): what is checked, whatever the framework writes it as."""
         canon = _CANONICAL.get(self.matcher, self.matcher)
         kept = self.args[:1] if canon in _ONE_ARGUMENT else self.args
         prefix = "not." if self.negated else ""
-        return f"{prefix}{canon}({self.subject};{','.join(kept)})"
+        member = _PROPERTY_PATH.fullmatch(self.args[0]) if len(self.args) == 2 else None
+        if self.matcher == "toHaveProperty" and member is not None:
+            # `expect(x).toHaveProperty('a.b', v)` is `expect(x.a.b).toEqual(v)`.
+            return f"{prefix}eq", f"{self.subject}.{member.group(1)}", (self.args[1],)
+        return f"{prefix}{canon}", self.subject, kept
+
+    @property
+    def key(self) -> str:
+        """What is checked, whatever the framework writes it as: `expect(a).toBe(b)`,
+        `assert.strictEqual(a, b)` and `assert(a === b)` are one check."""
+        kind, subject, expected = self.check
+        return f"{kind}({subject};{','.join(expected)})"
 
     @property
     def expected_error(self) -> str | None:
@@ -236,6 +246,8 @@ _CANONICAL = {
     **dict.fromkeys(["toBeNull", "assert.isNull"], "null"),
     **dict.fromkeys(["toBeUndefined", "assert.isUndefined"], "undefined"),
 }
+# A property path written as a literal (normalised quotes): `"delay"`, `"a.b"`.
+_PROPERTY_PATH = re.compile(r'"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)"')
 _ONE_ARGUMENT = frozenset({"eq", "match", "contains", "length", "instance", "ok"})
 
 # `assert(<expression>)`: how strong it is depends on the expression.
@@ -367,6 +379,37 @@ def _assertion(call: Node) -> Assertion | None:
 
 # `expectTypeOf(x)` (vitest, expect-type): a type test's subject, checked at compile time.
 _EXPECT_CALLEES = frozenset({"expect", "expect.soft", "chai.expect", "expectTypeOf"})
+# Chain words of a promise assertion (Jest/Vitest `.resolves`/`.rejects`, chai-as-promised).
+_PROMISED = re.compile(r"resolves|rejects|eventually|rejected|fulfilled|become|notify", re.I)
+
+
+def synchronous(call: Node) -> bool:
+    """Whether a call is an assertion known to run and finish where it stands: a Jest /
+    Vitest / chai matcher of this module's vocabulary on `expect(x)` (not `.resolves`,
+    `.rejects`, chai-as-promised, or a matcher it does not know — Playwright's
+    `toBeVisible()` waits), or a node:assert call that is not `assert.rejects`. Awaiting
+    it waits for nothing."""
+    found = _assertion(call)
+    if found is None or found.matcher == "expectTypeOf" or _PROMISED.search(found.matcher):
+        return False
+    name = callee_name(call)
+    if name == "assert" or name.startswith("assert."):
+        return True
+    return (
+        found.rank is not None
+        and found.matcher not in ("expect.assertions", "expect.hasAssertions")
+        and not any(_PROMISED.fullmatch(word) for word in _chain_words(call))
+    )
+
+
+def _chain_words(call: Node) -> list[str]:
+    words: list[str] = []
+    node: Node | None = call.child_by_field_name("function")
+    while node is not None and node.type == "member_expression":
+        prop = node.child_by_field_name("property")
+        words.append(text_of(prop) if prop is not None else "")
+        node = node.child_by_field_name("object")
+    return words
 
 
 def assertions(body: Node | None) -> list[Assertion]:

@@ -5,7 +5,10 @@ demonstrably removes a check; an escape hatch on a changed line is a matter of t
     js-validation-guard-removed  major  `if (cond) throw new XError(...)` on a parameter gone
                                         from a function that still exists, not moved to a
                                         helper call (`assertX(...)`, `validate...`) or to
-                                        another function of the file
+                                        another function of the file, nor kept inside a
+                                        condition with more alternatives (`cond || other`);
+                                        only a branch that throws itself is a guard (a
+                                        rethrow in a nested catch is cleanup)
     ts-non-null-replaced-check   major  a null check that threw (`if (!card) throw ...`) gone,
                                         and `card!` asserted instead: the runtime check became
                                         a promise to the compiler
@@ -39,6 +42,8 @@ from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
 from contend.critics.static.js_tests_model import is_test_code
 from contend.critics.static.treesitter import (
+    CLASS_TYPES,
+    FUNCTION_TYPES,
     JS_LANGUAGES,
     JsLanguage,
     SourceLines,
@@ -330,6 +335,12 @@ class _Guard:
     condition: str  # squashed
     subject: str | None  # the value a nullish check is about, squashed
     node: Node
+    # The alternatives `a || b || c` of the condition, each squashed without its parentheses:
+    # a guard whose alternatives include all of another's rejects everything that one did.
+    disjuncts: frozenset[str]
+
+    def rejects_all_of(self, other: _Guard) -> bool:
+        return other.disjuncts <= self.disjuncts
 
 
 _NULLISH = re.compile(
@@ -349,10 +360,24 @@ def _parameters(fn: Node) -> set[str]:
     return names
 
 
+# A `throw` under these does not reject the branch's input: a catch or finally rethrows
+# what the guarded work raised (cleanup on the way out), a nested function throws later.
+_NOT_THE_BRANCH_S_THROW = frozenset({"catch_clause", "finally_clause", *CLASS_TYPES})
+
+
 def _throws(branch: Node) -> bool:
-    return branch.type == "throw_statement" or any(
-        node.type == "throw_statement" for node in walk_within(branch)
-    )
+    """Whether the branch itself throws: a `throw` of its own statements (or of a nested
+    `if` of them), not a rethrow inside a nested `catch`/`finally` or a nested function."""
+    if branch.type == "throw_statement":
+        return True
+    stack = list(branch.children)
+    while stack:
+        node = stack.pop()
+        if node.type == "throw_statement":
+            return True
+        if node.type not in _NOT_THE_BRANCH_S_THROW and node.type not in FUNCTION_TYPES:
+            stack.extend(node.children)
+    return False
 
 
 def _guards(fn: Node, *, on_parameters: bool = True) -> list[_Guard]:
@@ -373,8 +398,20 @@ def _guards(fn: Node, *, on_parameters: bool = True) -> list[_Guard]:
         text = squash(text_of(unwrap(condition)))
         match = _NULLISH.match(text.replace("(", "", 1) if text.startswith("((") else text)
         subject = next((g for g in match.groups() if g), None) if match else None
-        found.append(_Guard(text, subject, node))
+        found.append(_Guard(text, subject, node, frozenset(_disjuncts(condition))))
     return found
+
+
+def _disjuncts(condition: Node) -> Iterator[str]:
+    node = unwrap(condition)
+    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+    if operator is not None and operator.type == "||":
+        for side in ("left", "right"):
+            part = node.child_by_field_name(side)
+            if part is not None:
+                yield from _disjuncts(part)
+        return
+    yield squash(text_of(node))
 
 
 # A member chain ending in a property: `stdioStreams[0].direction`, `fd.direction`.
@@ -453,6 +490,8 @@ def _removed_guards(
                 continue
             if all_new_conditions[guard.condition] > 0:
                 continue  # moved to another function of the file
+            if any(new.rejects_all_of(guard) for new in _guards(fn, on_parameters=False)):
+                continue  # the condition gained alternatives: it rejects more, not less
             evidence = old_lines.lines(*lines_of(guard.node))
             asserted = (
                 _non_null_of(fn, guard.subject, change) if guard.subject is not None else None

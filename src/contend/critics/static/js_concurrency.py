@@ -3,7 +3,9 @@ race at a suspension point. Calibrated like the Python critic.
 
     js-await-dropped                major  `await f(...)` in a function became a bare `f(...)`
                                            statement: the work now runs unordered and its
-                                           failure becomes an unhandled rejection
+                                           failure becomes an unhandled rejection (not for
+                                           an assertion known to be synchronous,
+                                           `await expect(x).toBe(y)`: it waited for nothing)
     js-floating-promise             major  a bare call, inside an async function, of an async
                                            function of the same file (`void f()` marks a
                                            deliberate fire-and-forget and is not reported)
@@ -27,6 +29,7 @@ from tree_sitter import Node
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_assertions import synchronous
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
     JS_LANGUAGES,
@@ -162,6 +165,8 @@ def _dropped_and_floating(
         shown = " ".join(text_of(call).split())
         if old_awaited[text] > new_awaited[text]:
             new_awaited[text] += 1
+            if synchronous(call):
+                continue  # `await expect(x).toBe(y)` waited for nothing: no promise to lose
             yield _Hit(
                 "js-await-dropped",
                 lines_of(call)[0],

@@ -15,6 +15,9 @@ handlers that look like swallows on their own but are not, read with the code ar
 - `p.then((r) => (text = r), noop)` whose stored value the function reads only in its
   `catch` clauses, to decorate the error it reports there.
 
+- the boolean probe `try { ...; return true } catch { return false }`, whose answer is the
+  outcome of the attempt.
+
 And one question the other way: `resolve(<made-up value>)` in a Promise executor's catch is a
 return of that value (`resolve_names`).
 """
@@ -542,4 +545,40 @@ def _inside_catch(node: Node, scope: Node) -> bool:
         if parent.type == "catch_clause":
             return True
         parent = parent.parent
+    return False
+
+
+def is_boolean_probe(catch_clause: Node, body: Node) -> bool:
+    """`try { ...; return true } catch { return false }`: a predicate whose answer is the
+    outcome of the attempt (isValidJson), not a fallback that hides a failure."""
+    statements = named_children(body)
+    if len(statements) != 1 or statements[0].type != "return_statement":
+        return False
+    values = named_children(statements[0])
+    if not values or unwrap(values[0]).type not in ("true", "false"):
+        return False
+    try_statement = catch_clause.parent
+    block = try_statement.child_by_field_name("body") if try_statement is not None else None
+    if block is None:
+        return False
+    opposite = "true" if unwrap(values[0]).type == "false" else "false"
+    return any(
+        node.type == "return_statement"
+        and (returned := named_children(node))
+        and (unwrap(returned[0]).type == opposite or _is_boolean_expression(returned[0]))
+        for node in walk_within(block)
+    )
+
+
+_COMPARISONS = frozenset({"===", "!==", "==", "!=", "<", ">", "<=", ">=", "instanceof", "in"})
+
+
+def _is_boolean_expression(node: Node) -> bool:
+    """`a !== b`, `!x`, `x instanceof Y`: the try answers a yes/no question."""
+    node = unwrap(node)
+    if node.type == "unary_expression":
+        return text_of(node).startswith("!")
+    if node.type == "binary_expression":
+        operator = node.child_by_field_name("operator")
+        return operator is not None and text_of(operator) in _COMPARISONS
     return False

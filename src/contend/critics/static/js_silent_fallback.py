@@ -18,7 +18,9 @@ Not flagged: a catch that rethrows (with or without logging), or returns / resol
 something carrying the error (`return { ok: false, error: e }`, `.catch(e => wrap(e))`); a
 catch that records the failure in a flag (`failed = true`, `process.exitCode = 1`); the
 boolean probe `try { ...; return true } catch { return false }`; a handler the old version
-already had in the same function (editing a log line inside it is not introducing it); and the
+already had in the same function (editing a log line inside it is not introducing it), or a
+catch of the same work whose old handler carried on with a substitute value
+(`js_fallback_kept`: an optional dependency's probe restructured); and the
 handlers `js_fallback_context` shows to leave the failure with someone (a rethrowing outer
 catch, a feature probe, a try-each-candidate loop that throws after the last, a detached
 `p.catch(noop)` while `p` is awaited elsewhere, a null checked right after on a reporting
@@ -43,6 +45,7 @@ from contend.critics.static import js_fallback_context as context
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_fallback_kept import kept_from_old
 from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_tests_model import is_test_code
 from contend.critics.static.treesitter import (
@@ -231,42 +234,6 @@ class _Hit:
     symbol: str = ""
 
 
-def _is_boolean_probe(catch_clause: Node, body: Node) -> bool:
-    """`try { ...; return true } catch { return false }`: a predicate whose answer is the
-    outcome of the attempt (isValidJson), not a fallback that hides a failure."""
-    statements = named_children(body)
-    if len(statements) != 1 or statements[0].type != "return_statement":
-        return False
-    values = named_children(statements[0])
-    if not values or unwrap(values[0]).type not in ("true", "false"):
-        return False
-    try_statement = catch_clause.parent
-    block = try_statement.child_by_field_name("body") if try_statement is not None else None
-    if block is None:
-        return False
-    opposite = "true" if unwrap(values[0]).type == "false" else "false"
-    return any(
-        node.type == "return_statement"
-        and (returned := named_children(node))
-        and (unwrap(returned[0]).type == opposite or _is_boolean_expression(returned[0]))
-        for node in walk_within(block)
-    )
-
-
-_COMPARISONS = frozenset({"===", "!==", "==", "!=", "<", ">", "<=", ">=", "instanceof", "in"})
-
-
-def _is_boolean_expression(node: Node) -> bool:
-    """`a !== b`, `!x`, `x instanceof Y`: the try answers a yes/no question."""
-    node = unwrap(node)
-    if node.type == "unary_expression":
-        return text_of(node).startswith("!")
-    if node.type == "binary_expression":
-        operator = node.child_by_field_name("operator")
-        return operator is not None and text_of(operator) in _COMPARISONS
-    return False
-
-
 # Error handlers: catch clauses, and `.catch(...)` / `.then(...)` calls (filtered further below).
 _HANDLERS = """
 (catch_clause) @catch
@@ -401,7 +368,7 @@ def _explains_itself(body: Node) -> bool:
 def _not_a_fallback(node: Node, body: Node, test_code: bool) -> bool:
     """Handlers that look like swallows but leave the failure with someone."""
     return (
-        _is_boolean_probe(node, body)
+        context.is_boolean_probe(node, body)
         or context.guards_only_cleanup(node)
         or context.in_assertion_free_test_code(node, test_code)
         or context.decorates_rethrown_error(node)
@@ -548,11 +515,13 @@ def check_file(change: FileChange, layout: TestLayout = NO_LAYOUT) -> Iterator[F
         if change.touches(hit.start_line, hit.end_line)
     ]
     if old_root is not None:
-        hits = _introduced(
-            hits,
-            _handlers(old_root, old_language, None, test_code),
-            _handlers(new_root, language, None, test_code),
-        )
+        old_handlers = _handlers(old_root, old_language, None, test_code)
+        new_handlers = _handlers(new_root, language, None, test_code)
+        hits = [
+            hit
+            for hit in _introduced(hits, old_handlers, new_handlers)
+            if not kept_from_old(hit.node, old_handlers.catches, new_handlers.catches)
+        ]
         covered = {line for hit in hits for line in range(hit.start_line, hit.end_line + 1)}
         # In test code a function that stops throwing is a mock or fixture changed, not a
         # failure hidden from a caller.

@@ -11,12 +11,13 @@ then judges each pair (weaker or not) and each old assertion left without one.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from tree_sitter import Node
 
-from contend.critics.static.js_assertions import Assertion, normalise
+from contend.critics.static.js_assertions import Assertion, assertions, normalise
 from contend.critics.static.js_tests_model import TestCall
 from contend.critics.static.treesitter import text_of, walk
 
@@ -175,6 +176,59 @@ def identifies_error(
     else:
         return False
     return same_value(error, candidate, old_aliases, new_aliases)
+
+
+def renamed(text: str, renames: Mapping[str, str]) -> str:
+    """`text` with every identifier the change renamed in the code under its new name."""
+    if not renames:
+        return text
+    return _IDENTIFIER.sub(lambda match: renames.get(match.group(0), match.group(0)), text)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What two versions of a test call their values: the locals of each (`aliases`) and
+    the names the change renamed in the code (`SERVER_RESPONSE_TIME_NODE` ->
+    `NODE_SERVER_RESPONSE_TIME`)."""
+
+    old_aliases: dict[str, str]
+    new_aliases: dict[str, str]
+    renames: Mapping[str, str]
+
+
+def at_least_as_strict(old: Assertion, new: Assertion, scope: Scope) -> bool:
+    """The same check of the same value, naming at least what the old one named: the same
+    kind and subject (a renamed local holding the same expression is the same value), the
+    old expected values a prefix of the new ones (a renamed constant is the same constant),
+    rank kept (`assert.throws(fn)` -> `assert.throws(fn, /message/)`)."""
+    old_kind, old_subject, old_expected = old.check
+    new_kind, new_subject, new_expected = new.check
+    old_aliases = {name: renamed(value, scope.renames) for name, value in scope.old_aliases.items()}
+    return (
+        bool(old_subject)
+        and old_kind == new_kind
+        and same_value(
+            renamed(old_subject, scope.renames), new_subject, old_aliases, scope.new_aliases
+        )
+        and new_expected[: len(old_expected)]
+        == tuple(renamed(value, scope.renames) for value in old_expected)
+        and old.rank is not None
+        and new.rank is not None
+        and new.rank >= old.rank
+    )
+
+
+def checks_kept_stricter(old: TestCall, new: TestCall, renames: Mapping[str, str]) -> bool:
+    """Every assertion of the old test has one in the new test at least as strict."""
+    old_checks, new_checks = assertions(old.body), assertions(new.body)
+    scope = Scope(aliases(old.body), aliases(new.body), renames)
+    return bool(old_checks) and all(
+        any(at_least_as_strict(before, after, scope) for after in new_checks)
+        for before in old_checks
+    )
 
 
 _TITLE_WORD = re.compile(r"[a-z0-9]+")

@@ -60,6 +60,9 @@ class Pool:
     # Functions the change's files define (new side), by name: a test that hands a subject
     # and its expected value to one of them is read with the helper's code.
     helpers: dict[str, Node] = field(default_factory=dict)
+    # Names the change's code renamed (a declaration rewritten under a new name, the old one
+    # gone from the code): a check of the old name checks the same value.
+    renames: dict[str, str] = field(default_factory=dict)
 
     def kept(self, text: str) -> bool:
         return self.new_counts[text] >= self.old_counts[text]
@@ -214,13 +217,17 @@ def removed_vocabulary(changes: Sequence[FileChange], tests: set[str]) -> Remove
             for run in _runs(change.removed_lines, old_lines):
                 if all(_COMMENT_LINE.match(line) or not line.strip() for line in run):
                     continue  # a comment reworded: the code it described is still there
-                for line in run:
+                comment: list[str] = []  # consecutive comment lines: one comment, one phrase
+                for line in [*run, ""]:
                     if _COMMENT_LINE.match(line):
-                        texts.append((change.path, line))
-                    else:
-                        texts.extend(
-                            (change.path, content) for _quote, content in _QUOTED.findall(line)
-                        )
+                        comment.append(line.strip().lstrip("/*").rstrip("*/"))
+                        continue
+                    if comment:
+                        texts.append((change.path, " ".join(comment)))
+                        comment = []
+                    texts.extend(
+                        (change.path, content) for _quote, content in _QUOTED.findall(line)
+                    )
         if change.new_text is not None:
             code_text = _code_lines(change.new_text)
             new_code.append(code_text)
@@ -294,18 +301,29 @@ def _is_api_member(fn: Node) -> bool:
     )
 
 
-# `key: value` at the start of a line: an object literal's property (or an interface field).
+# `key: value` at the start of a line: an object literal's property (or an interface field);
+# `obj.key = value`: the same property set on an object the code builds step by step.
 _PROPERTY_LINE = re.compile(r"""^\s*['"]?([A-Za-z_$][\w$]*)['"]?\s*\??:(?!:)""")
+_MEMBER_SET = re.compile(r"""^\s*[A-Za-z_$][\w$]*\.([A-Za-z_$][\w$]*)\s*=(?!=)""")
 _NOT_KEYS = frozenset({"case", "default"})
 
 
 def _property_keys(text: str) -> Counter[str]:
     found: Counter[str] = Counter()
     for line in text.split("\n"):
-        match = _PROPERTY_LINE.match(line)
+        match = _PROPERTY_LINE.match(line) or _MEMBER_SET.match(line)
         if match and match.group(1) not in _NOT_KEYS:
             found[match.group(1)] += 1
     return found
+
+
+def title_names_removed_key(title_parts: Sequence[str], keys: frozenset[str]) -> bool:
+    """Whether a test's title names, as the identifier it is, a property the change's code
+    stopped building (five letters or more: `username`, not `id`; "validation" does not
+    name `validations`)."""
+    wanted = {key.lower() for key in keys if len(key) >= 5}
+    named = {word.lower() for part in title_parts for word in re.findall(r"[\w$]+", part)}
+    return bool(wanted & named)
 
 
 def removed_keys(changes: Sequence[FileChange], tests: set[str]) -> frozenset[str]:
@@ -445,3 +463,50 @@ def helper_functions(changes: Sequence[FileChange]) -> dict[str, Node]:
                 ambiguous.add(qualname)
             found[qualname] = fn
     return {name: fn for name, fn in found.items() if name not in ambiguous}
+
+
+# A declaration line: `export const NAME = …`, `function NAME(`, `class NAME`.
+_DECLARATION = re.compile(
+    r"^\s*(?:export\s+(?:default\s+)?)?(?:declare\s+)?"
+    r"(?:const|let|var|function\*?|async\s+function|class|enum|type|interface)\s+"
+    r"([A-Za-z_$][\w$]*)"
+)
+
+
+def renamed_declarations(changes: Sequence[FileChange], tests: set[str]) -> dict[str, str]:
+    """Old name -> new name, for each declaration of the change's code (not tests) deleted
+    and added back in the same file identical but for its name, where no new code mentions
+    the old name and no old code the new one: a rename, not a new value."""
+    old_words: set[str] = set()
+    new_words: set[str] = set()
+    candidates: list[tuple[str, str]] = []
+    for change in changes:
+        if change.path in tests or not is_js_code(change):
+            continue
+        if change.old_text is not None:
+            old_words.update(re.findall(r"[A-Za-z_$][\w$]*", _code_lines(change.old_text)))
+        if change.new_text is not None:
+            new_words.update(re.findall(r"[A-Za-z_$][\w$]*", _code_lines(change.new_text)))
+        if change.old_text is None or change.new_text is None:
+            continue
+        removed = _declarations(change.old_text, change.removed_lines)
+        added = _declarations(change.new_text, change.added_lines)
+        for old_name, old_rest in removed:
+            heirs = [name for name, rest in added if rest == old_rest and name != old_name]
+            if len(heirs) == 1:
+                candidates.append((old_name, heirs[0]))
+    return {old: new for old, new in candidates if old not in new_words and new not in old_words}
+
+
+def _declarations(text: str, numbers: frozenset[int]) -> list[tuple[str, str]]:
+    """(name, the line with the name blanked, whitespace squashed) of the declaration lines
+    among `numbers`."""
+    lines = text.split("\n")
+    found: list[tuple[str, str]] = []
+    for number in sorted(numbers):
+        line = lines[number - 1] if number <= len(lines) else ""
+        match = _DECLARATION.match(line)
+        if match is not None:
+            rest = line[: match.start(1)] + "\0" + line[match.end(1) :]
+            found.append((match.group(1), "".join(rest.split())))
+    return found

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -37,6 +37,7 @@ from contend.critics.static.js_check_forms import (
 from contend.critics.static.js_test_pairing import (
     RENAME_THRESHOLD,
     aliases,
+    checks_kept_stricter,
     fold_title,
     greedy_pairs,
     identifies_error,
@@ -50,6 +51,7 @@ from contend.critics.static.js_test_pool import (
     about_removed_code,
     names_from_deleted_modules,
     title_names_removed,
+    title_names_removed_key,
     uses_any,
     vocabulary,
 )
@@ -370,11 +372,13 @@ def _pair_renamed(
     old_tests: dict[tuple[str, ...], TestCall],
     new_tests: dict[tuple[str, ...], TestCall],
     to_new: Callable[[int], int],
+    renames: Mapping[str, str],
 ) -> list[tuple[TestCall, TestCall]]:
     """Old tests whose key changed (their own title or a describe's), found by the same own
     title, then the same body, then the same assertions, then a similar body, then the same
     place: a new test written where the old one stood, under a title that keeps most of its
-    words (renamed in place and rewritten; the pair is then compared check by check)."""
+    words, or whose checks keep each of the old test's at least as strictly (renamed in
+    place and rewritten; the pair is then compared check by check)."""
     lost = [t for key, t in old_tests.items() if key not in new_tests and t.kind == "test"]
     fresh = [t for key, t in new_tests.items() if key not in old_tests and t.kind == "test"]
     pairs: list[tuple[TestCall, TestCall]] = []
@@ -416,7 +420,10 @@ def _pair_renamed(
                 candidate
                 for candidate in fresh
                 if candidate.lines[0] <= line <= candidate.lines[1]
-                and titles_related(gone, candidate)
+                and (
+                    titles_related(gone, candidate)
+                    or checks_kept_stricter(gone, candidate, renames)
+                )
             ),
             None,
         )
@@ -454,6 +461,8 @@ def _deletion_kept(
         return True  # it exercised behaviour the change removed from the code
     if title_names_removed((*suite, *old.key), pool.removed_phrases):
         return True  # its title names a message or comment of code the change removed
+    if title_names_removed_key((*suite, *old.key), pool.removed_keys):
+        return True  # its title names a property the code no longer sets
     checks = assertions(old.body)
     return bool(checks) and all(pool.kept(a.key) for a in checks)
 
@@ -493,7 +502,7 @@ def _file_stem(path: str) -> str:
 def compare_files(sides: Sides, pool: Pool) -> list[Hit]:
     old_tests, new_tests = sides.old_tests, sides.new_tests
     pairs = [(old_tests[key], new) for key, new in new_tests.items() if key in old_tests]
-    renamed = _pair_renamed(old_tests, new_tests, sides.to_new)
+    renamed = _pair_renamed(old_tests, new_tests, sides.to_new, pool.renames)
     pairs.extend(renamed)
     hits: list[Hit] = []
     for old, new in pairs:

@@ -60,6 +60,7 @@ from contend.critics.static.js_test_pool import (
     removed_names,
     removed_vocabulary,
     removes_code,
+    renamed_declarations,
 )
 from contend.critics.static.js_test_versions import Hit, Sides, compare_files
 from contend.critics.static.js_tests_model import is_test_code, test_calls
@@ -237,6 +238,7 @@ def check_changes(
         pool.removed_keys = removed_keys(changes, tests)
         pool.deleted_modules = deleted_modules(changes, tests)
         pool.helpers = helper_functions(changes)
+        pool.renames = renamed_declarations(changes, tests)
     for sides in all_sides:
         results.extend(_findings(sides, compare_files(sides, pool)))
     return results
