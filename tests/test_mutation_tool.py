@@ -79,7 +79,9 @@ def make_project(root: Path, equivalents: str = EQUIVALENT) -> Path:
     return root
 
 
-def run_tool(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+def run_tool(
+    root: Path, *extra: str, target: str = "src/tiny/calc.py"
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [
             sys.executable,
@@ -91,7 +93,7 @@ def run_tool(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
             "--out",
             str(root / "out"),
             *extra,
-            "src/tiny/calc.py",
+            target,
         ],
         capture_output=True,
         text=True,

@@ -80,13 +80,14 @@ def test_a_mutant_that_aborts_the_session_is_killed(tmp_path: Path, mode: str) -
 
 COLLECTS_ONCE = """\
 import os
+import sys
 from pathlib import Path
 
 from tiny.calc import clamp, is_adult
 
-# In the harness (the overlay on PYTHONPATH) this module imports once — the smoke run —
+# In the harness (a child's argv is ["pytest"]) this module imports once — the smoke run —
 # and then stops the session every time: the unmutated code aborts there too.
-if "contend-mutation-" in os.environ.get("PYTHONPATH", ""):
+if sys.argv == ["pytest"]:
     _marker = Path(os.environ["HOME"]) / "harness-imports"
     _seen = int(_marker.read_text()) if _marker.exists() else 0
     _marker.write_text(str(_seen + 1))

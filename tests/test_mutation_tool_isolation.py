@@ -92,3 +92,47 @@ def test_a_fast_path_mutant_that_writes_into_the_checkout_is_reported(tmp_path: 
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the checkout changed while mutants ran (1 file(s))" in done.stdout
     assert "\n  data/out.txt" in done.stdout
+
+
+WHERE = '''\
+"""A module that finds the project from its own file, as contend.schemafiles does."""
+
+from pathlib import Path
+
+HOME = Path(__file__).resolve().parents[2]
+'''
+
+WHERE_TEST = """\
+from pathlib import Path
+
+from tiny import where
+
+
+def test_the_project_is_found_from_the_module():
+    assert where.HOME == Path(__file__).resolve().parents[1]
+"""
+
+
+def test_a_slow_path_child_imports_the_mutant_from_the_checkouts_own_path(
+    tmp_path: Path,
+) -> None:
+    """A module that computes the project's place from its `__file__` (the published
+    schemas' directory) is right in a slow-path child: the child sees its copy over the
+    checkout and imports from the checkout's path, so a test of that place judges the
+    mutant (`parents[2]` → `parents[3]`) instead of failing on the unmutated code."""
+    root = tmp_path / "proj"
+    (root / "src" / "tiny").mkdir(parents=True)
+    (root / "src" / "tiny" / "__init__.py").write_text("")
+    (root / "src" / "tiny" / "where.py").write_text(WHERE)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_where.py").write_text(WHERE_TEST)
+    (root / "equivalent.toml").write_text("")
+    done = run_tool(root, target="src/tiny/where.py")
+    if "children not isolated (" in done.stdout:
+        reason = done.stdout.split("children not isolated (", 1)[1].split(")", 1)[0]
+        pytest.skip(f"no mount namespace for the children here: {reason}")
+    assert "fail on the unmutated code in the harness" not in done.stdout, done.stdout
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "out" / "results.json").read_text())
+    judged = {m["key"]: m["status"] for m in results["mutants"]}
+    assert judged["src/tiny/where.py::<module>::constant::2 => 3"] == "killed", judged

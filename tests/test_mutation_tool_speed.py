@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench" / "mutation"))
 
 import bytecode  # noqa: E402
+import choose  # noqa: E402
 import execute  # noqa: E402
 import linemap  # noqa: E402
 import preload  # noqa: E402
@@ -114,7 +115,7 @@ def test_a_listed_equivalent_stands_for_every_mutant_of_its_program() -> None:
         Row(m, [f"tests/test_{i}.py::t"], "listed: a reason" if m.key == swapped else None)
         for i, m in enumerate(mutants)
     ]
-    run._same_programs(rows, classes, {})
+    choose.same_programs(rows, classes, {})
     by_key = {r.mutant.key: r for r in rows}
     assert by_key[negated].equivalent is not None
     assert swapped in (by_key[negated].equivalent or "")
@@ -383,14 +384,15 @@ def test_incremental_judges_again_only_survivors_a_changed_test_file_can_reach(
 
 def test_a_test_that_fails_in_the_harness_from_the_start_judges_nothing(tmp_path: Path) -> None:
     """A sampled test that fails on the unmutated code in the harness (it depends on where
-    the source lives) while the others pass does not stop the run: it judges no mutant,
-    is listed, and the other tests judge them."""
+    the harness puts its temporary files; the source, since the children import it from
+    the checkout's own path, is where it was) while the others pass does not stop the
+    run: it judges no mutant, is listed, and the other tests judge them."""
     root = make_project(tmp_path / "proj", equivalents="")
     (root / "tests" / "test_calc.py").write_text(
         "import tiny.calc\n\n\n"
-        "def test_where_the_source_lives():\n"
+        "def test_where_the_source_lives(tmp_path):\n"
         "    assert tiny.calc.is_adult(40)\n"
-        "    assert 'contend-mutation-' not in tiny.calc.__file__\n"
+        "    assert 'contend-mutation-' not in str(tmp_path)\n"
     )
     (root / "tests" / "test_later.py").write_text(
         "from tiny.calc import clamp, is_adult\n\n\n"

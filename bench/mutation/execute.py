@@ -211,7 +211,15 @@ class Workspace:
         return isolation.binds(self.root, slot.home, self.copied)
 
     def overlay(self, slot: _Slot) -> Path:
+        """The slot's copy of the source tree, where the parent writes the mutant."""
         return slot.home / self.source_root.relative_to(self.root)
+
+    def seen_at(self, slot: _Slot) -> Path:
+        """Where a child imports the copy from: the checkout's own source root when the
+        child sees its copy there (isolation.py) — so a module that finds the project from
+        its `__file__` (contend.schemafiles' published schemas) finds the checkout, as
+        in the line-map run — else the copy's own path."""
+        return self.source_root if self.unisolated is None else self.overlay(slot)
 
 
 class _Select:
@@ -301,8 +309,8 @@ def _child(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> int:
     # `main()` at import (its `__main__` guard negated) must not read them as paths to
     # write to (report/schema.py's main once wrote the schema over its own source).
     sys.argv = ["pytest"]
-    overlay = str(ws.overlay(slot))
-    preload.isolate(job.purge, job.project, ws.overlay(slot))
+    overlay = str(ws.seen_at(slot))
+    preload.isolate(job.purge, job.project, ws.seen_at(slot))
     sys.path.insert(0, overlay)
     inherited = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = overlay + (os.pathsep + inherited if inherited else "")

@@ -150,7 +150,7 @@ def fast_child(
     # `main()` at import (its `__main__` guard negated) must not read them as paths to
     # write to (report/schema.py's main once wrote the schema over its own source).
     sys.argv = ["pytest"]
-    overlay = str(ws.overlay(slot))
+    overlay = str(ws.seen_at(slot))
     inherited = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = overlay + (os.pathsep + inherited if inherited else "")
     assert host.session is not None and host.index is not None

@@ -146,3 +146,21 @@ def plan(results: Path, sources: dict[str, str], tests_now: dict[str, str]) -> P
         survivors,
         frozenset(changed_tests),
     )
+
+
+def earlier_kills(results: Path, sources: dict[Path, str]) -> dict[str, tuple[str, str]]:
+    """key → (status, killer) of the mutants an earlier run killed, if it ran on the same
+    source: a kill stands while the mutated file is unchanged (new tests can only add kills)."""
+    try:
+        data = json.loads(results.read_text())
+    except (OSError, ValueError) as exc:
+        raise IncrementalError(f"--rerun {results}: {exc}") from None
+    then = data.get("sources", {})
+    for path, text in sources.items():
+        if then.get(path.as_posix()) not in (None, digest(text)):
+            raise IncrementalError(f"--rerun: {path} changed since {results}; run it whole")
+    return {
+        m["key"]: (m["status"], m["killer"])
+        for m in data.get("mutants", [])
+        if m["status"] in execute.KILLED_STATES and m["key"].split("::", 1)[0] in then
+    }

@@ -39,23 +39,16 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
-import hashlib
-import json
-import re
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-import tomllib
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from fnmatch import fnmatch
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import bytecode
+import choose
 import cputime
 import execute
 import guard
@@ -63,13 +56,20 @@ import host
 import incremental
 import judging
 import linemap
-import patch as patch_mod
 import preload
 import profile_setup
 import scores
 from mutate import OPERATORS, Mutant, mutants_of
 from scores import NOT_RUN, Row
 from staging import Learner, file_of
+from targets import (
+    UsageError,
+    changed_lines,
+    load_equivalents,
+    parse_targets,
+    stale_equivalents,
+    touches,
+)
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parents[1]
@@ -88,67 +88,6 @@ DEFAULT_TARGETS = (
     "src/contend/harness/core.py",
     "src/contend/harness/plan.py",  # the pure harness planner
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    path: Path  # relative to the root
-    scope: str | None
-
-    def wants(self, mutant: Mutant) -> bool:
-        return (
-            self.scope is None
-            or mutant.scope == self.scope
-            or mutant.scope.startswith(self.scope + ".")
-        )
-
-
-class UsageError(Exception):
-    pass
-
-
-def parse_targets(root: Path, specs: Sequence[str]) -> list[Target]:
-    targets: list[Target] = []
-    for spec in specs:
-        raw, _, scope = spec.partition("::")
-        path = Path(raw)
-        full = path if path.is_absolute() else root / path
-        if not full.exists():
-            raise UsageError(f"no such file or directory: {raw}")
-        files = sorted(full.rglob("*.py")) if full.is_dir() else [full]
-        if scope and full.is_dir():
-            raise UsageError(f"a scope needs a file, not a directory: {spec}")
-        for file in files:
-            if "__pycache__" in file.parts:
-                continue
-            targets.append(Target(file.resolve().relative_to(root.resolve()), scope or None))
-    return targets
-
-
-def load_equivalents(path: Path) -> dict[str, str]:
-    """key → reason. Every entry must have both, and a reason that says something."""
-    if not path.exists():
-        return {}
-    data = tomllib.loads(path.read_text())
-    out: dict[str, str] = {}
-    for i, entry in enumerate(data.get("mutant", [])):
-        key, reason = entry.get("key"), entry.get("reason")
-        if not isinstance(key, str) or not isinstance(reason, str) or len(reason.strip()) < 10:
-            raise UsageError(f"{path}: entry {i + 1} needs a key and a reason")
-        if key in out:
-            raise UsageError(f"{path}: key listed twice: {key}")
-        out[key] = reason.strip()
-    return out
-
-
-def stale_equivalents(
-    equivalents: dict[str, str], generated: Iterable[Mutant], targets: Sequence[Target]
-) -> list[str]:
-    """Entries of the list that name a wholly targeted file but match none of its mutants
-    (the code changed under them): each must be re-judged, not silently kept."""
-    keys = {m.key for m in generated}
-    whole_files = {t.path.as_posix() for t in targets if t.scope is None}
-    return [k for k in equivalents if k.split("::", 1)[0] in whole_files and k not in keys]
 
 
 # -- running --------------------------------------------------------------------------
@@ -243,6 +182,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "are reported after the run, not prevented",
     )
     parser.add_argument(
+        "--broad-import-time",
+        action="store_true",
+        help="judge a module-level value by the fallback (every test of the named files or "
+        "of the direct importers), not by the readers of its name",
+    )
+    parser.add_argument(
         "--slow-only",
         action="store_true",
         help="judge every mutant on the slow path (re-import per mutant), to check the fast one",
@@ -295,7 +240,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"--since {args.since}: {len(mutants)} mutants on changed lines", flush=True)
     if args.rerun and args.incremental:
         raise UsageError("--rerun and --incremental: one or the other")
-    earlier = _earlier_kills(args.rerun, sources) if args.rerun else {}
+    try:
+        earlier = incremental.earlier_kills(args.rerun, sources) if args.rerun else {}
+    except incremental.IncrementalError as exc:
+        raise UsageError(str(exc)) from None
     args.test_digests = incremental.test_file_digests(root, tests_dir)
     carried: dict[str, incremental.Carried] = {}
     inc: incremental.Plan | None = None
@@ -353,13 +301,19 @@ def _run(args: argparse.Namespace) -> int:
         print(
             f"flaky in the coverage run, never used to judge a mutant: {', '.join(sorted(flaky))}"
         )
-    rows = []
-    unseen = _unseen_tests(root, source_root, sources, durations, args.test_files)
-    for m in mutants:
-        lines = covmap["files"].get(m.path, {})
-        selected = linemap.select(m, lines, unseen[Path(m.path)])
-        rows.append(Row(m, linemap.order(selected - flaky, durations), equivalents.get(m.key)))
-    _same_programs(rows, classes, durations)
+    unseen = choose.unseen_tests(root, source_root, sources, durations, args.test_files)
+    narrowing = (
+        None
+        if args.broad_import_time
+        else choose.Narrowing(root, source_root, tests_dir, covmap, sources)
+    )
+    chosen = choose.select_all(mutants, covmap, unseen, narrowing, bool(args.test_files), flaky)
+    rows = [
+        Row(m, linemap.order(chosen[m.key], durations), equivalents.get(m.key)) for m in mutants
+    ]
+    if narrowing is not None and narrowing.summary():
+        print(narrowing.summary(), flush=True)
+    choose.same_programs(rows, classes, durations)
     if inc is not None and inc.survivors:
         stands = 0
         for row in rows:
@@ -405,7 +359,7 @@ def _run(args: argparse.Namespace) -> int:
         elif row.mutant.key in classes.identical:
             row.status = "equivalent"  # --check-equivalents too: it is the same program
     runnable = [r for r in rows if not r.status]
-    followers = _one_per_program(runnable, classes)
+    followers = choose.one_per_program(runnable, classes)
     runnable = [r for r in runnable if r.same_as is None]
     if earlier:
         print(
@@ -414,7 +368,7 @@ def _run(args: argparse.Namespace) -> int:
             flush=True,
         )
     args.interrupted = False
-    slow_reasons = _plan_patches(runnable, sources, root, source_root, covmap, args.slow_only)
+    slow_reasons = choose.plan_paths(runnable, sources, root, source_root, covmap, args.slow_only)
     fast = [r for r in runnable if r.patch is not None]
     slow = [r for r in runnable if r.patch is None]
     for r in fast:
@@ -557,7 +511,7 @@ def _run(args: argparse.Namespace) -> int:
             row.status, row.killer = judged.status or NOT_RUN, judged.killer
 
     total_s = time.monotonic() - started
-    args.sources = {path.as_posix(): _digest(text) for path, text in sources.items()}
+    args.sources = {path.as_posix(): incremental.digest(text) for path, text in sources.items()}
     stale = (
         []
         if args.operators or args.since
@@ -594,89 +548,6 @@ def _smoke(ws: execute.Workspace, rows: list[Row], ctx: judging.Context) -> list
     return [r for r in rows if r.tests]
 
 
-def _same_programs(rows: Sequence[Row], classes: bytecode.Classes, durations: Any) -> None:
-    """Mutants with the same bytecode are one program: one selection (the union of theirs),
-    and an entry of the equivalent list for one stands for all."""
-    by_key = {r.mutant.key: r for r in rows}
-    shared = bytecode.shared_tests(classes, {r.mutant.key: r.tests for r in rows})
-    for row in rows:
-        if row.mutant.key in shared:
-            row.tests = linemap.order(shared[row.mutant.key], durations)
-        if row.mutant.key in classes.identical and row.equivalent is None:
-            row.equivalent = bytecode.SAME_AS_ORIGINAL
-    for first, others in classes.groups().items():
-        members = [by_key[k] for k in (first, *others) if k in by_key]
-        listed = next((m for m in members if m.equivalent is not None), None)
-        if listed is None:
-            continue
-        for m in members:
-            if m.equivalent is None:
-                m.equivalent = (
-                    f"the same bytecode as {listed.mutant.key}, listed equivalent: "
-                    f"{listed.equivalent}"
-                )
-
-
-def _one_per_program(runnable: Sequence[Row], classes: bytecode.Classes) -> dict[str, list[Row]]:
-    """Of the mutants to judge that are one program, the first is judged; the others are
-    marked `same_as` it and get its outcome afterwards. Returns judged key → the others."""
-    first_of: dict[str, Row] = {}
-    followers: dict[str, list[Row]] = defaultdict(list)
-    for row in runnable:
-        program = classes.same_as.get(row.mutant.key, row.mutant.key)
-        judged = first_of.setdefault(program, row)
-        if judged is not row:
-            row.same_as = judged.mutant.key
-            followers[judged.mutant.key].append(row)
-    return followers
-
-
-def _unseen_tests(
-    root: Path,
-    source_root: Path,
-    sources: dict[Path, str],
-    durations: dict[str, float],
-    test_files: str | None,
-) -> dict[Path, set[str]]:
-    """Per mutated file, the tests an import-time mutant no test is credited with runs
-    against (beyond those that ran a line of the file): with --test-files, every test of
-    that set — the user named the tests that judge these files; without, the tests of the
-    files that import the module directly (linemap.importing_tests says why not all)."""
-    if test_files:
-        globs = test_files.split(",")
-        # A cached map may hold more tests than the set (from an earlier run without it).
-        chosen = {t for t in durations if any(fnmatch(t.split("::", 1)[0], g) for g in globs)}
-        return {path: chosen for path in sources}
-    return {
-        path: linemap.importing_tests(
-            root, preload.module_name(source_root, root / path), durations
-        )
-        for path in sources
-    }
-
-
-def _earlier_kills(results: Path, sources: dict[Path, str]) -> dict[str, tuple[str, str]]:
-    """key → (status, killer) of the mutants an earlier run killed, if it ran on the same
-    source: a kill stands while the mutated file is unchanged (new tests can only add kills)."""
-    try:
-        data = json.loads(results.read_text())
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"--rerun {results}: {exc}") from None
-    then = data.get("sources", {})
-    for path, text in sources.items():
-        if then.get(path.as_posix()) not in (None, _digest(text)):
-            raise UsageError(f"--rerun: {path} changed since {results}; run it whole")
-    return {
-        m["key"]: (m["status"], m["killer"])
-        for m in data.get("mutants", [])
-        if m["status"] in execute.KILLED_STATES and m["key"].split("::", 1)[0] in then
-    }
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def _fast_phase(
     ws: execute.Workspace,
     fast: list[Row],
@@ -703,91 +574,6 @@ def _fast_phase(
     t0, before = time.monotonic(), sum(times[k] for k in phases)
     host.serve(ws, test_files, host.Host(work, filenames))
     times["host"] = time.monotonic() - t0 - (sum(times[k] for k in phases) - before)
-
-
-def _plan_patches(
-    rows: Sequence[Row],
-    sources: dict[Path, str],
-    root: Path,
-    source_root: Path,
-    covmap: dict[str, Any],
-    slow_only: bool,
-) -> Counter[str]:
-    """Decides the path of each mutant: a patch for the fast path, or the reason it takes
-    the slow one."""
-    reasons: Counter[str] = Counter()
-    filenames = {path: _module_file(root, source_root, path) for path in sources}
-    index = patch_mod.FunctionIndex(f for f in filenames.values() if f is not None)
-    for row in rows:
-        path = Path(row.mutant.path)
-        filename = filenames[path]
-        if slow_only:
-            reasons["--slow-only"] += 1
-            continue
-        if filename is None:
-            reasons["the module is not imported by the suite"] += 1
-            continue
-        import_lines = covmap.get("import_lines", {}).get(row.mutant.path)
-        if import_lines is None:
-            reasons["the line map has no import record of the file"] += 1
-            continue
-        plan = patch_mod.plan(row.mutant, sources[path], filename, import_lines)
-        if isinstance(plan, str):
-            reasons[plan] += 1
-        elif not index.has(plan.function):
-            reasons["no live function object"] += 1
-        else:
-            row.patch = plan
-    return reasons
-
-
-def _module_file(root: Path, source_root: Path, path: Path) -> str | None:
-    """The file name the imported module's code objects carry, or None if not imported."""
-    module = sys.modules.get(preload.module_name(source_root, root / path))
-    origin = getattr(module, "__file__", None)
-    return str(origin) if origin else None
-
-
-def changed_lines(root: Path, rev: str, path: Path) -> set[int] | None:
-    """Lines of `path` (as it is now) added or changed since `rev`; None: all of them (a
-    file git does not track yet)."""
-    untracked = subprocess.run(
-        ["git", "ls-files", "--others", "--exclude-standard", "--", path.as_posix()],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if untracked.returncode != 0:
-        raise UsageError(f"--since needs a git checkout: {untracked.stderr.strip()}")
-    if untracked.stdout.strip():
-        return None
-    diff = subprocess.run(
-        ["git", "diff", "--unified=0", "--no-color", "--no-ext-diff", rev, "--", path.as_posix()],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if diff.returncode != 0:
-        raise UsageError(f"--since {rev}: {diff.stderr.strip()}")
-    lines: set[int] = set()
-    for match in _HUNK.finditer(diff.stdout):
-        start = int(match.group(1))
-        count = int(match.group(2)) if match.group(2) is not None else 1
-        # A pure deletion (count 0) changes the code around where the lines were.
-        lines.update(range(start, start + count) if count else (start, start + 1))
-    return lines
-
-
-_HUNK = re.compile(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
-
-
-def touches(mutant: Mutant, source: str, changed: set[int] | None) -> bool:
-    if changed is None:
-        return True
-    last = source.count("\n", 0, mutant.span[1]) + 1
-    return any(line in changed for line in range(mutant.line, last + 1))
 
 
 if __name__ == "__main__":
