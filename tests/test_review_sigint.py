@@ -21,12 +21,18 @@ pytestmark = pytest.mark.slow
 
 def test_sigint_mid_review_then_resume(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
+    gate = tmp_path / "gate"
     critic = write_script(
         tmp_path / "critic.json",
         family="fam-critic",
         critic=[
             critic_turn(objections=[objection()]),
-            {**critic_turn(judgements=[judge("C1-1", "accept")]), "sleep": 4.0},
+            {
+                **critic_turn(judgements=[judge("C1-1", "accept")]),
+                # Held until the test opens the gate, so the signal lands mid-call however
+                # loaded the machine is (a fixed sleep let a slow poller miss it).
+                "hold_until": str(gate),
+            },
         ],
     )
     proposer = write_script(
@@ -66,6 +72,7 @@ def test_sigint_mid_review_then_resume(tmp_path: Path) -> None:
     checked = verify(ledger, keep_entries=True)
     assert checked.ok and fold(checked.entries).interrupted
 
+    gate.touch()
     resumed = subprocess.run(
         [*cmd, "--resume"], cwd=repo, capture_output=True, text=True, timeout=120
     )
@@ -78,6 +85,7 @@ def test_sigint_mid_review_then_resume(tmp_path: Path) -> None:
 def test_resume_after_sigint_keeps_the_proposers_fix_and_applies_it(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     original = (repo / "app.py").read_text()
+    gate = tmp_path / "gate"
     guard = '    if not items:\n        raise ValueError("empty")\n'
     fixed = original.replace(
         "    return total(items) / len(items)", guard + "    return total(items) / len(items)"
@@ -87,7 +95,12 @@ def test_resume_after_sigint_keeps_the_proposers_fix_and_applies_it(tmp_path: Pa
         family="fam-critic",
         critic=[
             critic_turn(objections=[objection()]),
-            {**critic_turn(judgements=[judge("C1-1", "accept")]), "sleep": 4.0},
+            {
+                **critic_turn(judgements=[judge("C1-1", "accept")]),
+                # Held until the test opens the gate, so the signal lands mid-call however
+                # loaded the machine is (a fixed sleep let a slow poller miss it).
+                "hold_until": str(gate),
+            },
         ],
     )
     proposer = write_script(
@@ -133,6 +146,7 @@ def test_resume_after_sigint_keeps_the_proposers_fix_and_applies_it(tmp_path: Pa
     assert f"refs/contend/threads/{run_id}/C1" in refs
     assert any(r.startswith(f"refs/contend/snapshots/{run_id}/") for r in refs)
 
+    gate.touch()
     resumed = subprocess.run(
         [*cmd, "--resume", "--apply"], cwd=repo, capture_output=True, text=True, timeout=120
     )

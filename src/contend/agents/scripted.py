@@ -14,6 +14,7 @@ A TURN is one of
     {"raw": "text"}                      unparsable or schema-breaking output, as is
     {"error": "crash" | "timeout" | "unreachable" | "http-NNN"}   a failure of that kind
     {"sleep": seconds, ...}              extra latency before the turn
+    {"hold_until": "PATH", ...}          the turn waits until PATH exists (a test's gate)
     {"interrupt_once": "MARKER", ...}    Ctrl-C during this call, the first time only
 The text "{thread}" in a turn's output and edits is replaced by the calling thread's name
 (e.g. "C2"), so one proposer script can answer objection "{thread}-1" in every thread.
@@ -64,11 +65,15 @@ class ScriptedAgent:
         started = time.perf_counter()
         turn = self._turn(request.role, request.round)
         delay = self.latency_s + float(turn.get("sleep", 0.0))
+        gate = turn.get("hold_until")
         try:
-            await asyncio.wait_for(asyncio.sleep(delay), timeout=request.timeout_s)
+            await asyncio.wait_for(
+                _wait(delay, None if gate is None else Path(str(gate))),
+                timeout=request.timeout_s,
+            )
         except TimeoutError:
             raise AgentTimeout(
-                f"scripted agent slept past the {request.timeout_s:g}s deadline",
+                f"scripted agent waited past the {request.timeout_s:g}s deadline",
                 backend=self.backend,
             ) from None
         marker = turn.get("interrupt_once")
@@ -120,6 +125,14 @@ class ScriptedAgent:
                 raise UserError(f"{self.source}: {role} turn {rnd} must be an object")
             return turn
         return {"output": QUIET.get(role, {})}
+
+
+async def _wait(delay: float, gate: Path | None) -> None:
+    """The turn's latency, then — for a test that must act while the call is in flight,
+    whatever the machine's load — until the gate file exists."""
+    await asyncio.sleep(delay)
+    while gate is not None and not gate.exists():
+        await asyncio.sleep(0.02)
 
 
 def _scripted_failure(error: str, backend: str) -> AgentError:
