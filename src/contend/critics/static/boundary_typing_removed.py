@@ -6,14 +6,17 @@ Old and new versions of the same function are compared by qualified name. A guar
 a helper the function calls, into the parameter's type, merged with another, rewritten or
 raising another exception class is not removed; one whose `raise` became `return <default>`
 is silent-fallback's `raise-to-default` and is left to it. When the function became a
-wrapper of a namesake elsewhere that it hands every checked value, the implementation moved
-and the guard with it: not reported.
+wrapper of a namesake elsewhere that it hands every checked value, the guard may have moved
+with the implementation: the finding is kept, but minor (the critic cannot read the callee —
+another library, or a `super()` that may not check — so the removal is not demonstrated,
+and a guard silently dropped behind a new wrapper must still be seen).
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import difflib
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -195,12 +198,8 @@ def guards_removed(
             continue  # silent-fallback's raise-to-default says it, with the old raise
         if _raise_kept(guard, old_fn, new_fn):
             continue  # its raise still ends the function: the condition became control flow
-        if _namesake_delegate(old_fn, new_fn, missing) is not None:
-            # The function became a wrapper of its namesake elsewhere and hands it every
-            # value the guard checked: the implementation moved, its guards with it — as a
-            # guard moved into a helper the function calls.
-            continue
         line = _map_line(change, old_fn, new_fn, start)
+        delegate = _namesake_delegate(old_fn, new_fn, missing)
         if isinstance(guard.node, ast.Raise):
             raised = guards.raised_name(guard.node)
             claim = (
@@ -214,9 +213,20 @@ def guards_removed(
                 f"`{pyast.unparse(missing[0])}` (old line {start}); invalid input now flows on "
                 "unchecked"
             )
-        yield guards.finding(
+        found = guards.finding(
             change, GUARD_REMOVED, (line, line), claim, (start, end), new_fn.qualname
         )
+        if delegate is not None:
+            # The function became a wrapper of its namesake elsewhere (the implementation
+            # moved, its guards presumably with it): not demonstrated, so not blocking.
+            found = dataclasses.replace(
+                found,
+                claim=f"{found.claim} (it now hands `{_short_names(missing)}` to "
+                f"`{delegate}`, which may keep the guard)",
+                severity=Severity.MINOR,
+                confidence=Confidence.MEDIUM,
+            )
+        yield found
 
 
 def _namesake_delegate(
@@ -250,6 +260,10 @@ def _namesake_delegate(
         if checked and checked <= passed and pyast.unparse(node.func) not in before:
             return pyast.unparse(node.func)
     return None
+
+
+def _short_names(units: Sequence[ast.expr]) -> str:
+    return ", ".join(dict.fromkeys(pyast.unparse(u) for u in units))
 
 
 def _raise_kept(guard: guards.Guard, old_fn: pyast.Function, new_fn: pyast.Function) -> bool:
