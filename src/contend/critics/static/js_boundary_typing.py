@@ -40,14 +40,25 @@ from tree_sitter import Node
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_guard_forms import (
+    guards,
+    kept_reading_elsewhere,
+    kept_under_rename,
+    rename_candidates,
+    validating_calls,
+)
 from contend.critics.static.js_tests_model import is_test_code
+from contend.critics.static.js_type_members import (
+    MemberTypes,
+    declared_names,
+    member_types,
+    type_declaration,
+    widens_member,
+)
 from contend.critics.static.treesitter import (
-    CLASS_TYPES,
-    FUNCTION_TYPES,
     JS_LANGUAGES,
     JsLanguage,
     SourceLines,
-    callee_name,
     captures,
     functions,
     js_language,
@@ -58,7 +69,6 @@ from contend.critics.static.treesitter import (
     qualname_of,
     squash,
     text_of,
-    unwrap,
     walk,
     walk_within,
 )
@@ -130,10 +140,6 @@ _HATCHES = """
 (comment) @comment
 """
 _JS_HATCHES = "(comment) @comment"  # plain JavaScript has no types, only directives
-# A call that validates in a helper: the guard moved, it did not vanish.
-_VALIDATING_CALL = re.compile(
-    r"(?:^|\.)(?:assert|validate|ensure|check|require|invariant|parse|expect)\w*$", re.I
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +207,8 @@ def _escape_hatches(
     new_hatches = _hatches(new_root, language)
     new_counts = Counter((rule, scope) for rule, scope, _node in new_hatches)
     old_scopes = _scope_texts(old_root, old_language) if old_root is not None else {}
+    old_members: MemberTypes | None = None
+    old_types: frozenset[str] = frozenset()
     budget = {key: new_counts[key] - old_counts[key] for key in new_counts}
     reported: set[tuple[str, int]] = set()
     for rule, scope, node in new_hatches:
@@ -209,7 +217,16 @@ def _escape_hatches(
             continue
         if (rule, line) in reported:
             continue  # one finding per line and rule: `(a as any) || (b as any)` is one
-        if not _weakens(rule, node, old_scopes.get(scope)):
+        declaration = type_declaration(node) if rule == "ts-any-annotation-added" else None
+        if declaration is not None:
+            # A member of a `type` / `interface`: compared with the old declaration of that
+            # name, member by member (a new type is new code, whatever names it reuses).
+            if old_members is None:
+                old_members = member_types(old_root) if old_root is not None else {}
+                old_types = declared_names(old_root) if old_root is not None else frozenset()
+            if not widens_member(node, declaration, old_members, old_types):
+                continue
+        elif not _weakens(rule, node, old_scopes.get(scope)):
             continue
         reported.add((rule, line))
         budget[(rule, scope)] -= 1
@@ -327,131 +344,6 @@ def _annotated_name(node: Node) -> str | None:
     return None
 
 
-# --- validation guards ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Guard:
-    condition: str  # squashed
-    subject: str | None  # the value a nullish check is about, squashed
-    node: Node
-    # The alternatives `a || b || c` of the condition, each squashed without its parentheses:
-    # a guard whose alternatives include all of another's rejects everything that one did.
-    disjuncts: frozenset[str]
-
-    def rejects_all_of(self, other: _Guard) -> bool:
-        return other.disjuncts <= self.disjuncts
-
-
-_NULLISH = re.compile(
-    r"^!\(?(?P<a>[\w.$]+)\)?$|^\(?(?P<b>[\w.$]+)(?:===?|!==?)(?:null|undefined)\)?$"
-    r"|^typeof(?P<c>[\w.$]+)===?[\"']undefined[\"']$"
-)
-
-
-def _parameters(fn: Node) -> set[str]:
-    names: set[str] = set()
-    params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
-    if params is None:
-        return names
-    for node in [params, *walk_within(params)]:
-        if node.type in ("identifier", "shorthand_property_identifier_pattern"):
-            names.add(text_of(node))
-    return names
-
-
-# A `throw` under these does not reject the branch's input: a catch or finally rethrows
-# what the guarded work raised (cleanup on the way out), a nested function throws later.
-_NOT_THE_BRANCH_S_THROW = frozenset({"catch_clause", "finally_clause", *CLASS_TYPES})
-
-
-def _throws(branch: Node) -> bool:
-    """Whether the branch itself throws: a `throw` of its own statements (or of a nested
-    `if` of them), not a rethrow inside a nested `catch`/`finally` or a nested function."""
-    if branch.type == "throw_statement":
-        return True
-    stack = list(branch.children)
-    while stack:
-        node = stack.pop()
-        if node.type == "throw_statement":
-            return True
-        if node.type not in _NOT_THE_BRANCH_S_THROW and node.type not in FUNCTION_TYPES:
-            stack.extend(node.children)
-    return False
-
-
-def _guards(fn: Node, *, on_parameters: bool = True) -> list[_Guard]:
-    """`if (cond) throw ...` statements of a function whose condition names a parameter
-    (`on_parameters=False`: every one, whatever its condition reads)."""
-    params = _parameters(fn)
-    found: list[_Guard] = []
-    for node in walk_within(fn):
-        if node.type != "if_statement":
-            continue
-        condition = node.child_by_field_name("condition")
-        consequence = node.child_by_field_name("consequence")
-        if condition is None or consequence is None or not _throws(consequence):
-            continue
-        names = {text_of(item) for item in [condition, *walk_within(condition)]}
-        if on_parameters and not names & params:
-            continue
-        text = squash(text_of(unwrap(condition)))
-        match = _NULLISH.match(text.replace("(", "", 1) if text.startswith("((") else text)
-        subject = next((g for g in match.groups() if g), None) if match else None
-        found.append(_Guard(text, subject, node, frozenset(_disjuncts(condition))))
-    return found
-
-
-def _disjuncts(condition: Node) -> Iterator[str]:
-    node = unwrap(condition)
-    operator = node.child_by_field_name("operator") if node.type == "binary_expression" else None
-    if operator is not None and operator.type == "||":
-        for side in ("left", "right"):
-            part = node.child_by_field_name(side)
-            if part is not None:
-                yield from _disjuncts(part)
-        return
-    yield squash(text_of(node))
-
-
-# A member chain ending in a property: `stdioStreams[0].direction`, `fd.direction`.
-_MEMBER_CHAIN = re.compile(r"[\w$]+(?:\[[^\[\]]*\]|\.[\w$]+|\?\.[\w$]+)*\??\.(?=[\w$]+)")
-
-
-def _operand_free(condition: str) -> str:
-    """A squashed condition with every member chain reduced to its last property: the same
-    test of the same property, whatever object it is read from."""
-    return _MEMBER_CHAIN.sub("•.", condition)
-
-
-def _thrown(guard: Node) -> str:
-    consequence = guard.child_by_field_name("consequence")
-    if consequence is None:
-        return ""
-    throws = [consequence] if consequence.type == "throw_statement" else []
-    throws += [node for node in walk_within(consequence) if node.type == "throw_statement"]
-    return squash(text_of(throws[0])) if throws else ""
-
-
-def _kept_reading_elsewhere(guard: _Guard, fn: Node) -> bool:
-    """Whether the new function still throws the same error on the same test of the same
-    property, now read from another object (`stdioStreams[0].direction` ->
-    `fileDescriptor.direction`): the guard is kept, its operand found another way."""
-    reduced, thrown = _operand_free(guard.condition), _thrown(guard.node)
-    return bool(thrown) and any(
-        _operand_free(new.condition) == reduced and _thrown(new.node) == thrown
-        for new in _guards(fn, on_parameters=False)
-    )
-
-
-def _validating_calls(fn: Node) -> int:
-    return sum(
-        1
-        for node in walk_within(fn)
-        if node.type == "call_expression" and _VALIDATING_CALL.search(callee_name(node))
-    )
-
-
 def _non_null_of(fn: Node, subject: str, change: FileChange) -> Node | None:
     for node in walk_within(fn):
         if node.type != "non_null_expression" or not change.touches(*lines_of(node)):
@@ -474,7 +366,7 @@ def _removed_guards(
     new_functions = functions(new_root, language)
     added = change.added_lines | {0}
     all_new_conditions = Counter(
-        guard.condition for fn in new_functions.values() for guard in _guards(fn)
+        guard.condition for fn in new_functions.values() for guard in guards(fn)
     )
     for qualname, fn in new_functions.items():
         old_fn = old_functions.get(qualname)
@@ -483,14 +375,15 @@ def _removed_guards(
         start, end = lines_of(fn)
         if fn.text == old_fn.text:
             continue
-        new_conditions = Counter(guard.condition for guard in _guards(fn))
-        for guard in _guards(old_fn):
+        new_conditions = Counter(guard.condition for guard in guards(fn))
+        renamed = rename_candidates(old_fn, fn)
+        for guard in guards(old_fn):
             if new_conditions[guard.condition] > 0:
                 new_conditions[guard.condition] -= 1
                 continue
             if all_new_conditions[guard.condition] > 0:
                 continue  # moved to another function of the file
-            if any(new.rejects_all_of(guard) for new in _guards(fn, on_parameters=False)):
+            if any(new.rejects_all_of(guard) for new in guards(fn, on_parameters=False)):
                 continue  # the condition gained alternatives: it rejects more, not less
             evidence = old_lines.lines(*lines_of(guard.node))
             asserted = (
@@ -508,10 +401,12 @@ def _removed_guards(
                     evidence,
                 )
                 continue
-            if _validating_calls(fn) > _validating_calls(old_fn):
+            if validating_calls(fn) > validating_calls(old_fn):
                 continue  # the check moved into a helper the function now calls
-            if _kept_reading_elsewhere(guard, fn):
+            if kept_reading_elsewhere(guard, fn):
                 continue  # the same test and throw, its operand read from another object
+            if kept_under_rename(guard, renamed):
+                continue  # the same test and throw, on values the change renamed
             line = (
                 start
                 if start in added

@@ -10,7 +10,8 @@ handlers that look like swallows on their own but are not, read with the code ar
 - the try-each-candidate loop whose function throws after the last candidate;
 - a detached `p.catch(() => {})` that only marks `p` handled while `p` itself is awaited,
   returned or passed on elsewhere;
-- `.catch(() => null)` whose null is checked right after, on a path that throws or reports;
+- (`js_fallback_absence`: a made-up `null`, or a value a catch left unset, checked right
+  after on a path that throws or reports);
 - `await p.catch(noop)` whose value is discarded: it only waits for settlement.
 - `p.then((r) => (text = r), noop)` whose stored value the function reads only in its
   `catch` clauses, to decorate the error it reports there.
@@ -43,7 +44,7 @@ _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_
 _LOG_RECEIVERS = frozenset({"console", "logger", "log", "logging", "Sentry"})
 
 
-def _is_logging_call(node: Node) -> bool:
+def is_logging_call(node: Node) -> bool:
     node = unwrap(node)
     if node.type == "await_expression":
         inner = named_children(node)
@@ -77,7 +78,7 @@ def _scope(node: Node) -> Node:
 _NEARBY = 4
 
 
-def _following_siblings(node: Node, limit: int = _NEARBY) -> list[Node]:
+def following_siblings(node: Node, limit: int = _NEARBY) -> list[Node]:
     found: list[Node] = []
     sibling = node.next_named_sibling
     while sibling is not None and len(found) < limit:
@@ -87,7 +88,7 @@ def _following_siblings(node: Node, limit: int = _NEARBY) -> list[Node]:
     return found
 
 
-def _preceding_siblings(node: Node, limit: int = _NEARBY) -> list[Node]:
+def preceding_siblings(node: Node, limit: int = _NEARBY) -> list[Node]:
     found: list[Node] = []
     sibling = node.prev_named_sibling
     while sibling is not None and len(found) < limit:
@@ -116,7 +117,7 @@ def decorates_rethrown_error(catch_clause: Node) -> bool:
     outer = block.parent if block is not None else None
     if outer is None or outer.type != "catch_clause" or try_statement is None:
         return False
-    return _holds_throw(_following_siblings(try_statement))
+    return _holds_throw(following_siblings(try_statement))
 
 
 def is_feature_probe(catch_clause: Node) -> bool:
@@ -140,7 +141,7 @@ def is_feature_probe(catch_clause: Node) -> bool:
     flags = _boolean_assignments(block)
     if not flags:
         return False
-    return any(_declares_boolean(stmt, flags) for stmt in _preceding_siblings(try_statement))
+    return any(_declares_boolean(stmt, flags) for stmt in preceding_siblings(try_statement))
 
 
 def _is_iife(function: Node) -> bool:
@@ -240,7 +241,7 @@ def tries_each_candidate(catch_clause: Node) -> bool:
         node = node.parent
     if node is None or node.type not in _LOOPS:
         return False
-    return _holds_throw(_following_siblings(node))
+    return _holds_throw(following_siblings(node))
 
 
 def resolve_names(node: Node) -> frozenset[str]:
@@ -288,7 +289,7 @@ def resolves_default(statement: Node, resolvers: frozenset[str]) -> bool | None:
 # --- promise .catch calls --------------------------------------------------------------------
 
 
-def _climb(node: Node) -> Node:
+def climb(node: Node) -> Node:
     """Past parentheses and TypeScript wrappers to the node whose parent uses the value."""
     while node.parent is not None and node.parent.type in (
         "parenthesized_expression",
@@ -303,11 +304,11 @@ def _climb(node: Node) -> Node:
 def only_waits_for_settlement(call: Node) -> bool:
     """`await p.catch(noop);` as a statement: the value is thrown away, the await only lets
     `p` settle (its failure is someone else's to report)."""
-    node = _climb(call)
+    node = climb(call)
     parent = node.parent
     if parent is None or parent.type != "await_expression":
         return False
-    holder = _climb(parent).parent
+    holder = climb(parent).parent
     return holder is not None and holder.type == "expression_statement"
 
 
@@ -331,7 +332,7 @@ class ConsumedIndex:
 
 
 def _consumes(node: Node) -> bool:
-    user = _climb(node).parent
+    user = climb(node).parent
     if user is None:
         return False
     if user.type in ("await_expression", "return_statement", "yield_expression", "array"):
@@ -348,13 +349,13 @@ def marks_handled_while_awaited(call: Node, receiver: Node | None, index: Consum
     """`p.catch(() => {});` as a statement, with `p` awaited, returned or passed on elsewhere
     in the same function: the handler only keeps an early rejection from being reported as
     unhandled; the real consumer still sees the failure."""
-    holder = _climb(call).parent
+    holder = climb(call).parent
     if (
         holder is not None
         and holder.type == "unary_expression"
         and text_of(holder).startswith("void")
     ):
-        holder = _climb(holder).parent  # `void p.catch(...)`: marked fire-and-forget
+        holder = climb(holder).parent  # `void p.catch(...)`: marked fire-and-forget
     if receiver is None or holder is None or holder.type != "expression_statement":
         return False
     receiver = _chain_base(unwrap(receiver))
@@ -375,61 +376,6 @@ def _chain_base(node: Node) -> Node:
             break
         node = unwrap(obj)
     return node
-
-
-def null_checked_after(call: Node, made_up: Node | None) -> bool:
-    """`const x = await p.catch(() => null); if (!x) { throw ... }`: the made-up (falsy)
-    value is tested for right away, on a path that throws or reports, so it never passes
-    for data. `if (x) { use(x) }` is the success path, not such a check."""
-    if made_up is None or (
-        unwrap(made_up).type not in ("null", "undefined", "false")
-        and not (unwrap(made_up).type == "identifier" and text_of(made_up) == "undefined")
-    ):
-        return False
-    node = _climb(call)
-    if node.parent is not None and node.parent.type == "await_expression":
-        node = _climb(node.parent)
-    declarator = node.parent
-    if declarator is None or declarator.type != "variable_declarator":
-        return False
-    name_node = declarator.child_by_field_name("name")
-    statement = declarator.parent
-    if name_node is None or statement is None or name_node.type != "identifier":
-        return False
-    tests_for_it = re.compile(
-        rf"^!{re.escape(text_of(name_node))}(?:\??\.|$)"
-        rf"|^{re.escape(text_of(name_node))}[=!]==?(?:null|undefined|false)$"
-    )
-    for sibling in _following_siblings(statement):
-        if sibling.type != "if_statement":
-            continue
-        condition = sibling.child_by_field_name("condition")
-        if condition is None:
-            continue
-        text = "".join(text_of(unwrap(condition)).split())
-        parts = re.split(r"\|\|", text)
-        if not any(tests_for_it.search(part.strip("()")) for part in parts):
-            continue
-        consequence = sibling.child_by_field_name("consequence")
-        if consequence is not None and _reports(consequence):
-            return True
-    return False
-
-
-def _reports(branch: Node) -> bool:
-    """A branch that throws, or does real work beyond logging (calls something, or returns a
-    value that is not made up)."""
-    nodes = [branch, *walk_within(branch)]
-    for node in nodes:
-        if node.type == "throw_statement":
-            return True
-        if node.type == "call_expression" and not _is_logging_call(node):
-            return True
-        if node.type == "return_statement":
-            values = named_children(node)
-            if values and not is_default_value(values[0]):
-                return True
-    return False
 
 
 def in_assertion_free_test_code(handler: Node, test_code: bool) -> bool:

@@ -5,7 +5,10 @@ outcome. A restructuring changes the outcome's spelling without changing the dec
 optional dependency's probe `try { fast = require('x'); exports = {fast} } catch { exports =
 {plain} }` rewritten as "defaults first, then `try { override } catch {}`" still falls back
 to the plain implementation when `x` cannot be loaded — the old handler substituted it, the
-new one leaves it in place. Pure questions over two tree-sitter trees.
+new one leaves it in place. The same work is the same calls, a method's receiver aside: a
+parser swapped for a drop-in replacement (`JSON.parse(value)` -> `Bourne.parse(value)`) whose
+failure the old handler already dropped is not a new fallback. Pure questions over two
+tree-sitter trees.
 """
 
 from __future__ import annotations
@@ -36,8 +39,20 @@ def _guarded_calls(catch_clause: Node) -> frozenset[str]:
     if block is None:
         return frozenset()
     return frozenset(
-        squash(text_of(node)) for node in walk_within(block) if node.type == "call_expression"
+        _call_form(node) for node in walk_within(block) if node.type == "call_expression"
     )
+
+
+def _call_form(call: Node) -> str:
+    """A call as the work it does: a method call without its receiver (`JSON.parse(value)`
+    and `Bourne.parse(value)` parse the same value, a drop-in replacement of the parser), any
+    other call as written."""
+    callee = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    if callee is None or arguments is None or callee.type != "member_expression":
+        return squash(text_of(call))
+    prop = callee.child_by_field_name("property")
+    return f"•.{text_of(prop) if prop is not None else ''}{squash(text_of(arguments))}"
 
 
 def _substitutes(catch_clause: Node) -> bool:

@@ -20,15 +20,17 @@ catch that records the failure in a flag (`failed = true`, `process.exitCode = 1
 boolean probe `try { ...; return true } catch { return false }`; a handler the old version
 already had in the same function (editing a log line inside it is not introducing it), or a
 catch of the same work whose old handler carried on with a substitute value
-(`js_fallback_kept`: an optional dependency's probe restructured); and the
-handlers `js_fallback_context` shows to leave the failure with someone (a rethrowing outer
-catch, a feature probe, a try-each-candidate loop that throws after the last, a detached
-`p.catch(noop)` while `p` is awaited elsewhere, a null checked right after on a reporting
-path, an `await p.catch(noop)` that only waits, a `.then(store, noop)` whose stored value
-only decorates the error a `catch` reports, a handler in the branch of an option that asks
-for failures to be ignored — `if (options.ignoreInvalidCookies)` — which the caller chose); in
-test code, a caught rejection unless the guarded code asserts (an expected rejection is what
-the test checks).
+(`js_fallback_kept`: an optional dependency's probe restructured, a parser swapped for a
+drop-in replacement); and the handlers `js_fallback_context` and `js_fallback_absence` show
+to leave the failure with someone (a rethrowing outer catch, a feature probe, a
+try-each-candidate loop that throws after the last, a detached `p.catch(noop)` while `p` is
+awaited elsewhere, a null checked right after on a reporting path, a variable the try alone
+assigns that the handler leaves unset and the code tests for absence right after — `if
+(!storage) return config(...)` —, an `await p.catch(noop)` that only waits, a `.then(store,
+noop)` whose stored value only decorates the error a `catch` reports, a handler in the
+branch of an option that asks for failures to be ignored — `if
+(options.ignoreInvalidCookies)` — which the caller chose); in test code, a caught rejection
+unless the guarded code asserts (an expected rejection is what the test checks).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from typing import Literal
 
 from tree_sitter import Node
 
+from contend.critics.static import js_fallback_absence as absence
 from contend.critics.static import js_fallback_context as context
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
@@ -297,7 +300,7 @@ def _promise_catches(
             or (kind == "empty" and context.only_waits_for_settlement(node))
             or context.marks_handled_while_awaited(node, receiver, index)
             or (method == "then" and context.only_decorates_an_error(node))
-            or (kind == "return-default" and context.null_checked_after(node, _made_up(callback)))
+            or (kind == "return-default" and absence.null_checked_after(node, _made_up(callback)))
             # the caller asked for these failures to be ignored, by the option's name
             or context.behind_an_opt_in(node)
         ):
@@ -386,6 +389,8 @@ def _catch_clauses(catches: list[Node], test_code: bool) -> Iterator[_Hit]:
         kind = swallow_kind(body, resolvers)
         if kind is None or _not_a_fallback(node, body, test_code) or context.behind_an_opt_in(node):
             continue  # (behind an option that asks for failures to be ignored: chosen)
+        if kind in ("empty", "log-only") and absence.unset_checked_after(node):
+            continue  # the value it leaves unset is tested for right after, on its own path
         start, end = lines_of(node)
         scope = qualname_of(node)
         try_statement = node.parent

@@ -51,6 +51,8 @@ class Pool:
     arrived: Counter[str] = field(default_factory=Counter)
     # Tests that are new in their file, in any test file of the change (heirs of a move).
     arrived_tests: list[TestCall] = field(default_factory=list)
+    # The functions those new tests run their checks in (spec factories, shared helpers).
+    arrived_helpers: list[Node] = field(default_factory=list)
     # Object property names the change's code builds fewer times than before (`id: req.id`
     # taken out of a serializer): a check of that property went with it.
     removed_keys: frozenset[str] = frozenset()

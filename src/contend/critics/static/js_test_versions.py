@@ -34,6 +34,7 @@ from contend.critics.static.js_check_forms import (
     now_expects_failure,
     now_expects_success,
 )
+from contend.critics.static.js_test_helpers import moved_into_helper
 from contend.critics.static.js_test_pairing import (
     RENAME_THRESHOLD,
     aliases,
@@ -435,6 +436,8 @@ def _pair_renamed(
 
 def _empty(test: TestCall) -> bool:
     """A placeholder (`test("x", () => {})`) checked nothing."""
+    if test.helpers:
+        return False  # `it("x", spec(ajv))`: the factory's function is the test's body
     block = test.body.child_by_field_name("body") if test.body is not None else None
     return block is None or (block.type == "statement_block" and not named_children(block))
 
@@ -463,7 +466,9 @@ def _deletion_kept(
         return True  # its title names a message or comment of code the change removed
     if title_names_removed_key((*suite, *old.key), pool.removed_keys):
         return True  # its title names a property the code no longer sets
-    checks = assertions(old.body)
+    if moved_into_helper(old.body, pool.arrived_helpers):
+        return True  # its statements now run from a spec factory or helper new tests call
+    checks = old.checks()
     return bool(checks) and all(pool.kept(a.key) for a in checks)
 
 

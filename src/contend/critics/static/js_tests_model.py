@@ -27,8 +27,9 @@ from typing import Literal
 from tree_sitter import Node
 
 from contend.critics.static.base import FileChange, is_test_path
-from contend.critics.static.js_assertions import normalise
+from contend.critics.static.js_assertions import Assertion, assertions, normalise
 from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout
+from contend.critics.static.js_test_helpers import helpers_of
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
     JsLanguage,
@@ -64,6 +65,9 @@ class TestCall:
     node: Node
     modifiers: frozenset[str]
     body: Node | None  # the callback, None for `test.todo("...")`
+    # Functions of the file the test runs its checks in (`js_test_helpers`): the factory of
+    # its callback (`it("t", spec(ajv))`), or the helpers its callback calls by name.
+    helpers: tuple[Node, ...] = ()
 
     @property
     def title(self) -> str:
@@ -79,6 +83,14 @@ class TestCall:
 
     def body_text(self) -> str:
         return normalise(text_of(self.body)) if self.body is not None else ""
+
+    def checks(self) -> list[Assertion]:
+        """The assertions the test makes: its callback's and those of the functions of the
+        file it runs them in."""
+        found = assertions(self.body)
+        for helper in self.helpers:
+            found += assertions(helper)
+        return found
 
 
 def _chain(node: Node) -> list[str] | None:
@@ -174,9 +186,13 @@ def _literal_text(node: Node) -> str | None:
     return None
 
 
-def _callback(call: Node) -> Node | None:
+def _arguments(call: Node) -> list[Node]:
     arguments = call.child_by_field_name("arguments")
-    args = named_children(arguments) if arguments is not None else []
+    return named_children(arguments) if arguments is not None else []
+
+
+def _callback(call: Node) -> Node | None:
+    args = _arguments(call)
     functions = [arg for arg in args[1:] if arg.type in FUNCTION_TYPES]
     return functions[0] if functions else None
 
@@ -229,7 +245,8 @@ def test_calls(root: Node) -> dict[tuple[str, ...], TestCall]:
             body = _callback(child)
             if kind == "test" and body is not None:
                 modifiers = modifiers | _dynamic_skip(body)
-            found[key] = TestCall(key, kind, child, modifiers, body)
+            helpers = helpers_of(child, _arguments(child), body) if kind == "test" else ()
+            found[key] = TestCall(key, kind, child, modifiers, body, helpers)
             if kind == "suite" and body is not None:
                 stack.append((body, key))
     # The stack visits children in reverse; order by position so `#2` means the second one.

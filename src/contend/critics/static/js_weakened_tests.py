@@ -50,7 +50,6 @@ from tree_sitter import Node
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
-from contend.critics.static.js_assertions import assertions
 from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_test_pool import (
     Pool,
@@ -180,11 +179,13 @@ def _fill_pool(all_sides: list[Sides]) -> Pool:
     for sides in all_sides:
         for test in sides.old_tests.values():
             if test.kind == "test" and not test.disabled:
-                pool.old_counts.update(a.key for a in assertions(test.body))
+                pool.old_counts.update(a.key for a in test.checks())
         for key, test in sides.new_tests.items():
             if test.kind != "test" or test.disabled:
                 continue
-            pool.new_counts.update(a.key for a in assertions(test.body))
+            pool.new_counts.update(a.key for a in test.checks())
+            if key not in sides.old_tests:
+                pool.arrived_helpers.extend(test.helpers)
             if key not in sides.old_tests and test.body is not None:
                 pool.arrived[test.body_text()] += 1
                 pool.arrived_tests.append(test)
