@@ -43,6 +43,7 @@ from contend.critics.static.runner import run_static
 from contend.critics.static.testing import change_from_texts
 from contend.protocol.model import Severity
 from js_operators import BENIGN, DEFECTS, Edit, Source
+from js_operators_fourth import BENIGN_FOURTH
 from js_operators_moves import BENIGN_MOVES
 from js_operators_refactors import BENIGN_REFACTORS
 from js_operators_third import BENIGN_THIRD, DEFECTS_THIRD
@@ -176,6 +177,7 @@ def main() -> None:
     benign = {**BENIGN, **BENIGN_MOVES, **BENIGN_REFACTORS, **BENIGN_THIRD}
     plans += [("benign", name, op, need) for name, (op, need) in benign.items()]
     plans += [(topic, name, op, need) for name, (topic, op, need) in DEFECTS_THIRD.items()]
+    plans += [("benign", name, op, need) for name, (op, need) in BENIGN_FOURTH.items()]
     if args.only:
         plans = [plan for plan in plans if plan[1] in args.only]
     for kind, name, operator, need in plans:

@@ -404,3 +404,40 @@ def test_an_empty_catch_around_more_than_the_assignment_is_reported() -> None:
     assert rules(run(js_silent_fallback, "src/middleware.ts", PERSIST_OLD, new)) == [
         "js-empty-catch"
     ]
+
+
+def test_a_test_declaring_a_function_moved_into_a_spec_factory_is_not_deleted() -> None:
+    old = """
+    describe("unicode", () => {
+      it("should use String.prototype.length with unicode == false", () => {
+        const ajvUnicode = new Ajv()
+        testUnicode(new Ajv({unicode: false}))
+
+        function testUnicode(ajv) {
+          ajvUnicode.compile({minLength: 2})("x").should.equal(false)
+          ajv.compile({minLength: 2})("x").should.equal(true)
+        }
+      })
+    })
+    """
+    new = """
+    describe("unicode", () => {
+      describe("with unicode == false", () => {
+        it("should use String.prototype.length", spec(new Ajv()))
+
+        function spec(ajvUnicode) {
+          return () => {
+            testUnicode(new Ajv({unicode: false}))
+
+            function testUnicode(ajv) {
+              ajvUnicode.compile({minLength: 2})("x").should.equal(false)
+              ajv.compile({minLength: 2})("x").should.equal(true)
+            }
+          }
+        }
+      })
+    })
+    """
+    assert tw(change("spec/options.spec.ts", old, new)) == []
+    dropped = new.replace('          ajv.compile({minLength: 2})("x").should.equal(true)\n', "")
+    assert rules(tw(change("spec/options.spec.ts", old, dropped))) == ["js-test-deleted"]

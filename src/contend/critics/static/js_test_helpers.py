@@ -101,9 +101,12 @@ def helpers_of(call: Node, arguments: Sequence[Node], body: Node | None) -> tupl
     return tuple(unique.values())
 
 
+_STATEMENTS = _DECLARATIONS | {"function_declaration", "class_declaration"}
+
+
 def _statements(node: Node) -> Iterator[Node]:
     for item in walk(node):
-        if item.type.endswith("_statement") or item.type in _DECLARATIONS:
+        if item.type.endswith("_statement") or item.type in _STATEMENTS:
             yield item
 
 
