@@ -441,3 +441,12 @@ def test_a_test_declaring_a_function_moved_into_a_spec_factory_is_not_deleted() 
     assert tw(change("spec/options.spec.ts", old, new)) == []
     dropped = new.replace('          ajv.compile({minLength: 2})("x").should.equal(true)\n', "")
     assert rules(tw(change("spec/options.spec.ts", old, dropped))) == ["js-test-deleted"]
+
+
+def test_a_shared_helper_bound_to_a_typed_const_is_read_too() -> None:
+    new = SHARED_NEW.replace("  function spec(ajv) {", "  const spec: Spec = (ajv: Ajv) => {")
+    assert tw(change("spec/issues/8.spec.ts", SHARED_OLD, new)) == []
+    dropped = new.replace('    expect(ajv.validate("obj.json#", {foo: "abcde"})).toBe(false)\n', "")
+    assert rules(tw(change("spec/issues/8.spec.ts", SHARED_OLD, dropped))) == [
+        "js-assertion-removed"
+    ]

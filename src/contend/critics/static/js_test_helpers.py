@@ -16,6 +16,7 @@ Pure functions over tree-sitter nodes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from tree_sitter import Node
@@ -50,18 +51,73 @@ def _declared(statement: Node, name: str) -> Node | None:
     return None
 
 
-def local_function(name: str, at: Node) -> Node | None:
-    """The function of the file that `name` refers to where `at` stands: declared in a block
-    around it, innermost first; None when the file defines none (an import, a global)."""
-    scope = at.parent
-    while scope is not None:
-        if scope.type in _SCOPES:
-            for statement in named_children(scope):
-                found = _declared(statement, name)
+# A function declaration's name: `function spec(`, `const spec = (`, `let spec = async x =>`,
+# `const spec: Spec = <T>(`. Only a prefilter: the tree decides what a name refers to.
+_DECLARED_NAME = re.compile(
+    r"\bfunction\s*\*?\s*([A-Za-z_$][\w$]*)\s*\("
+    r"|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;]{1,80})?=\s*(?:async\b\s*)?"
+    r"(?:function\b|\(|<|[\w$]+\s*=>)"
+)
+
+
+class FileFunctions:
+    """The functions a test file declares, for resolving the names its tests call: each
+    block's declarations are read once, and a body whose text calls none of the file's
+    declared names is not walked at all (most test bodies call none)."""
+
+    def __init__(self, root: Node) -> None:
+        self._scopes: dict[int, dict[str, Node]] = {}
+        names = sorted({a or b for a, b in _DECLARED_NAME.findall(text_of(root))})
+        self._calls = (
+            re.compile(r"(?<![\w$.])(?:" + "|".join(map(re.escape, names)) + r")\s*\(")
+            if names
+            else None
+        )
+
+    def may_call_local(self, body: Node) -> bool:
+        return self._calls is not None and bool(self._calls.search(text_of(body)))
+
+    def local_function(self, name: str, at: Node) -> Node | None:
+        """The function of the file that `name` refers to where `at` stands: declared in a
+        block around it, innermost first; None when the file defines none (an import, a
+        global)."""
+        scope = at.parent
+        while scope is not None:
+            if scope.type in _SCOPES:
+                found = self._declarations_of(scope).get(name)
                 if found is not None:
                     return found
-        scope = scope.parent
-    return None
+            scope = scope.parent
+        return None
+
+    def _declarations_of(self, scope: Node) -> dict[str, Node]:
+        known = self._scopes.get(scope.id)
+        if known is None:
+            known = {}
+            for statement in named_children(scope):
+                for name in _names(statement):
+                    found = _declared(statement, name)
+                    if found is not None and name not in known:
+                        known[name] = found
+            self._scopes[scope.id] = known
+        return known
+
+
+def _names(statement: Node) -> list[str]:
+    """The names a statement may declare a function under."""
+    if statement.type == "export_statement":
+        inner = statement.child_by_field_name("declaration")
+        return _names(inner) if inner is not None else []
+    if statement.type == "function_declaration":
+        name = statement.child_by_field_name("name")
+        return [text_of(name)] if name is not None else []
+    if statement.type in _DECLARATIONS:
+        return [
+            text_of(name)
+            for declarator in named_children(statement)
+            if (name := declarator.child_by_field_name("name")) is not None
+        ]
+    return []
 
 
 def _within(node: Node, outer: Node) -> bool:
@@ -73,7 +129,9 @@ def _callee_identifier(call: Node) -> str | None:
     return text_of(callee) if callee is not None and callee.type == "identifier" else None
 
 
-def helpers_of(call: Node, arguments: Sequence[Node], body: Node | None) -> tuple[Node, ...]:
+def helpers_of(
+    call: Node, arguments: Sequence[Node], body: Node | None, index: FileFunctions
+) -> tuple[Node, ...]:
     """The functions of the file a test call runs its checks in: the factory that made its
     callback (`spec(new Ajv())`) or the function it names (`checksAddition`), and the
     functions its callback calls by name (`spec(ajv)`), other than those it defines itself."""
@@ -81,20 +139,20 @@ def helpers_of(call: Node, arguments: Sequence[Node], body: Node | None) -> tupl
     if body is None:
         for argument in arguments[1:]:
             if argument.type == "identifier":
-                target = local_function(text_of(argument), call)
+                target = index.local_function(text_of(argument), call)
             elif argument.type == "call_expression" and (factory := _callee_identifier(argument)):
-                target = local_function(factory, call)
+                target = index.local_function(factory, call)
             else:
                 target = None
             if target is not None:
                 found.append(target)
                 break
-    else:
+    elif index.may_call_local(body):
         for node in walk(body):
             name = _callee_identifier(node) if node.type == "call_expression" else None
             if name is None:
                 continue
-            target = local_function(name, node)
+            target = index.local_function(name, node)
             if target is not None and not _within(target, body) and not _within(call, target):
                 found.append(target)
     unique = {node.id: node for node in found}

@@ -29,7 +29,7 @@ from tree_sitter import Node
 from contend.critics.static.base import FileChange, is_test_path
 from contend.critics.static.js_assertions import Assertion, assertions, normalise
 from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout
-from contend.critics.static.js_test_helpers import helpers_of
+from contend.critics.static.js_test_helpers import FileFunctions, helpers_of
 from contend.critics.static.treesitter import (
     FUNCTION_TYPES,
     JsLanguage,
@@ -226,6 +226,7 @@ def _extended_bases(root: Node) -> dict[str, tuple[TestKind, str]]:
 def test_calls(root: Node) -> dict[tuple[str, ...], TestCall]:
     """Every test and suite of a file by key; a repeated title gets a `#2`, `#3` suffix."""
     bases = _extended_bases(root)
+    index: FileFunctions | None = None  # the file's functions, read on the first test
     found: dict[tuple[str, ...], TestCall] = {}
     seen: Counter[tuple[str, ...]] = Counter()
     stack: list[tuple[Node, tuple[str, ...]]] = [(root, ())]
@@ -245,7 +246,10 @@ def test_calls(root: Node) -> dict[tuple[str, ...], TestCall]:
             body = _callback(child)
             if kind == "test" and body is not None:
                 modifiers = modifiers | _dynamic_skip(body)
-            helpers = helpers_of(child, _arguments(child), body) if kind == "test" else ()
+            helpers: tuple[Node, ...] = ()
+            if kind == "test":
+                index = index or FileFunctions(root)
+                helpers = helpers_of(child, _arguments(child), body, index)
             found[key] = TestCall(key, kind, child, modifiers, body, helpers)
             if kind == "suite" and body is not None:
                 stack.append((body, key))

@@ -50,6 +50,7 @@ from tree_sitter import Node
 from contend.critics.static.base import Confidence, FileChange, Finding, Skipped, Topic
 from contend.critics.static.base import Language as FileLanguage
 from contend.critics.static.catalogue import RuleInfo
+from contend.critics.static.js_assertions import assertions
 from contend.critics.static.js_runner_config import NO_LAYOUT, TestLayout, layout_of
 from contend.critics.static.js_test_pool import (
     Pool,
@@ -62,7 +63,7 @@ from contend.critics.static.js_test_pool import (
     renamed_declarations,
 )
 from contend.critics.static.js_test_versions import Hit, Sides, compare_files
-from contend.critics.static.js_tests_model import is_test_code, test_calls
+from contend.critics.static.js_tests_model import TestCall, is_test_code, test_calls
 from contend.critics.static.treesitter import (
     JS_LANGUAGES,
     SourceLines,
@@ -176,14 +177,25 @@ def _named_test(change: FileChange, layout: TestLayout) -> bool:
 
 def _fill_pool(all_sides: list[Sides]) -> Pool:
     pool = Pool()
+    # A helper many tests run is read once: its checks count once per test that runs it.
+    helper_keys: dict[int, list[str]] = {}
+
+    def keys(test: TestCall) -> list[str]:
+        found = [a.key for a in assertions(test.body)]
+        for helper in test.helpers:
+            if helper.id not in helper_keys:
+                helper_keys[helper.id] = [a.key for a in assertions(helper)]
+            found += helper_keys[helper.id]
+        return found
+
     for sides in all_sides:
         for test in sides.old_tests.values():
             if test.kind == "test" and not test.disabled:
-                pool.old_counts.update(a.key for a in test.checks())
+                pool.old_counts.update(keys(test))
         for key, test in sides.new_tests.items():
             if test.kind != "test" or test.disabled:
                 continue
-            pool.new_counts.update(a.key for a in test.checks())
+            pool.new_counts.update(keys(test))
             if key not in sides.old_tests:
                 pool.arrived_helpers.extend(test.helpers)
             if key not in sides.old_tests and test.body is not None:
