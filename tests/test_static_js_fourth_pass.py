@@ -450,3 +450,39 @@ def test_a_shared_helper_bound_to_a_typed_const_is_read_too() -> None:
     assert rules(tw(change("spec/issues/8.spec.ts", SHARED_OLD, dropped))) == [
         "js-assertion-removed"
     ]
+
+
+# --- an ava macro's test moved to another file -------------------------------------------------
+# (the synthetic `move_test_to_new_file` control on execa's `test('…', testResultIpc, {})`: once
+# a test's checks are its macro's, a test moved without its macro must still count as moved)
+
+MACRO_OLD = """
+import test from 'ava';
+
+const testResultIpc = async (t, options) => {
+  const {ipcOutput} = await execa('ipc-send-twice.js', {ipc: true, ...options});
+  t.deepEqual(ipcOutput, foobarArray);
+};
+
+test('Sets result.ipcOutput', testResultIpc, {});
+test('Sets result.ipcOutput, fd-specific buffer', testResultIpc, {buffer: {stdout: false}});
+"""
+
+
+def test_a_macro_test_moved_to_another_file_is_not_deleted() -> None:
+    new = MACRO_OLD.replace("test('Sets result.ipcOutput', testResultIpc, {});\n", "")
+    moved = "import test from 'ava';\n\ntest('Sets result.ipcOutput', testResultIpc, {});\n"
+    assert (
+        tw(
+            change("test/ipc/buffer-messages.test.js", MACRO_OLD, new),
+            change("test/ipc/buffer-messages.moved.test.js", None, moved),
+        )
+        == []
+    )
+
+
+def test_a_macro_test_deleted_is_reported() -> None:
+    new = MACRO_OLD.replace("test('Sets result.ipcOutput', testResultIpc, {});\n", "")
+    assert rules(tw(change("test/ipc/buffer-messages.test.js", MACRO_OLD, new))) == [
+        "js-test-deleted"
+    ]

@@ -453,9 +453,9 @@ def _deletion_kept(
     subject the change removed from the code. `suite`: the name of a test file deleted as a
     whole, which names its tests' subject as a `describe` does (`options.detectClash`);
     `gone_imports`: the names the test file imports from modules the change deletes."""
-    if old.body is not None and pool.arrived[old.body_text()] > 0:
-        pool.arrived[old.body_text()] -= 1
-        return True
+    if old.identity() and pool.arrived[old.identity()] > 0:
+        pool.arrived[old.identity()] -= 1
+        return True  # moved verbatim (a macro's test: its call's arguments) to another file
     if about_removed_code(old.body, pool.removed_names):
         return True
     if uses_any(old.body, gone_imports):
