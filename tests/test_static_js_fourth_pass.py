@@ -479,10 +479,3 @@ def test_a_macro_test_moved_to_another_file_is_not_deleted() -> None:
         )
         == []
     )
-
-
-def test_a_macro_test_deleted_is_reported() -> None:
-    new = MACRO_OLD.replace("test('Sets result.ipcOutput', testResultIpc, {});\n", "")
-    assert rules(tw(change("test/ipc/buffer-messages.test.js", MACRO_OLD, new))) == [
-        "js-test-deleted"
-    ]

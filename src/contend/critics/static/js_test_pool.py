@@ -47,8 +47,7 @@ class Pool:
     removed_phrases: tuple[RemovedPhrase, ...] = ()
     # Whether the change takes non-test code away (a behaviour may have gone).
     code_removed: bool = False
-    # Identities (`TestCall.identity`: the normalised body, or a macro call's arguments) of
-    # tests that are new in their file (moved-in candidates).
+    # Normalised bodies of tests that are new in their file (moved-in candidates).
     arrived: Counter[str] = field(default_factory=Counter)
     # Tests that are new in their file, in any test file of the change (heirs of a move).
     arrived_tests: list[TestCall] = field(default_factory=list)

@@ -84,16 +84,6 @@ class TestCall:
     def body_text(self) -> str:
         return normalise(text_of(self.body)) if self.body is not None else ""
 
-    def identity(self) -> str:
-        """What a moved copy of the test keeps: its callback's code, or — for a test whose
-        checks come from a function it names (`test("t", macro, {})`, `it("t", spec(a))`)
-        — the arguments after its title, as written."""
-        if self.body is not None:
-            return self.body_text()
-        arguments = self.node.child_by_field_name("arguments")
-        rest = named_children(arguments)[1:] if arguments is not None else []
-        return "call:" + ",".join(normalise(text_of(node)) for node in rest) if rest else ""
-
     def checks(self) -> list[Assertion]:
         """The assertions the test makes: its callback's and those of the functions of the
         file it runs them in."""

@@ -198,9 +198,8 @@ def _fill_pool(all_sides: list[Sides]) -> Pool:
             pool.new_counts.update(keys(test))
             if key not in sides.old_tests:
                 pool.arrived_helpers.extend(test.helpers)
-            if key not in sides.old_tests and test.identity():
-                pool.arrived[test.identity()] += 1
             if key not in sides.old_tests and test.body is not None:
+                pool.arrived[test.body_text()] += 1
                 pool.arrived_tests.append(test)
     return pool
 
