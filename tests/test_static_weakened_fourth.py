@@ -121,3 +121,70 @@ def test_a_test_class_deleted_with_the_module_it_tests_is_not_reported() -> None
     assert _static([tests], [gone]) == []
     kept = _change("app/legacy.py", _CLIENT, None)
     assert [f.rule for f in _static([tests], [kept])] == ["test-class-deleted"]
+
+
+# ------------------------------------- an expected raise that became an expected log record
+
+# tornado 45d9f6d0a23f, test_spawn_callback: a callback's error was re-raised by `wait()`;
+# the change makes it logged, and the test now expects the log record around the same call
+# (tornado's `ExpectLog`, a context manager named as an expectation, like `assertLogs`).
+_SPAWN_OLD = """
+from app import loop, log
+
+
+class TestLoop:
+    def test_spawn_callback(self):
+        loop.add_callback(lambda: 1 / 0)
+        with self.assertRaises(ZeroDivisionError):
+            loop.wait()
+        loop.spawn_callback(lambda: 1 / 0)
+        with ExpectLog(log, "Exception in callback"):
+            loop.wait()
+"""
+
+
+def test_a_raise_expectation_that_became_a_log_expectation_is_not_reported() -> None:
+    new = _SPAWN_OLD.replace(
+        "with self.assertRaises(ZeroDivisionError):",
+        'with ExpectLog(log, "Exception in callback"):',
+    )
+    assert _run(_SPAWN_OLD, new) == []
+
+
+def test_the_same_with_assert_logs_is_not_reported() -> None:
+    new = _SPAWN_OLD.replace(
+        "with self.assertRaises(ZeroDivisionError):", "with self.assertLogs(log):"
+    )
+    assert _run(_SPAWN_OLD, new) == []
+
+
+def test_a_raise_expectation_dropped_around_its_call_is_still_reported() -> None:
+    # The call is left bare: whatever it does now, nothing checks it.
+    new = _SPAWN_OLD.replace(
+        "        with self.assertRaises(ZeroDivisionError):\n            loop.wait()\n",
+        "        loop.wait()\n",
+    )
+    assert _rules(_run(_SPAWN_OLD, new)) == ["assertion-removed"]
+
+
+def test_a_log_expectation_around_another_call_does_not_excuse_a_dropped_raise() -> None:
+    new = _SPAWN_OLD.replace(
+        "        with self.assertRaises(ZeroDivisionError):\n            loop.wait()\n",
+        '        loop.wait()\n        with ExpectLog(log, "stopped"):\n            loop.stop()\n',
+    )
+    assert _rules(_run(_SPAWN_OLD, new)) == ["assertion-removed"]
+
+
+def test_an_expect_named_context_manager_counts_as_a_check() -> None:
+    # Removing the only log expectation empties the test: it had a check.
+    old = """
+    from app import loop, log
+
+
+    def test_logged():
+        loop.add_callback(lambda: 1 / 0)
+        with ExpectLog(log, "Exception in callback"):
+            loop.wait()
+    """
+    new = old.replace('        with ExpectLog(log, "Exception in callback"):\n            loop', "    loop")
+    assert _rules(_run(old, new)) == ["assertions-reduced-to-zero"]

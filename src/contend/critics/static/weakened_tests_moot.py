@@ -6,6 +6,8 @@ not because the test got weaker. The test-weakening critic asks before it report
 - the new test now expects an exception from a call the old test made and checked the
   results of (the behaviour became a rejection: the values no longer exist);
 - it was a failure (`assert False`, `pytest.fail`) and the new test raises instead;
+- it expected an exception from a call the new test makes inside an expectation of a log
+  record or a warning (the error is logged now; the new test fails if it is still raised);
 - it checked a part of a result the test unpacked (`data, errors = load()`) that the new
   test takes whole (`data = load()`): the call returns one value now;
 - it checked a field of a result type the change removed (`type(result.data) == str`) and
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections import Counter
 from collections.abc import Iterable
 
 from contend.critics.static import pyast
@@ -105,6 +108,35 @@ def now_rejected(
         if isinstance(node, ast.Call) and canon(node) in expected
     ]
     return min(lines) if lines else None
+
+
+def now_reported(
+    old_fn: pyast.FunctionNode,
+    new_fn: pyast.FunctionNode,
+    old_checks: Iterable[Check],
+    new_checks: Iterable[Check],
+) -> set[int]:
+    """Ids of the old test's expected exceptions whose calls the new test makes inside a
+    new expectation of a log record or a warning (`assertRaises(E): wait()` ->
+    `ExpectLog(log, ...): wait()`): the behaviour changed from raising to reporting, and
+    an exception still raised there would fail the new test."""
+    old_list = list(old_checks)
+    before = Counter(c.key for c in old_list)
+    after = Counter(c.key for c in new_checks)
+    blocks = [
+        c for c in new_checks if c.family in ("ctx", "warns") and after[c.key] > before[c.key]
+    ]
+    if not blocks:
+        return set()
+    reported = {canon(n) for n in _expectation_calls(new_fn, blocks)}
+    found: set[int] = set()
+    for check in old_list:
+        if check.family != "raises":
+            continue
+        calls = {canon(n) for n in _expectation_calls(old_fn, [check])}
+        if calls and calls <= reported:
+            found.add(id(check))
+    return found
 
 
 def _expectation_calls(fn: pyast.FunctionNode, blocks: list[Check]) -> Iterable[ast.Call]:
