@@ -188,3 +188,44 @@ def test_an_expect_named_context_manager_counts_as_a_check() -> None:
     """
     new = old.replace('        with ExpectLog(log, "Exception in callback"):\n            loop', "    loop")
     assert _rules(_run(old, new)) == ["assertions-reduced-to-zero"]
+
+
+# ------------------------------------------------- a skip whose issue the test's head names
+
+# dateutil 0a2b41b53339: `@pytest.mark.xfail` on a test whose first line is the comment
+# "See GH #582 - when that is resolved, move this into test_resolve_imaginary".
+_MONROVIA_OLD = """
+import pytest
+
+
+def test_monrovia():
+    assert resolve(1) == 2
+"""
+
+
+def _xfailed(head: str) -> str:
+    return _MONROVIA_OLD.replace(
+        "def test_monrovia():\n", f"@pytest.mark.xfail\ndef test_monrovia():\n{head}"
+    )
+
+
+def test_a_skip_whose_test_names_its_issue_in_a_leading_comment_is_not_reported() -> None:
+    head = "    # See GH #582 - when that is resolved, move this into test_resolve\n"
+    assert _run(_MONROVIA_OLD, _xfailed(head)) == []
+
+
+def test_a_skip_whose_test_names_its_issue_in_its_docstring_is_not_reported() -> None:
+    head = '    """Known wrong until issue 582 is fixed."""\n'
+    assert _run(_MONROVIA_OLD, _xfailed(head)) == []
+
+
+def test_a_skip_with_a_comment_that_names_no_issue_is_still_reported() -> None:
+    head = "    # the offset is wrong here\n"
+    assert _rules(_run(_MONROVIA_OLD, _xfailed(head))) == ["skip-without-issue"]
+
+
+def test_an_issue_named_further_down_the_test_does_not_excuse_the_skip() -> None:
+    new = _xfailed("").replace(
+        "    assert resolve(1) == 2\n", "    assert resolve(1) == 2\n    # see #582 for resolve\n"
+    )
+    assert _rules(_run(_MONROVIA_OLD, new)) == ["skip-without-issue"]
