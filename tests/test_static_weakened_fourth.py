@@ -229,3 +229,84 @@ def test_an_issue_named_further_down_the_test_does_not_excuse_the_skip() -> None
         "    assert resolve(1) == 2\n", "    assert resolve(1) == 2\n    # see #582 for resolve\n"
     )
     assert _rules(_run(_MONROVIA_OLD, new)) == ["skip-without-issue"]
+
+
+# ------------------------------------- one-case tests folded into a table of the same kind
+
+# dateutil 0a2b41b53339: ImaginaryDateTest's one-date tests became parametrized functions
+# over a table of dates in the same zones (other dates, more of them).
+_IMAGINARY_OLD = """
+import unittest
+from datetime import datetime
+
+from dateutil import tz
+
+
+class ImaginaryDateTest(unittest.TestCase):
+    def testNew_YorkExisting(self):
+        tzi = tz.gettz('America/New_York')
+        dt = datetime(1986, 7, 5, 1, 00, tzinfo=tzi)
+        dtnew = tz.resolve_imaginary(dt)
+        self.assertIs(dt, dtnew)
+
+    def testLondonExisting(self):
+        tzi = tz.gettz('Europe/London')
+        dt = datetime(2001, 1, 1, 1, 00, tzinfo=tzi)
+        dtnew = tz.resolve_imaginary(dt)
+        self.assertIs(dt, dtnew)
+
+    def testOther(self):
+        self.assertTrue(tz.gettz('UTC'))
+"""
+
+_IMAGINARY_NEW = """
+import unittest
+from datetime import datetime
+
+import pytest
+
+from dateutil import tz
+
+
+class ImaginaryDateTest(unittest.TestCase):
+    def testOther(self):
+        self.assertTrue(tz.gettz('UTC'))
+
+
+@pytest.mark.parametrize('dt', [
+    datetime(2017, 6, 2, 12, 30, tzinfo=tz.gettz('America/New_York')),
+    datetime(2018, 4, 2, 9, 30, tzinfo=tz.gettz('Europe/London')),
+    datetime(2017, 12, 2, 12, 30, tzinfo=tz.gettz('America/New_York')),
+])
+def test_resolve_imaginary_existing(dt):
+    assert tz.resolve_imaginary(dt) is dt
+"""
+
+
+def test_one_case_tests_folded_into_a_table_of_the_same_kind_are_not_reported() -> None:
+    assert _run(_IMAGINARY_OLD, _IMAGINARY_NEW) == []
+
+
+def test_a_case_of_another_kind_left_out_of_the_table_is_still_reported() -> None:
+    # London is not in the table: the zone the old test checked is checked no more.
+    new = _IMAGINARY_NEW.replace("tz.gettz('Europe/London')", "tz.gettz('Asia/Tokyo')")
+    findings = _run(_IMAGINARY_OLD, new)
+    assert [(f.rule, f.claim.split(":")[0]) for f in findings] == [
+        ("test-deleted", "ImaginaryDateTest.testLondonExisting")
+    ]
+
+
+def test_a_table_of_another_check_does_not_cover_a_deleted_test() -> None:
+    new = _IMAGINARY_NEW.replace(
+        "assert tz.resolve_imaginary(dt) is dt", "assert tz.resolve_imaginary(dt) is not None"
+    )
+    assert _rules(_run(_IMAGINARY_OLD, new)) == ["test-deleted", "test-deleted"]
+
+
+def test_a_one_case_parametrize_is_no_table() -> None:
+    new = _IMAGINARY_NEW.replace(
+        "    datetime(2018, 4, 2, 9, 30, tzinfo=tz.gettz('Europe/London')),\n"
+        "    datetime(2017, 12, 2, 12, 30, tzinfo=tz.gettz('America/New_York')),\n",
+        "",
+    )
+    assert _rules(_run(_IMAGINARY_OLD, new)) == ["test-deleted", "test-deleted"]

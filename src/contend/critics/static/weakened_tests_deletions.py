@@ -14,6 +14,7 @@ from contend.critics.static import weakened_tests_coverage as cov
 from contend.critics.static import weakened_tests_elsewhere as elsewhere
 from contend.critics.static import weakened_tests_removed as rm
 from contend.critics.static import weakened_tests_rules as r
+from contend.critics.static import weakened_tests_tables as tables
 from contend.critics.static.base import (
     Confidence,
     FileChange,
@@ -48,6 +49,7 @@ class Context:
     _behaviour: rm.Removed | None = None
     _added: frozenset[str] | None = None
     _new_names: list[tuple[str, frozenset[str]]] | None = None
+    _tables: list[tables.Table] | None = None
     # The change also adds tests or checks: a deletion may be a rewrite whose equivalence
     # the critic could not establish.
     rewritten: bool = False
@@ -129,6 +131,22 @@ class Context:
             self._new_names = found
         return self._new_names
 
+    @property
+    def tables(self) -> list[tables.Table]:
+        """The parametrized tests of the new side of the changed test files, as tables."""
+        if self._tables is None:
+            found: list[tables.Table] = []
+            for file in self.files:
+                if file.new is None:
+                    continue
+                for qualname, fn in file.new.functions.items():
+                    if is_test(qualname):
+                        table = tables.table_of(fn.node, file.new.constants, file.new.is_helper)
+                        if table is not None:
+                            found.append(table)
+            self._tables = found
+        return self._tables
+
     def moved_to_another_file(self, ref: Ref) -> bool:
         """The change added a test to ANOTHER of its test files whose name's words are those
         of the deleted test's name or a part of them (`test_lua` for `test_lua_hook`,
@@ -158,7 +176,8 @@ class Context:
     def still_checked(self, ref: Ref) -> bool:
         """Is what this deleted test checked still checked: it tested a unit the change
         removed, or every check it made (under each of its cases) is made by a test of
-        the new side — merged into a parametrized test, moved, renamed or duplicated — or
+        the new side — merged into a parametrized test (or folded into a table of cases of
+        the same kind, `weakened_tests_tables`), moved, renamed or duplicated — or
         the change added a test under its name or a part of it to another test file (moved
         and rewritten)?"""
         old = ref.file.old
@@ -167,6 +186,8 @@ class Context:
         if rm.tests_removed_behaviour(fn, self.behaviour, old.tree):
             return True
         if self.coverage.covers_test(old.demand(ref.old)):
+            return True
+        if self.tables and tables.folded_into(fn, old.constants, old.is_helper, self.tables):
             return True
         if self.moved_to_another_file(ref):
             return True
