@@ -186,7 +186,8 @@ def test_an_expect_named_context_manager_counts_as_a_check() -> None:
         with ExpectLog(log, "Exception in callback"):
             loop.wait()
     """
-    new = old.replace('        with ExpectLog(log, "Exception in callback"):\n            loop', "    loop")
+    expected = '        with ExpectLog(log, "Exception in callback"):\n            loop'
+    new = old.replace(expected, "    loop")
     assert _rules(_run(old, new)) == ["assertions-reduced-to-zero"]
 
 

@@ -61,9 +61,7 @@ def table_of(
     names = frozenset(name for case in found.cases for name in case)
     if len(found.cases) < 2 or not names or found.open:
         return None
-    stored = {
-        n.id for n in walk(function.body) if isinstance(n, ast.Name) and not _loads(n)
-    }
+    stored = {n.id for n in walk(function.body) if isinstance(n, ast.Name) and not _loads(n)}
     if names & stored:
         return None
     values = cov.inline_values(function, {name: _open(name) for name in names})
