@@ -311,3 +311,71 @@ def test_a_one_case_parametrize_is_no_table() -> None:
         "",
     )
     assert _rules(_run(_IMAGINARY_OLD, new)) == ["test-deleted", "test-deleted"]
+
+
+# --------------------------------- a branch for an interpreter no longer supported, dropped
+
+# yarl 5bbbe2eb8bd7: `if sys.version_info >= (3, 9): <asserts> else: <asserts>` collapsed to
+# the modern branch when old Pythons were dropped.
+_VERSIONED_OLD = """
+import sys
+
+from yarl import URL
+
+
+def test_no_scheme():
+    u = URL("google.com:80")
+    if sys.version_info >= (3, 9, 0):
+        assert u.scheme == "google.com"
+        assert u.host is None
+        assert u.path == "80"
+    else:
+        assert u.scheme == ""
+        assert u.host is None
+        assert u.path == "google.com:80"
+    assert u.query_string == ""
+"""
+
+_VERSIONED_NEW = """
+from yarl import URL
+
+
+def test_no_scheme():
+    u = URL("google.com:80")
+    assert u.scheme == "google.com"
+    assert u.host is None
+    assert u.path == "80"
+    assert u.query_string == ""
+"""
+
+
+def test_the_branch_of_a_dropped_interpreter_version_is_not_reported() -> None:
+    assert _run(_VERSIONED_OLD, _VERSIONED_NEW) == []
+
+
+def test_a_check_dropped_from_the_kept_branch_is_still_reported() -> None:
+    new = _VERSIONED_NEW.replace('    assert u.path == "80"\n', "")
+    assert _rules(_run(_VERSIONED_OLD, new)) == ["assertion-removed"]
+
+
+def test_a_collapsed_branch_on_another_condition_is_still_reported() -> None:
+    old = _VERSIONED_OLD.replace("sys.version_info >= (3, 9, 0)", "u.port == 80")
+    assert _rules(_run(old, _VERSIONED_NEW)) == ["assertion-removed"] * 3
+
+
+def test_a_version_branch_without_else_removed_whole_is_still_reported() -> None:
+    # Which interpreters the checks ran on cannot be told: a new Python's check may be lost.
+    old = """
+    import sys
+
+
+    def test_feature():
+        assert base() == 1
+        if sys.version_info >= (3, 8):
+            assert walrus() == 2
+    """
+    new = """
+    def test_feature():
+        assert base() == 1
+    """
+    assert _rules(_run(old, new)) == ["assertion-removed"]

@@ -168,6 +168,8 @@ def _moot(
             id(c) for c in old_checks if c.family == "value" and pyast.span(c.node)[0] >= rejected
         )
     found.update(moot.now_reported(old_fn.node, new_fn.node, old_checks, new_checks))
+    branches = moot.old_interpreter_branches(old_fn.node, new_fn.node, new_checks, is_helper)
+    found.update(id(c) for c in old_checks if id(c.node) in branches)
     raised = moot.raises_added(old_fn.node, new_fn.node)
     fails = [c for c in old_checks if c.op == "fail" and id(c) not in found]
     found.update(id(c) for c in fails[:raised])

@@ -6,6 +6,8 @@ not because the test got weaker. The test-weakening critic asks before it report
 - the new test now expects an exception from a call the old test made and checked the
   results of (the behaviour became a rejection: the values no longer exist);
 - it was a failure (`assert False`, `pytest.fail`) and the new test raises instead;
+- it sat in the branch of an `if` on the interpreter's version that the change took out
+  with the `if`, keeping the other branch (support for old Pythons dropped);
 - it expected an exception from a call the new test makes inside an expectation of a log
   record or a warning (the error is logged now; the new test fails if it is still raised);
 - it checked a part of a result the test unpacked (`data, errors = load()`) that the new
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 from collections import Counter
 from collections.abc import Iterable
 
@@ -31,6 +34,7 @@ from contend.critics.static.weakened_tests_rules import (
     IsHelper,
     canon,
     checks_in,
+    dotted,
     walk,
 )
 
@@ -136,6 +140,56 @@ def now_reported(
         calls = {canon(n) for n in _expectation_calls(old_fn, [check])}
         if calls and calls <= reported:
             found.add(id(check))
+    return found
+
+
+_VERSION_NAME = re.compile(r"^(?:PY_?\d+\w*|PYPY|IS_PYPY|PY_VERSION\w*)$")
+
+
+def on_the_interpreter_version(test: ast.expr) -> bool:
+    """Does a condition read the interpreter's version: `sys.version_info`, `sys.version`,
+    `platform.python_version()`, or a `PY2` / `PY38` / `PYPY`-style constant?"""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Attribute) and node.attr in ("version_info", "version"):
+            if pyast.unparse(node.value).split(".")[-1] in ("sys", "platform"):
+                return True
+        name = dotted(node) if isinstance(node, ast.Name | ast.Attribute) else None
+        if name is not None and (
+            name.split(".")[-1] in ("python_version", "python_implementation")
+            or _VERSION_NAME.match(name.split(".")[-1])
+        ):
+            return True
+    return False
+
+
+def old_interpreter_branches(
+    old_fn: pyast.FunctionNode,
+    new_fn: pyast.FunctionNode,
+    new_checks: Iterable[Check],
+    is_helper: IsHelper,
+) -> set[int]:
+    """Ids of the nodes of old checks that sat in a branch of an `if` on the interpreter's
+    version which the change removed with the `if` (the new test has no `if` on that
+    condition), when the other branch is the one the new test keeps: what only ran on an
+    interpreter the project no longer supports."""
+    kept_conditions = {
+        canon(n.test) for n in walk(new_fn.body) if isinstance(n, ast.If | ast.IfExp)
+    }
+    new_keys = Counter(c.key for c in new_checks)
+    found: set[int] = set()
+    for node in walk(old_fn.body):
+        if not isinstance(node, ast.If) or not on_the_interpreter_version(node.test):
+            continue
+        if canon(node.test) in kept_conditions:
+            continue
+        branches = [checks_in(node.body, is_helper), checks_in(node.orelse, is_helper)]
+        kept = [sum(new_keys[c.key] > 0 for c in branch) for branch in branches]
+        if not node.orelse or max(kept) == 0:
+            # Without an `else`, or with neither branch kept, which interpreter the gone
+            # checks ran on is unknown: a check of a new Python's behaviour may be lost.
+            continue
+        dropped = branches[1 - kept.index(max(kept))]
+        found.update(id(c.node) for c in dropped)
     return found
 
 
