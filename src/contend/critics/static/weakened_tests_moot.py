@@ -150,9 +150,12 @@ def on_the_interpreter_version(test: ast.expr) -> bool:
     """Does a condition read the interpreter's version: `sys.version_info`, `sys.version`,
     `platform.python_version()`, or a `PY2` / `PY38` / `PYPY`-style constant?"""
     for node in ast.walk(test):
-        if isinstance(node, ast.Attribute) and node.attr in ("version_info", "version"):
-            if pyast.unparse(node.value).split(".")[-1] in ("sys", "platform"):
-                return True
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("version_info", "version")
+            and pyast.unparse(node.value).split(".")[-1] in ("sys", "platform")
+        ):
+            return True
         name = dotted(node) if isinstance(node, ast.Name | ast.Attribute) else None
         if name is not None and (
             name.split(".")[-1] in ("python_version", "python_implementation")
