@@ -379,3 +379,55 @@ def test_a_version_branch_without_else_removed_whole_is_still_reported() -> None
         assert base() == 1
     """
     assert _rules(_run(old, new)) == ["assertion-removed"]
+
+
+# ------------------------------------------ checks moved into an inner test the test runs
+
+# pytest-mock f3ab006926fe: test_deprecated_mock's asserts moved verbatim into the source of
+# an inner test the outer test writes with `testdir.makepyfile` and runs with `runpytest`;
+# the outer test asserts the run passed (and the deprecation warning).
+_INNER_OLD = '''
+import os
+
+
+def test_deprecated_mock(mock, tmpdir):
+    mock.patch("os.listdir", return_value=["mocked"])
+    assert os.listdir(str(tmpdir)) == ["mocked"]
+    mock.stopall()
+    assert os.listdir(str(tmpdir)) == []
+'''
+
+_INNER_NEW = """
+import os
+
+
+def test_deprecated_mock(testdir):
+    p1 = testdir.makepyfile(
+        '''
+        import os
+
+        def test(mock, tmpdir):
+            mock.patch("os.listdir", return_value=["mocked"])
+            assert os.listdir(str(tmpdir)) == ["mocked"]
+            mock.stopall()
+            assert os.listdir(str(tmpdir)) == []
+        '''
+    )
+    result = testdir.runpytest(str(p1))
+    result.stdout.fnmatch_lines(["*DeprecationWarning*"])
+    assert result.ret == 0
+"""
+
+
+def test_checks_moved_into_an_inner_test_the_test_runs_are_not_reported() -> None:
+    assert _run(_INNER_OLD, _INNER_NEW) == []
+
+
+def test_a_check_left_out_of_the_inner_test_is_still_reported() -> None:
+    new = _INNER_NEW.replace('            assert os.listdir(str(tmpdir)) == []\n', "")
+    assert _rules(_run(_INNER_OLD, new)) == ["assertion-removed"]
+
+
+def test_checks_in_a_string_the_test_never_runs_are_still_reported() -> None:
+    new = _INNER_NEW.replace("testdir.runpytest(str(p1))", "testdir.tmpdir.join(str(p1))")
+    assert _rules(_run(_INNER_OLD, new)) == ["assertion-removed"] * 2

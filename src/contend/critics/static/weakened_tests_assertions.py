@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contend.critics.static import pyast
 from contend.critics.static import weakened_tests_compare as cmp
 from contend.critics.static import weakened_tests_coverage as cov
+from contend.critics.static import weakened_tests_elsewhere as elsewhere
 from contend.critics.static import weakened_tests_moot as moot
 from contend.critics.static import weakened_tests_removed as rm
 from contend.critics.static import weakened_tests_rules as r
@@ -99,6 +100,10 @@ def compare_checks(
         repeated = {id(c) for c in leftover_old if c.key in {n.key for n in new_checks}}
         moved = context.moved_elsewhere(old_fn, old_side, old_checks, repeated)
         leftover_old = [c for c in leftover_old if id(c) not in moved]
+    if leftover_old:
+        # Moved into test source the test writes and runs (pytester): still made.
+        inner = elsewhere.inner_test_keys(new_fn.node, new_side.is_helper)
+        leftover_old = [c for c in leftover_old if c.key not in inner]
     if leftover_old:
         # Implied by a new equality on the same collection: `x in xs` by `xs == [.., x, ..]`.
         leftover_old = [c for c in leftover_old if not cmp.implied_by_equality(c, new_checks)]
