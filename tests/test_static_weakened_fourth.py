@@ -431,3 +431,33 @@ def test_a_check_left_out_of_the_inner_test_is_still_reported() -> None:
 def test_checks_in_a_string_the_test_never_runs_are_still_reported() -> None:
     new = _INNER_NEW.replace("testdir.runpytest(str(p1))", "testdir.tmpdir.join(str(p1))")
     assert _rules(_run(_INNER_OLD, new)) == ["assertion-removed"] * 2
+
+
+# ---------------------------------------------- `type(x) == T` -> `isinstance(x, T)` (E721)
+
+_TYPE_OLD = """
+def test_request_attached():
+    exc = run()
+    assert type(exc.request) == PreparedRequest
+"""
+
+
+def test_an_exact_type_comparison_made_isinstance_is_not_reported() -> None:
+    # responses 1be3a737b70a: the lint-recommended spelling (E721) of the same type check.
+    for spelling in ("type(exc.request) == PreparedRequest", "type(exc.request) is PreparedRequest"):
+        old = _TYPE_OLD.replace("type(exc.request) == PreparedRequest", spelling)
+        new = old.replace(spelling, "isinstance(exc.request, PreparedRequest)")
+        assert _run(old, new) == []
+
+
+def test_an_equality_with_a_value_made_isinstance_is_still_reported() -> None:
+    old = _TYPE_OLD.replace("type(exc.request) == PreparedRequest", "exc.request == expected")
+    new = old.replace("exc.request == expected", "isinstance(exc.request, PreparedRequest)")
+    assert _rules(_run(old, new)) == ["assertion-weakened"]
+
+
+def test_an_exact_type_made_isinstance_of_another_type_is_still_reported() -> None:
+    new = _TYPE_OLD.replace(
+        "type(exc.request) == PreparedRequest", "isinstance(exc.request, object)"
+    )
+    assert _rules(_run(_TYPE_OLD, new)) == ["assertion-weakened"]
