@@ -386,7 +386,7 @@ def test_a_version_branch_without_else_removed_whole_is_still_reported() -> None
 # pytest-mock f3ab006926fe: test_deprecated_mock's asserts moved verbatim into the source of
 # an inner test the outer test writes with `testdir.makepyfile` and runs with `runpytest`;
 # the outer test asserts the run passed (and the deprecation warning).
-_INNER_OLD = '''
+_INNER_OLD = """
 import os
 
 
@@ -395,7 +395,7 @@ def test_deprecated_mock(mock, tmpdir):
     assert os.listdir(str(tmpdir)) == ["mocked"]
     mock.stopall()
     assert os.listdir(str(tmpdir)) == []
-'''
+"""
 
 _INNER_NEW = """
 import os
@@ -424,7 +424,7 @@ def test_checks_moved_into_an_inner_test_the_test_runs_are_not_reported() -> Non
 
 
 def test_a_check_left_out_of_the_inner_test_is_still_reported() -> None:
-    new = _INNER_NEW.replace('            assert os.listdir(str(tmpdir)) == []\n', "")
+    new = _INNER_NEW.replace("            assert os.listdir(str(tmpdir)) == []\n", "")
     assert _rules(_run(_INNER_OLD, new)) == ["assertion-removed"]
 
 
@@ -444,7 +444,8 @@ def test_request_attached():
 
 def test_an_exact_type_comparison_made_isinstance_is_not_reported() -> None:
     # responses 1be3a737b70a: the lint-recommended spelling (E721) of the same type check.
-    for spelling in ("type(exc.request) == PreparedRequest", "type(exc.request) is PreparedRequest"):
+    spellings = ("type(exc.request) == PreparedRequest", "type(exc.request) is PreparedRequest")
+    for spelling in spellings:
         old = _TYPE_OLD.replace("type(exc.request) == PreparedRequest", spelling)
         new = old.replace(spelling, "isinstance(exc.request, PreparedRequest)")
         assert _run(old, new) == []
