@@ -462,3 +462,55 @@ def test_an_exact_type_made_isinstance_of_another_type_is_still_reported() -> No
         "type(exc.request) == PreparedRequest", "isinstance(exc.request, object)"
     )
     assert _rules(_run(_TYPE_OLD, new)) == ["assertion-weakened"]
+
+
+# ------------------------- a test of deprecated behaviour, deleted when the change removes it
+
+# tornado 45d9f6d0a23f, test_exception_in_callback: its body ran under `ignore_deprecation()`
+# (it exercised stack_context, deprecated); the change deletes the deprecated module.
+_DEPRECATED_MODULE = """
+import warnings
+
+
+class StackContext:
+    def __init__(self):
+        warnings.warn("StackContext is deprecated", DeprecationWarning)
+"""
+
+_CALLBACK_TESTS_OLD = """
+from app.testing import AsyncTestCase, ignore_deprecation
+
+
+class AsyncTestCaseTest(AsyncTestCase):
+    def test_exception_in_callback(self):
+        with ignore_deprecation():
+            self.io_loop.add_callback(lambda: 1 / 0)
+            with self.assertRaises(ZeroDivisionError):
+                self.wait()
+
+    def test_wait_timeout(self):
+        self.assertEqual(self.wait(timeout=1), None)
+"""
+
+_CALLBACK_TESTS_NEW = """
+from app.testing import AsyncTestCase
+
+
+class AsyncTestCaseTest(AsyncTestCase):
+    def test_wait_timeout(self):
+        self.assertEqual(self.wait(timeout=1), None)
+"""
+
+
+def test_a_test_of_deprecated_behaviour_deleted_with_it_is_not_reported() -> None:
+    tests = _change(PATH, _CALLBACK_TESTS_OLD, _CALLBACK_TESTS_NEW)
+    gone = _change("app/stack_context.py", _DEPRECATED_MODULE, None)
+    assert _static([tests], [gone]) == []
+
+
+def test_a_test_under_ignore_deprecation_deleted_while_nothing_deprecated_goes_is_reported() -> (
+    None
+):
+    tests = _change(PATH, _CALLBACK_TESTS_OLD, _CALLBACK_TESTS_NEW)
+    other = _change("app/legacy.py", _CLIENT, None)
+    assert [f.rule for f in _static([tests], [other])] == ["test-deleted"]
