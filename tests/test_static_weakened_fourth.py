@@ -514,3 +514,58 @@ def test_a_test_under_ignore_deprecation_deleted_while_nothing_deprecated_goes_i
     tests = _change(PATH, _CALLBACK_TESTS_OLD, _CALLBACK_TESTS_NEW)
     other = _change("app/legacy.py", _CLIENT, None)
     assert [f.rule for f in _static([tests], [other])] == ["test-deleted"]
+
+
+# ----------------------------- a test renamed for a rejection the change made a warning
+
+# pytest-mock f623fa88211e: "Warn instead of raising exception in context manager";
+# test_abort_patch_object_context_manager (raises ValueError, checks its message) became
+# test_warn_patch_object_context_manager (warns, with `match=` on the message).
+_ABORT_OLD = """
+import pytest
+
+
+def test_abort_patch_context_manager(mocker):
+    with pytest.raises(ValueError) as excinfo:
+        with mocker.patch("json.loads"):
+            pass
+    assert str(excinfo.value) == "not supported"
+
+
+def test_other(mocker):
+    assert mocker
+"""
+
+_WARN_NEW = """
+import pytest
+
+
+def test_warn_patch_context_manager(mocker):
+    with pytest.warns(MockWarning, match="not needed") as record:
+        with mocker.patch("json.loads"):
+            pass
+    assert record[0].filename == __file__
+
+
+def test_other(mocker):
+    assert mocker
+"""
+
+
+def test_a_test_renamed_for_a_rejection_made_a_warning_is_not_reported() -> None:
+    assert _run(_ABORT_OLD, _WARN_NEW) == []
+
+
+def test_the_renamed_test_that_no_longer_expects_anything_is_still_reported() -> None:
+    new = _WARN_NEW.replace(
+        '    with pytest.warns(MockWarning, match="not needed") as record:\n'
+        '        with mocker.patch("json.loads"):\n            pass\n'
+        "    assert record[0].filename == __file__\n",
+        '    with mocker.patch("json.loads"):\n        pass\n    assert mocker\n',
+    )
+    assert _rules(_run(_ABORT_OLD, new)) == ["test-deleted"]
+
+
+def test_a_warning_test_of_another_name_does_not_cover_the_deleted_one() -> None:
+    new = _WARN_NEW.replace("test_warn_patch_context_manager", "test_loads_is_quiet")
+    assert _rules(_run(_ABORT_OLD, new)) == ["test-deleted"]

@@ -133,14 +133,26 @@ def now_reported(
     if not blocks:
         return set()
     reported = {canon(n) for n in _expectation_calls(new_fn, blocks)}
+    named = [b for b in blocks if names_a_message(b)]
+    with_message = {canon(n) for n in _expectation_calls(new_fn, named)} if named else set()
     found: set[int] = set()
     for check in old_list:
         if check.family != "raises":
             continue
         calls = {canon(n) for n in _expectation_calls(old_fn, [check])}
-        if calls and calls <= reported:
+        # An old check of the exception's message needs a new expectation of a message.
+        if calls and calls <= (with_message if check.has_match else reported):
             found.add(id(check))
     return found
+
+
+def names_a_message(check: Check) -> bool:
+    """An expectation of a warning with `match=`, or of a log record with a text."""
+    if check.family == "warns":
+        return check.has_match
+    return check.family == "ctx" and any(
+        isinstance(a, ast.Constant) and isinstance(a.value, str) for a in check.operand_nodes
+    )
 
 
 _VERSION_NAME = re.compile(r"^(?:PY_?\d+\w*|PYPY|IS_PYPY|PY_VERSION\w*)$")
