@@ -104,7 +104,7 @@ class Narrowing:
         self.sources = sources
         self.trees: dict[str, ast.Module] = {}
         self._index: reads.Index | None = None
-        self._found: dict[tuple[str, tuple[str, ...]], set[str] | str] = {}
+        self._found: dict[tuple[str, tuple[str, ...]], tuple[reads.Readers, set[str]] | str] = {}
         self.narrowed = 0
         self.unread = 0  # read by no test: one test of a file that imports the module
         self._importers: dict[str, str | None] = {}
@@ -142,17 +142,11 @@ class Narrowing:
         if names is None:
             return None
         module = preload.module_name(self.source_root, self.root / path)
-        key = (module, names)
-        if key not in self._found:
-            try:
-                found = self.index().readers(module, names)
-                self._found[key] = found.tests(self.covmap["files"], self.covmap["durations"])
-            except reads.Unfollowable as exc:
-                self._found[key] = str(exc)
-        result = self._found[key]
-        if isinstance(result, str):
-            self.kept[result] += 1
+        found = self._readers(module, names)
+        if isinstance(found, str):
+            self.kept[found] += 1
             return None
+        result = found[1]
         if not result:
             # No line of any test reads it: the value is seen only if computing it raises,
             # when the module fails to import — in any test file importing it at the top.
@@ -164,6 +158,57 @@ class Narrowing:
             return {first}
         self.narrowed += 1
         return set(result)
+
+    def _readers(self, module: str, names: tuple[str, ...]) -> tuple[reads.Readers, set[str]] | str:
+        """The readers of `names` and the tests that ran them, or why they are unknown."""
+        key = (module, names)
+        if key not in self._found:
+            try:
+                found = self.index().readers(module, names)
+                tests = found.tests(self.covmap["files"], self.covmap["durations"])
+                self._found[key] = (found, tests)
+            except reads.Unfollowable as exc:
+                self._found[key] = str(exc)
+        return self._found[key]
+
+    def global_patch(self, mutant: Mutant) -> patch_mod.GlobalPatch | str | None:
+        """The fast path for a mutant of a module-level value (patch.GlobalPatch), why it
+        cannot take it (a reason), or None when the mutant is not in such a value."""
+        if not (mutant.import_time and mutant.fallback_lines is None):
+            return None
+        path = Path(mutant.path)
+        source = self.sources[path]
+        tree = self.trees.setdefault(mutant.path, ast.parse(source))
+        last = source.count("\n", 0, mutant.span[1]) + 1
+        names = reads.binding_of_mutant(tree, mutant.line, last)
+        if names is None:
+            return None
+        module = preload.module_name(self.source_root, self.root / path)
+        found = self._readers(module, names)
+        if isinstance(found, str):
+            return "a module-level value whose readers are not all known"
+        readers = found[0]
+        if readers.computed:
+            return "a module-level value another one is computed from at import"
+        if readers.test_import_time:
+            return "a module-level value a test file reads at import or collection"
+        mutated = mutant.apply(source)
+        code = patch_mod.value_code(mutated, str(self.root / path), mutant.line)
+        if code is None:
+            return "a module-level value not found in the mutated module"
+        loads = set(code.co_names)  # the names the value reads (and attributes: harmless)
+        why = patch_mod.bound_once(tree, (*names, *loads))
+        if why is not None:
+            return f"a module-level value: {why}"
+        live = sys.modules.get(module)
+        if live is None:
+            return "the module is not imported by the suite"
+        try:
+            eval(code, dict(live.__dict__))  # pure (reads.is_pure): no effect but its value
+        except Exception:  # contend: allow silent-fallback -- reported as the path's reason
+            # The mutant breaks the module's import: the slow path judges that as it is.
+            return "a module-level value the mutant makes raise"
+        return patch_mod.GlobalPatch(module, names, code, readers.bound)
 
     def _importer(self, module: str) -> str | None:
         """The fastest test of the test files whose top level imports `module`, directly
@@ -273,6 +318,7 @@ def plan_paths(
     source_root: Path,
     covmap: dict[str, Any],
     slow_only: bool,
+    narrowing: Narrowing | None = None,
 ) -> Counter[str]:
     """Decides the path of each mutant: a patch for the fast path, or the reason it takes
     the slow one."""
@@ -293,6 +339,12 @@ def plan_paths(
             reasons["the line map has no import record of the file"] += 1
             continue
         plan = patch_mod.plan(row.mutant, sources[path], filename, import_lines)
+        if isinstance(plan, str) and narrowing is not None:
+            value = narrowing.global_patch(row.mutant)
+            if isinstance(value, patch_mod.GlobalPatch):
+                row.patch = value
+                continue
+            plan = value or plan
         if isinstance(plan, str):
             reasons[plan] += 1
         elif not index.has(plan.function):

@@ -26,7 +26,7 @@ import cputime
 import execute
 import pytest
 from linemap import QUIET_REWRITE
-from patch import FunctionIndex
+from patch import FunctionIndex, GlobalPatch, apply_global
 
 
 class HostError(Exception):
@@ -161,7 +161,10 @@ def fast_child(
     rec.reset()
     test_cpu: dict[str, float] = {}
     raised = ""
-    if job.patch is not None and host.index.apply(job.patch) == 0:
+    if isinstance(job.patch, GlobalPatch):
+        if apply_global(job.patch, list(sys.modules.values())) == 0:
+            raised = f"no live binding of {job.patch.module}.{job.patch.names[0]}"
+    elif job.patch is not None and host.index.apply(job.patch) == 0:
         raised = f"no live function object for {job.patch.function}"
     items = [host.items[t] for t in tests if t in host.items]
     missing = sorted(set(tests) - set(host.items))

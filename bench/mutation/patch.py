@@ -18,8 +18,16 @@ level or in a class body, possibly under an `if`/`try`) and:
 - the mutated code needs the same closure cells as the original (removing a `super()`
   call can drop the `__class__` cell: such a mutant takes the slow path).
 
-Everything else (module- or class-level code, defaults of nested functions) takes the
-slow path: a child imports the mutated module, and all that import it, again.
+A module-level value is patchable too (`GlobalPatch`) when reads.py found every reader
+of its name: a pure value (`NAME = …`, no call but a few pure builtins), bound once,
+read only where a function body runs (or in a test), never computed into another
+module-level value, and never read by a test file at import or collection. Then the
+value is computed again from the mutated expression and rebound wherever it is bound
+under a name (the module, each `from m import NAME [as x]`): every reader looks the name
+up when it runs, so it sees the mutant as it would after a re-import.
+
+Everything else (class-level code, values read at import, defaults of nested functions)
+takes the slow path: a child imports the mutated module, and all that import it, again.
 """
 
 from __future__ import annotations
@@ -44,6 +52,123 @@ class Patch:
     function: FunctionKey
     code: types.CodeType | None = None  # the whole function's mutated code, or
     default: tuple[str, int | str, object] | None = None  # ("pos", i, v) / ("kw", name, v)
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalPatch:
+    """What a child rebinds to put a mutant of a module-level value in."""
+
+    module: str  # the module that binds the value
+    names: tuple[str, ...]  # the names its assignment binds
+    value: types.CodeType  # the mutated value, compiled as an expression
+    bound: frozenset[tuple[str, str]]  # (file, name): every binding of it at import
+
+    @property
+    def function(self) -> FunctionKey:
+        # What run.py reports as the patched object; no function is patched.
+        return ("", f"{self.module}.{self.names[0]}", 0)
+
+
+def value_code(mutated_source: str, filename: str, line: int) -> types.CodeType | None:
+    """The mutated value of the module-level assignment whose value holds `line`,
+    compiled on its own; None when the line is in no such value."""
+    tree = ast.parse(mutated_source, filename)
+    for stmt in _module_statements(tree.body):
+        if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+            value = stmt.value
+            if value.lineno <= line <= (value.end_lineno or value.lineno):
+                return compile(ast.Expression(value), filename, "eval", dont_inherit=True)
+    return None
+
+
+def bound_once(tree: ast.Module, names: Iterable[str]) -> str | None:
+    """Why re-evaluating a value of `names` in the module's final namespace would not give
+    what an import computes (None when it would): a name bound more than once at module
+    level (a later statement may rebind or extend it), or declared global in a function,
+    or deleted."""
+    wanted = set(names)
+    count: dict[str, int] = defaultdict(int)
+    for stmt in _module_statements(tree.body):
+        for name in _binds(stmt):
+            count[name] += 1
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global) and wanted & set(node.names):
+            return f"{sorted(wanted & set(node.names))[0]} is declared global in a function"
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del) and node.id in wanted:
+            return f"{node.id} is deleted"
+    again = sorted(n for n in wanted if count[n] > 1)
+    return f"{again[0]} is bound more than once at module level" if again else None
+
+
+def _binds(stmt: ast.stmt) -> Iterator[str]:
+    """The module-level names one statement binds (not those of nested blocks)."""
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
+        targets = [stmt.target]
+    elif isinstance(stmt, ast.With | ast.AsyncWith):
+        targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+    elif isinstance(stmt, ast.Import | ast.ImportFrom):
+        for a in stmt.names:
+            yield (a.asname or a.name).split(".")[0]
+    elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        yield stmt.name
+    for target in targets:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                yield node.id
+    for node in _own_expressions(stmt):
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                yield sub.target.id
+
+
+def _own_expressions(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """The expressions of a statement itself, not of the blocks it holds."""
+    for name, value in ast.iter_fields(stmt):
+        if name in ("body", "orelse", "finalbody", "handlers"):
+            continue
+        if isinstance(value, ast.AST):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, ast.AST))
+
+
+def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module-level statements, through `if`, `try` and `with` blocks."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If | ast.Try | ast.With):
+            for block in _blocks(stmt):
+                yield from _module_statements(block)
+
+
+def apply_global(patch: GlobalPatch, modules: Iterable[types.ModuleType]) -> int:
+    """Puts a value mutant in: computes the mutated value in its module's namespace and
+    rebinds it wherever it is bound at import. Returns how many bindings changed (0: the
+    module is not loaded)."""
+    by_file: dict[str, types.ModuleType] = {}
+    for module in modules:
+        origin = getattr(module, "__file__", None)
+        if isinstance(origin, str):
+            by_file[origin] = module
+    owner = next((m for m in by_file.values() if m.__name__ == patch.module), None)
+    if owner is None:
+        return 0
+    originals = [owner.__dict__[n] for n in patch.names if n in owner.__dict__]
+    value = eval(patch.value, owner.__dict__)  # pure: reads.is_pure held at planning
+    changed = 0
+    for origin, module in by_file.items():
+        for rel, name in patch.bound:
+            if not origin.endswith("/" + rel) and origin != rel:
+                continue
+            # Only the binding that holds the original object: a module may bind the
+            # same name to something else.
+            if name in module.__dict__ and any(module.__dict__[name] is o for o in originals):
+                setattr(module, name, value)
+                changed += 1
+    return changed
 
 
 def _defined_functions(

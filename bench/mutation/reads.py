@@ -317,6 +317,15 @@ def absolute(module: str | None, is_package: bool, level: int, target: str | Non
 class Readers:
     lines: dict[str, list[tuple[int, int]]]  # source file → line ranges that read the name
     test_files: frozenset[str]  # test files that may read it (every test of them)
+    # Where the value is bound under a name at import: (file, name) — the module's own
+    # binding, every `from m import NAME [as x]` (re-exports and test files included).
+    bound: frozenset[tuple[str, str]] = frozenset()
+    # A module-level value computed from it at import (`OTHER = NAME | {…}`): it holds
+    # the original's result until the module is imported again.
+    computed: bool = False
+    # A test file reads it at import or collection (a module-level line, a decorator such
+    # as `parametrize`, a default, a class body): collected once, it keeps the original.
+    test_import_time: bool = False
 
     def tests(
         self, covmap_files: dict[str, dict[str, list[str]]], all_tests: Iterable[str]
@@ -382,25 +391,25 @@ class Index:
 
     def readers(self, module: str, names: Iterable[str]) -> Readers:
         """Where the module-level `names` of `module` can be read; Unfollowable if not known."""
-        lines: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        test_files: set[str] = set()
+        walk = _Walk()
         todo = [(module, n) for n in names]
         seen: set[tuple[str, str]] = set()
         while todo:
             pair = todo.pop()
             if pair not in seen:
                 seen.add(pair)
-                todo.extend(self._one(*pair, lines, test_files))
-        unique = {rel: sorted(set(ranges)) for rel, ranges in lines.items()}
-        return Readers(unique, frozenset(test_files))
+                todo.extend(self._one(*pair, walk))
+        unique = {rel: sorted(set(ranges)) for rel, ranges in walk.lines.items()}
+        return Readers(
+            unique,
+            frozenset(walk.test_files),
+            frozenset(walk.bound),
+            walk.computed,
+            walk.test_import_time,
+        )
 
-    def _one(
-        self,
-        module: str,
-        name: str,
-        lines: dict[str, list[tuple[int, int]]],
-        test_files: set[str],
-    ) -> list[tuple[str, str]]:
+    def _one(self, module: str, name: str, walk: _Walk) -> list[tuple[str, str]]:
+        lines, test_files = walk.lines, walk.test_files
         owner = self.by_module.get(module)
         if owner is None:
             raise Unfollowable(f"{module} is not a source module")
@@ -411,6 +420,7 @@ class Index:
         holders = {module, *_prefixes(module)}
         target = f"{module}.{name}"
         derived: list[tuple[str, str]] = []
+        walk.bound.add((owner.rel, name))
         for f in self.files:
             test = self.is_test_file(f)
             found: list[ast.expr] = []
@@ -419,9 +429,11 @@ class Index:
                 if not test:
                     raise Unfollowable(f"{f.rel}: {why}")
                 test_files.add(f.rel)  # whatever a test file does is seen by its tests
+                walk.test_import_time |= _mentioned_at_import(f, {name, *f.by_target[target]})
                 continue
             for base, local in f.froms.get(name, ()):
                 if base == module:
+                    walk.bound.add((f.rel, local))
                     if test:
                         test_files.add(f.rel)
                     elif f.module is not None:
@@ -437,15 +449,18 @@ class Index:
                 resolved = f.resolve(attr.value)
                 if resolved is None or resolved == module:
                     found.append(attr)
-            if not found:
-                continue
-            if test:
+            if test and found:
                 test_files.add(f.rel)
-            elif f.module is None:
+            if test and f.rel in test_files:
+                walk.test_import_time |= _mentioned_at_import(f, {name, *f.by_target[target]})
+            if not found or test:
+                continue
+            if f.module is None:
                 raise Unfollowable(f"{f.rel}:{found[0].lineno}: read outside src and tests")
-            else:
-                for node in found:
-                    derived += self._read_at(f, node, lines)
+            for node in found:
+                computed = self._read_at(f, node, lines)
+                walk.computed |= bool(computed)
+                derived += computed
         return derived
 
     def _read_at(
@@ -489,6 +504,48 @@ class Index:
             raise Unfollowable(f"{f.rel}:{node.lineno}: read by code that ran at import")
         lines[f.rel].append((first, last))
         return []
+
+
+@dataclass
+class _Walk:
+    """What following the readers of one value has found so far (see Readers)."""
+
+    lines: dict[str, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
+    test_files: set[str] = field(default_factory=set)
+    bound: set[tuple[str, str]] = field(default_factory=set)
+    computed: bool = False
+    test_import_time: bool = False
+
+
+def _mentioned_at_import(f: _File, names: set[str]) -> bool:
+    """Whether code of `f` that runs at import or collection (outside every function and
+    lambda body) names any of `names`: as a name, an attribute, or a string (whole, or
+    its last `.`/`:` segment — `getattr`, `mock.patch("m.NAME")`)."""
+    todo: list[ast.AST] = [f.tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            # its decorators, defaults and annotations run at import; its body does not
+            todo.extend(node.decorator_list)
+            todo.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d)
+            continue
+        if isinstance(node, ast.Lambda):
+            todo.extend(node.args.defaults)
+            continue
+        if isinstance(node, ast.Name) and node.id in names:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            return True
+        if isinstance(node, ast.alias) and (node.asname or node.name) in names:
+            continue  # the import binds it; binding is not reading
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and (node.value in names or re.split(r"[.:]", node.value)[-1] in names)
+        ):
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _dynamic(f: _File, module: str, name: str, holders: set[str], test: bool) -> str | None:

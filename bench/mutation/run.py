@@ -60,6 +60,7 @@ import preload
 import profile_setup
 import scores
 from mutate import OPERATORS, Mutant, mutants_of
+from patch import GlobalPatch
 from scores import NOT_RUN, Row
 from staging import Learner, file_of
 from targets import (
@@ -368,7 +369,9 @@ def _run(args: argparse.Namespace) -> int:
             flush=True,
         )
     args.interrupted = False
-    slow_reasons = choose.plan_paths(runnable, sources, root, source_root, covmap, args.slow_only)
+    slow_reasons = choose.plan_paths(
+        runnable, sources, root, source_root, covmap, args.slow_only, narrowing
+    )
     fast = [r for r in runnable if r.patch is not None]
     slow = [r for r in runnable if r.patch is None]
     for r in fast:
@@ -379,8 +382,11 @@ def _run(args: argparse.Namespace) -> int:
         for r in slow:
             r.status = NOT_RUN
     why = ", ".join(f"{n} {reason}" for reason, n in slow_reasons.most_common())
+    rebound = sum(isinstance(r.patch, GlobalPatch) for r in fast)
     print(
-        f"{len(fast)} mutants on the fast path, {len(slow)} on the slow path"
+        f"{len(fast)} mutants on the fast path"
+        + (f" ({rebound} of them module-level value(s) rebound)" if rebound else "")
+        + f", {len(slow)} on the slow path"
         + (f" ({why})" if why else "")
         + (" — not run (--fast-only)" if args.fast_only and slow else ""),
         flush=True,

@@ -31,7 +31,7 @@ class Row:
     killer: str | None = None
     seconds: float = 0.0
     widened: bool = False
-    patch: patch_mod.Patch | None = None
+    patch: patch_mod.Patch | patch_mod.GlobalPatch | None = None
     carried: bool = False  # --incremental: the earlier run's outcome, not judged again
     same_as: str | None = None  # the key of the mutant with the same bytecode judged for it
     path: str = ""  # "fast" or "slow" once planned
