@@ -4,7 +4,7 @@ directories, it shares no commit with the sets built before it, and its labels a
 and of its own commits only.
 
 Nothing here reviews a commit: the figures come from
-`bench/realcommits/run.py --set holdout2|holdout3|holdout4|holdout5|holdout6`.
+`bench/realcommits/run.py --set holdout2|holdout3|holdout4|holdout5|holdout6|holdout7`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from rc_projects import (  # noqa: E402
     HOLDOUT4_PROJECTS,
     HOLDOUT5_PROJECTS,
     HOLDOUT6_PROJECTS,
+    HOLDOUT7_PROJECTS,
     LANGS,
     SETS,
     Project,
@@ -54,6 +55,12 @@ HOLDOUTS = [
         HOLDOUT6_PROJECTS,
         "arrow",
         ("main", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"),
+    ),
+    (
+        "holdout7",
+        HOLDOUT7_PROJECTS,
+        "kombu",
+        ("main", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6"),
     ),
 ]
 by_set = pytest.mark.parametrize(

@@ -147,6 +147,27 @@ def test_private_key_with_material_on_following_lines() -> None:
         assert_redacted_anywhere(findings[0], line)
 
 
+@pytest.mark.parametrize(
+    "path", ["tests/test_advisory.py", "tests/fixtures/server.key", "src/app/test_sign.py"]
+)
+def test_a_private_key_in_a_test_file_is_minor(path: str) -> None:
+    """Keys in tests are fixtures generated for them (a crypto library's suite holds
+    dozens): listed for a look, never blocking. A real key there still leaks, so it is
+    raised — and redacted."""
+    material = rand(ALNUM + "+/", 120)
+    line = f'KEY = "-----BEGIN PRIVATE KEY-----\\n{material}\\n-----END PRIVATE KEY-----"'
+    findings = check(added(path, line))
+    assert [(f.rule, f.severity) for f in findings] == [("private-key", Severity.MINOR)]
+    assert_redacted(findings[0], material)
+
+
+def test_a_private_key_beside_the_code_stays_critical() -> None:
+    material = rand(ALNUM + "+/", 120)
+    line = f'KEY = "-----BEGIN PRIVATE KEY-----\\n{material}\\n-----END PRIVATE KEY-----"'
+    findings = check(added("src/app/signing.py", line))
+    assert [(f.rule, f.severity) for f in findings] == [("private-key", Severity.CRITICAL)]
+
+
 def test_private_key_inline_in_a_string_literal() -> None:
     material = rand(ALNUM + "+/", 120)
     line = f'KEY = "-----BEGIN PRIVATE KEY-----\\n{material}\\n-----END PRIVATE KEY-----"'

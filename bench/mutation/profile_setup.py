@@ -2,12 +2,14 @@
 
 Derandomized, so a mutant meets the same examples the coverage map was built with and
 its result does not depend on the luck of a draw; no example database, so a mutant's
-counterexample is never replayed against the real code later.
+counterexample is never replayed against the real code later; no shrinking: a killed
+mutant needs a failing example, not the smallest one, and shrinking re-runs the test
+dozens to hundreds of times after the first failure (the outcome is the same).
 """
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 
 def load() -> None:
@@ -17,5 +19,6 @@ def load() -> None:
         derandomize=True,
         deadline=None,
         suppress_health_check=list(HealthCheck),
+        phases=[p for p in Phase if p not in (Phase.shrink, Phase.explain)],
     )
     settings.load_profile("contend-mutation")

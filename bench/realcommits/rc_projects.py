@@ -3,7 +3,7 @@
 Owns the project tables and the paths every script shares (manifest, labels, data dir,
 mirrors), per *set*. Pure data; no git, no I/O beyond computing paths.
 
-Seven sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
+Eight sets, chosen, built, run and labelled by the same scripts (`--set`, default `main`):
 
 - `main` — the set the critics are tuned against (`manifest.jsonl`, `labels/`, `data/`);
 - `holdout` — other projects, kept away from that tuning, so the figures of the main set
@@ -31,6 +31,11 @@ Seven sets, chosen, built, run and labelled by the same scripts (`--set`, defaul
   before a second round of precision changes to the static critics landed, by someone who
   did not see those changes, as the check that they generalise (`manifest-holdout6.jsonl`,
   `labels-holdout6/`, `data-holdout6/`). Its projects are in none of the sets above nor
+  the independent check;
+- `holdout7` — a seventh fresh holdout, built and labelled at a fixed main (`b7cedc4`)
+  before a third round of precision changes to the static critics landed, by someone who
+  did not see those changes, as the check that they generalise (`manifest-holdout7.jsonl`,
+  `labels-holdout7/`, `data-holdout7/`). Its projects are in none of the sets above nor
   the independent check.
 
 `head` pins the history a project's commits are chosen from: selection only walks commits
@@ -403,6 +408,54 @@ HOLDOUT6_PROJECTS: tuple[Project, ...] = (
 )
 
 
+HOLDOUT7_PROJECTS: tuple[Project, ...] = (
+    # Python — in no other set and not the independent check.
+    Project(
+        "kombu", "python", "github:celery/kombu", "9ee8595b835c77b4f04cfb54b40b5d446f985a35", 13
+    ),
+    Project(
+        "mkdocs", "python", "github:mkdocs/mkdocs", "2862536793b3c67d9d83c33e0dd6d50a791928f8", 13
+    ),
+    Project(
+        "waitress",
+        "python",
+        "github:Pylons/waitress",
+        "4a378915f6fef264c6aaf03f059bd992287ba8ba",
+        13,
+    ),
+    Project(
+        "pytest-xdist",
+        "python",
+        "github:pytest-dev/pytest-xdist",
+        "f63b6a25b4eb932385c6ee4651eac5c08fbd3a20",
+        13,
+    ),
+    Project(
+        "boltons",
+        "python",
+        "github:mahmoud/boltons",
+        "967864f89791509f9eb36b22b4579d36b72a6df2",
+        13,
+    ),
+    Project(
+        "pyjwt", "python", "github:jpadilla/pyjwt", "dcc27a9d3182a2349c30b160758785c6ce7a6508", 13
+    ),
+    # JavaScript / TypeScript — likewise.
+    Project("sinon", "js", "github:sinonjs/sinon", "cf5d9e8de1a5307ed7b329b6306ee86982453db7", 13),
+    Project("knex", "js", "github:knex/knex", "e25d54bcb707714a17f5a5744eba5c4246bb4d1d", 13),
+    Project(
+        "superstruct",
+        "js",
+        "github:ianstormtaylor/superstruct",
+        "e414c8afd3b69f6bc0173b8ee25f71d8e5694f01",
+        13,
+    ),
+    Project(
+        "winston", "js", "github:winstonjs/winston", "4b963a9f5b1ef24efb6250354a108b80c0c6e7d9", 13
+    ),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class BenchSet:
     """One set of commits: its projects and where its manifest, labels and bundles live."""
@@ -458,6 +511,13 @@ SETS: dict[str, BenchSet] = {
         HERE / "labels-holdout6",
         HERE / "data-holdout6",
     ),
+    "holdout7": BenchSet(
+        "holdout7",
+        HOLDOUT7_PROJECTS,
+        HERE / "manifest-holdout7.jsonl",
+        HERE / "labels-holdout7",
+        HERE / "data-holdout7",
+    ),
 }
 
 
@@ -480,7 +540,7 @@ def project(name: str) -> Project:
 def data_dir(override: str | None = None, default: Path = DEFAULT_DATA_DIR) -> Path:
     """Where the bundles live: --data, else $REALCOMMITS_DATA, else the set's default
     (bench/realcommits/data, data-holdout, data-holdout2, data-holdout3, data-holdout4,
-    data-holdout5 or data-holdout6).
+    data-holdout5, data-holdout6 or data-holdout7).
     Project names differ between the sets, so one directory given by --data or the variable
     can hold the bundles of all."""
     chosen = override or os.environ.get("REALCOMMITS_DATA")

@@ -118,3 +118,14 @@ class ProjectAwareCritic(Protocol):
     def check_in_project(
         self, changes: Sequence[FileChange], project_files: Mapping[str, str]
     ) -> Iterable[Finding | Skipped]: ...
+
+
+@runtime_checkable
+class DeletionAwareCritic(Protocol):
+    """A critic that also reads the old text of the deleted source files the review does not
+    check (`run_static(moved_from=...)`): the test-weakening critic learns from a deleted
+    module what the change removed, so a test deleted with the module it tested is not a
+    weakened test. The runner hands such files to `check` with the changes when
+    `reads_deleted_sources` is true."""
+
+    reads_deleted_sources: bool

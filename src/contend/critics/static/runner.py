@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from contend.critics.static import pyast
 from contend.critics.static.base import (
+    DeletionAwareCritic,
     FileChange,
     Finding,
     ProjectAwareCritic,
@@ -59,7 +60,8 @@ def run_static(
     (`ProjectAwareCritic`); `blocking`: which rule decides the severity a finding may block
     at (the `static.blocking` setting, `calibration.calibrate`); `moved_from`: deleted files
     that are not reviewed but whose old text code may have moved from (a module split into a
-    package), read only by the moved-code test."""
+    package), read by the moved-code test and by the critics that ask for them
+    (`DeletionAwareCritic`: what a deleted module took with it)."""
     if isinstance(topics, str):
         topics = parse_selection(topics)
     if critics is None:
@@ -76,6 +78,8 @@ def run_static(
         mine = [c for c in changes if c.language in critic.languages]
         if not _reads_raw_text(critic):
             mine = [c for c in mine if c.path not in unparsable]
+        if mine and isinstance(critic, DeletionAwareCritic) and critic.reads_deleted_sources:
+            mine = [*mine, *(c for c in moved_from if c.language in critic.languages)]
         if not mine:
             continue
         for item in _check(critic, mine, project_files):

@@ -2,7 +2,8 @@
 
 Two kinds of rule run on every line the change added:
   - provider formats (AWS, GitHub, Slack, Stripe, Google, OpenAI, Anthropic, PEM private
-    keys): critical; JWTs and passwords inside URLs: major;
+    keys): critical — a private key in a test file minor (a fixture generated for the
+    test, almost always); JWTs and passwords inside URLs: major;
   - `generic-credential`: a value of 12+ characters assigned to a secret-looking name
     (`password = "..."`, `"api_key": "..."`, `TOKEN=...` in config files) whose Shannon
     entropy is high: major, minor in test files (fixtures are usually fake, but a real
@@ -423,11 +424,28 @@ def _redact_line(line: str, hits: Sequence[_Hit]) -> str:
     return line
 
 
+# What a test file holds as a fixture far more often than as a leak: values a test makes
+# up, and private keys generated for it (a crypto library's suite holds dozens). Minor
+# there: still raised, for a look, never blocking. A provider's key format in a test file
+# stays critical: a fixture needs no live-looking token of a real service.
+_FIXTURE_KINDS = frozenset({"generic-credential", "private-key"})
+
+
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "testdata"})
+
+
+def _in_test_tree(path: str) -> bool:
+    """A test file, or any file under a test directory (`tests/fixtures/server.key`, a
+    `testdata/config.yaml`): what the suite reads, not what the product ships."""
+    parts = path.replace("\\", "/").split("/")
+    return is_test_path(path) or bool(_TEST_DIRS & set(parts[:-1]))
+
+
 def _findings(change: FileChange) -> Iterator[Finding]:
     # Numbered as git numbers them (`added_lines`): only "\n" ends a line; str.splitlines()
     # would also break at form feeds and U+2028 and drift. A "\r" is cut where a line is read.
     lines = (change.new_text or "").split("\n")
-    in_tests = is_test_path(change.path)
+    in_tests = _in_test_tree(change.path)
     for line_no in sorted(change.added_lines):
         if line_no > len(lines):
             continue
@@ -437,7 +455,7 @@ def _findings(change: FileChange) -> Iterator[Finding]:
         evidence = _redact_line(lines[line_no - 1].removesuffix("\r"), hits)
         for hit in hits:
             severity = hit.severity
-            if in_tests and hit.rule == "generic-credential":
+            if in_tests and hit.rule in _FIXTURE_KINDS:
                 severity = Severity.MINOR
             finding = _INFO[hit.rule].finding(
                 path=change.path,

@@ -17,7 +17,8 @@ or branches adds none); a handler the function already had, applied to new code 
 branch, is the same policy; a lookup the old code guarded (`hasattr`, `k in d`, a handler
 of its missing-key error) rewritten as `getattr(o, "a", None)` / `d.get(k)` is the same
 fallback; an optional-import probe (`try: import x / except ImportError`) at any level is a
-deliberate choice.
+deliberate choice. A Sphinx configuration (`docs/conf.py`) is not read: it runs only to build
+the docs, where a failure shows as a broken page.
 
 Severity (the rules' catalogue is silent_fallback_rules.py): major, and high confidence,
 where the change demonstrably hides a failure that used to surface — a broad handler, a
@@ -87,10 +88,18 @@ class SilentFallbackCritic:
         for change in python:
             if change.new_text is None or not change.added_lines or is_test_path(change.path):
                 continue  # a handler in a test expects its error: test-weakening's ground
+            if is_docs_configuration(change.path):
+                continue  # runs only to build the docs, where a failure is a broken page
             yield from _FileCheck(change, context).findings()
 
 
 CRITIC = SilentFallbackCritic()
+
+
+def is_docs_configuration(path: str) -> bool:
+    """A Sphinx configuration: a `conf.py` in a `doc` / `docs` directory (or below one)."""
+    parts = path.replace("\\", "/").lower().split("/")
+    return parts[-1] == "conf.py" and any(p in ("doc", "docs") for p in parts[:-1])
 
 
 class _FileCheck:

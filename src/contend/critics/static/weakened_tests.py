@@ -89,6 +89,8 @@ RULES = wc.RULES
 class WeakenedTestsCritic:
     topic: Topic = Topic.TEST_WEAKENING
     languages: frozenset[Language] = frozenset({"python"})
+    # A deleted module is not reviewed, but a test deleted with it tested what it removed.
+    reads_deleted_sources: bool = True
 
     def check(self, changes: Sequence[FileChange]) -> Iterable[Finding | Skipped]:
         files: list[File] = []

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contend.critics.static import pyast
 from contend.critics.static import weakened_tests_compare as cmp
 from contend.critics.static import weakened_tests_coverage as cov
+from contend.critics.static import weakened_tests_elsewhere as elsewhere
 from contend.critics.static import weakened_tests_moot as moot
 from contend.critics.static import weakened_tests_removed as rm
 from contend.critics.static import weakened_tests_rules as r
@@ -100,6 +101,10 @@ def compare_checks(
         moved = context.moved_elsewhere(old_fn, old_side, old_checks, repeated)
         leftover_old = [c for c in leftover_old if id(c) not in moved]
     if leftover_old:
+        # Moved into test source the test writes and runs (pytester): still made.
+        inner = elsewhere.inner_test_keys(new_fn.node, new_side.is_helper)
+        leftover_old = [c for c in leftover_old if c.key not in inner]
+    if leftover_old:
         # Implied by a new equality on the same collection: `x in xs` by `xs == [.., x, ..]`.
         leftover_old = [c for c in leftover_old if not cmp.implied_by_equality(c, new_checks)]
     deprecated = context.behaviour.deprecated if leftover_old else frozenset()
@@ -167,6 +172,9 @@ def _moot(
         found.update(
             id(c) for c in old_checks if c.family == "value" and pyast.span(c.node)[0] >= rejected
         )
+    found.update(moot.now_reported(old_fn.node, new_fn.node, old_checks, new_checks))
+    branches = moot.old_interpreter_branches(old_fn.node, new_fn.node, new_checks, is_helper)
+    found.update(id(c) for c in old_checks if id(c.node) in branches)
     raised = moot.raises_added(old_fn.node, new_fn.node)
     fails = [c for c in old_checks if c.op == "fail" and id(c) not in found]
     found.update(id(c) for c in fails[:raised])

@@ -122,7 +122,7 @@ def weakening(old: Check, new: Check) -> tuple[str, str] | None:
             return RULE_WEAKENED, "membership widened to also accept " + ", ".join(extra)
     if new.reflexive and not old.reflexive:
         return RULE_WEAKENED, "the value is now compared with itself, which always holds"
-    if _absence_kept(old, new):
+    if _absence_kept(old, new) or _exact_type_as_isinstance(old, new):
         return None
     point = _POINT_OPS.get(old.op)
     widened_point = (
@@ -165,6 +165,28 @@ def _absence_kept(old: Check, new: Check) -> bool:
         return False
     key, mapping = new.operand_nodes
     return canon(got.args[0]) == canon(key) and canon(got.func.value) == canon(mapping)
+
+
+def _exact_type_as_isinstance(old: Check, new: Check) -> bool:
+    """`type(x) == T` (or `is T`) became `isinstance(x, T)`: the spelling linters ask for
+    (pycodestyle E721). It also admits subclasses of T, which no such test meant to reject."""
+    if old.op not in ("eq", "is") or new.op != "isinstance" or len(old.operand_nodes) != 2:
+        return False
+    if len(new.operand_nodes) != 2:
+        return False
+    subject, kind = new.operand_nodes
+    for typed, other in (old.operand_nodes, old.operand_nodes[::-1]):
+        if (
+            isinstance(typed, ast.Call)
+            and isinstance(typed.func, ast.Name)
+            and typed.func.id == "type"
+            and len(typed.args) == 1
+            and not typed.keywords
+            and canon(typed.args[0]) == canon(subject)
+            and canon(other) == canon(kind)
+        ):
+            return True
+    return False
 
 
 def _is_object_subject(check: Check) -> bool:

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from contend.critics.static import pyast
 from contend.critics.static import weakened_tests_coverage as cov
 from contend.critics.static import weakened_tests_elsewhere as elsewhere
+from contend.critics.static import weakened_tests_moot as moot
 from contend.critics.static import weakened_tests_removed as rm
 from contend.critics.static import weakened_tests_rules as r
+from contend.critics.static import weakened_tests_tables as tables
 from contend.critics.static.base import (
     Confidence,
     FileChange,
@@ -48,6 +50,7 @@ class Context:
     _behaviour: rm.Removed | None = None
     _added: frozenset[str] | None = None
     _new_names: list[tuple[str, frozenset[str]]] | None = None
+    _tables: list[tables.Table] | None = None
     # The change also adds tests or checks: a deletion may be a rewrite whose equivalence
     # the critic could not establish.
     rewritten: bool = False
@@ -129,6 +132,22 @@ class Context:
             self._new_names = found
         return self._new_names
 
+    @property
+    def tables(self) -> list[tables.Table]:
+        """The parametrized tests of the new side of the changed test files, as tables."""
+        if self._tables is None:
+            found: list[tables.Table] = []
+            for file in self.files:
+                if file.new is None:
+                    continue
+                for qualname, fn in file.new.functions.items():
+                    if is_test(qualname):
+                        table = tables.table_of(fn.node, file.new.constants, file.new.is_helper)
+                        if table is not None:
+                            found.append(table)
+            self._tables = found
+        return self._tables
+
     def moved_to_another_file(self, ref: Ref) -> bool:
         """The change added a test to ANOTHER of its test files whose name's words are those
         of the deleted test's name or a part of them (`test_lua` for `test_lua_hook`,
@@ -141,6 +160,38 @@ class Context:
             path != here and new and (new <= old or old <= new)
             for path, new in self.added_test_names
         )
+
+    def renamed_for_a_new_outcome(self, ref: Ref) -> bool:
+        """The change added to the same file a test named as the deleted one with one word
+        replaced (`test_abort_x` -> `test_warn_x`) that makes the calls the old test expected
+        to raise inside a new expectation of a warning or a log record, and every other
+        check of the old test — a check of the caught exception only when the new
+        expectation names a message: the change turned the rejection into a report, and the
+        test was renamed for it (pytest-mock's `mocker` used as a context manager)."""
+        old, new = ref.file.old, ref.file.new
+        assert old is not None  # deleted refs come from old sides
+        if new is None:
+            return False
+        fn = ref.old.node
+        checks = [c for c in r.checks_in(fn.body, old.is_helper) if c.counts]
+        if not any(c.family == "raises" for c in checks):
+            return False
+        words = _name_words(ref.qualname)
+        for qualname, candidate in new.functions.items():
+            other = _name_words(qualname)
+            if qualname in old.functions or not is_test(qualname):
+                continue
+            if len(words ^ other) != 2 or len(words & other) < 2:
+                continue  # not the same name with one word replaced
+            made = r.checks_in(candidate.node.body, new.is_helper)
+            reported = moot.now_reported(fn, candidate.node, checks, made)
+            keys = {c.key for c in made}
+            named = any(moot.names_a_message(c) for c in made)
+            if reported and all(
+                id(c) in reported or c.key in keys or (named and "EXC" in c.key) for c in checks
+            ):
+                return True
+        return False
 
     def moved_elsewhere(
         self, fn: pyast.Function, side: Side, checks: list[r.Check], keep: set[int]
@@ -158,7 +209,8 @@ class Context:
     def still_checked(self, ref: Ref) -> bool:
         """Is what this deleted test checked still checked: it tested a unit the change
         removed, or every check it made (under each of its cases) is made by a test of
-        the new side — merged into a parametrized test, moved, renamed or duplicated — or
+        the new side — merged into a parametrized test (or folded into a table of cases of
+        the same kind, `weakened_tests_tables`), moved, renamed or duplicated — or
         the change added a test under its name or a part of it to another test file (moved
         and rewritten)?"""
         old = ref.file.old
@@ -168,7 +220,9 @@ class Context:
             return True
         if self.coverage.covers_test(old.demand(ref.old)):
             return True
-        if self.moved_to_another_file(ref):
+        if self.tables and tables.folded_into(fn, old.constants, old.is_helper, self.tables):
+            return True
+        if self.moved_to_another_file(ref) or self.renamed_for_a_new_outcome(ref):
             return True
         # Its checks were split over, or moved to, other tests the change added or extended.
         checks = r.checks_in(fn.body, old.is_helper)

@@ -20,12 +20,14 @@ Pure functions over `pyast` functions; the critic caches the result per change.
 from __future__ import annotations
 
 import ast
+import textwrap
 from collections.abc import Iterable, Iterator, Mapping
 
 from contend.critics.static import pyast
 from contend.critics.static import weakened_tests_coverage as cov
 from contend.critics.static import weakened_tests_rules as r
 from contend.critics.static.weakened_tests_check import IsHelper
+from contend.critics.static.weakened_tests_sides import parse_or_none
 
 # A check keyed without its locals' names must still say something of its own: `x == 1`
 # alone (one local, one constant) would match any other test's `y == 1`.
@@ -94,4 +96,37 @@ def added(functions: Iterable[tuple[Version, Version | None]]) -> frozenset[str]
     for new, old in functions:
         before = keys(*old) if old is not None else frozenset()
         found.update(keys(*new) - before)
+    return frozenset(found)
+
+
+# Calls by which a test runs test source it wrote (pytest's `pytester` / `testdir`).
+_RUNS_SOURCE = frozenset({"inline_run", "inline_runsource", "runpython", "runpython_c"})
+
+
+def inner_test_keys(function: pyast.FunctionNode, is_helper: IsHelper) -> frozenset[str]:
+    """The keys of the checks in test source this test writes as a string and runs
+    (`pytester.makepyfile('''def test(): assert ...''')` then `runpytest()`): a check moved
+    into such an inner test is still made, and the outer test fails when it fails."""
+    runs = any(
+        isinstance(node, ast.Call)
+        and (
+            (name := (r.dotted(node.func) or "").split(".")[-1]).startswith("runpytest")
+            or name in _RUNS_SOURCE
+        )
+        for node in r.walk(function.body)
+    )
+    if not runs:
+        return frozenset()
+    found: set[str] = set()
+    for node in r.walk(function.body):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        if "assert" not in node.value:
+            continue
+        tree = parse_or_none(textwrap.dedent(node.value))
+        if tree is None:  # not test source: prose, a pattern
+            continue
+        for inner in ast.walk(tree):
+            if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.update(c.key for c in r.checks_in(inner.body, is_helper))
     return frozenset(found)

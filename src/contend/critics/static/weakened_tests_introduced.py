@@ -80,14 +80,33 @@ def new_skips(
         if before[key]:
             before[key] -= 1
             continue
-        finding = _skip_finding(report, marker, "")
+        finding = _skip_finding(report, marker, "", _head_of(new_fn.node, marker))
         if finding is not None:
             yield finding
 
 
-def _skip_finding(report: Reporter, marker: ast.AST, scope: str) -> Finding | None:
+def _head_of(fn: pyast.FunctionNode, marker: ast.AST) -> tuple[int, int] | None:
+    """For a marker among the test's decorators: the lines from the `def` through the
+    comments and docstring that open its body, where the test says why it is marked."""
+    if not any(marker is d or marker in ast.walk(d) for d in fn.decorator_list):
+        return None
+    first = fn.body[0]
+    docstring = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+    end = pyast.span(first)[1] if docstring else pyast.span(first)[0] - 1
+    return fn.lineno, max(end, fn.lineno)
+
+
+def _skip_finding(
+    report: Reporter, marker: ast.AST, scope: str, head: tuple[int, int] | None = None
+) -> Finding | None:
     start, end = pyast.span(marker)
     if mk.has_issue_reference(report.file.change.new_lines(start, end)):
+        return None
+    if head is not None and mk.has_issue_reference(report.file.change.new_lines(*head)):
         return None
     kind = mk.skip_kind(marker)
     claim = f"{scope}{kind} added without an issue reference in its reason: `{r.short(marker)}`"

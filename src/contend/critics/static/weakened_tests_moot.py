@@ -6,6 +6,10 @@ not because the test got weaker. The test-weakening critic asks before it report
 - the new test now expects an exception from a call the old test made and checked the
   results of (the behaviour became a rejection: the values no longer exist);
 - it was a failure (`assert False`, `pytest.fail`) and the new test raises instead;
+- it sat in the branch of an `if` on the interpreter's version that the change took out
+  with the `if`, keeping the other branch (support for old Pythons dropped);
+- it expected an exception from a call the new test makes inside an expectation of a log
+  record or a warning (the error is logged now; the new test fails if it is still raised);
 - it checked a part of a result the test unpacked (`data, errors = load()`) that the new
   test takes whole (`data = load()`): the call returns one value now;
 - it checked a field of a result type the change removed (`type(result.data) == str`) and
@@ -18,6 +22,8 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
+from collections import Counter
 from collections.abc import Iterable
 
 from contend.critics.static import pyast
@@ -28,6 +34,7 @@ from contend.critics.static.weakened_tests_rules import (
     IsHelper,
     canon,
     checks_in,
+    dotted,
     walk,
 )
 
@@ -105,6 +112,100 @@ def now_rejected(
         if isinstance(node, ast.Call) and canon(node) in expected
     ]
     return min(lines) if lines else None
+
+
+def now_reported(
+    old_fn: pyast.FunctionNode,
+    new_fn: pyast.FunctionNode,
+    old_checks: Iterable[Check],
+    new_checks: Iterable[Check],
+) -> set[int]:
+    """Ids of the old test's expected exceptions whose calls the new test makes inside a
+    new expectation of a log record or a warning (`assertRaises(E): wait()` ->
+    `ExpectLog(log, ...): wait()`): the behaviour changed from raising to reporting, and
+    an exception still raised there would fail the new test."""
+    old_list = list(old_checks)
+    before = Counter(c.key for c in old_list)
+    after = Counter(c.key for c in new_checks)
+    blocks = [
+        c for c in new_checks if c.family in ("ctx", "warns") and after[c.key] > before[c.key]
+    ]
+    if not blocks:
+        return set()
+    reported = {canon(n) for n in _expectation_calls(new_fn, blocks)}
+    named = [b for b in blocks if names_a_message(b)]
+    with_message = {canon(n) for n in _expectation_calls(new_fn, named)} if named else set()
+    found: set[int] = set()
+    for check in old_list:
+        if check.family != "raises":
+            continue
+        calls = {canon(n) for n in _expectation_calls(old_fn, [check])}
+        # An old check of the exception's message needs a new expectation of a message.
+        if calls and calls <= (with_message if check.has_match else reported):
+            found.add(id(check))
+    return found
+
+
+def names_a_message(check: Check) -> bool:
+    """An expectation of a warning with `match=`, or of a log record with a text."""
+    if check.family == "warns":
+        return check.has_match
+    return check.family == "ctx" and any(
+        isinstance(a, ast.Constant) and isinstance(a.value, str) for a in check.operand_nodes
+    )
+
+
+_VERSION_NAME = re.compile(r"^(?:PY_?\d+\w*|PYPY|IS_PYPY|PY_VERSION\w*)$")
+
+
+def on_the_interpreter_version(test: ast.expr) -> bool:
+    """Does a condition read the interpreter's version: `sys.version_info`, `sys.version`,
+    `platform.python_version()`, or a `PY2` / `PY38` / `PYPY`-style constant?"""
+    for node in ast.walk(test):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("version_info", "version")
+            and pyast.unparse(node.value).split(".")[-1] in ("sys", "platform")
+        ):
+            return True
+        name = dotted(node) if isinstance(node, ast.Name | ast.Attribute) else None
+        if name is not None and (
+            name.split(".")[-1] in ("python_version", "python_implementation")
+            or _VERSION_NAME.match(name.split(".")[-1])
+        ):
+            return True
+    return False
+
+
+def old_interpreter_branches(
+    old_fn: pyast.FunctionNode,
+    new_fn: pyast.FunctionNode,
+    new_checks: Iterable[Check],
+    is_helper: IsHelper,
+) -> set[int]:
+    """Ids of the nodes of old checks that sat in a branch of an `if` on the interpreter's
+    version which the change removed with the `if` (the new test has no `if` on that
+    condition), when the other branch is the one the new test keeps: what only ran on an
+    interpreter the project no longer supports."""
+    kept_conditions = {
+        canon(n.test) for n in walk(new_fn.body) if isinstance(n, ast.If | ast.IfExp)
+    }
+    new_keys = Counter(c.key for c in new_checks)
+    found: set[int] = set()
+    for node in walk(old_fn.body):
+        if not isinstance(node, ast.If) or not on_the_interpreter_version(node.test):
+            continue
+        if canon(node.test) in kept_conditions:
+            continue
+        branches = [checks_in(node.body, is_helper), checks_in(node.orelse, is_helper)]
+        kept = [sum(new_keys[c.key] > 0 for c in branch) for branch in branches]
+        if not node.orelse or max(kept) == 0:
+            # Without an `else`, or with neither branch kept, which interpreter the gone
+            # checks ran on is unknown: a check of a new Python's behaviour may be lost.
+            continue
+        dropped = branches[1 - kept.index(max(kept))]
+        found.update(id(c.node) for c in dropped)
+    return found
 
 
 def _expectation_calls(fn: pyast.FunctionNode, blocks: list[Check]) -> Iterable[ast.Call]:

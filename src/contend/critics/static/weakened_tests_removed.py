@@ -369,7 +369,15 @@ def _uses_members(
 
 
 def _expects_deprecation(function: pyast.FunctionNode) -> bool:
+    """The test expects a deprecation warning, or runs its code under a context manager
+    that silences one (`with ignore_deprecation():`): it exercises deprecated behaviour."""
     for node in walk(function.body):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                call = item.context_expr
+                name = dotted(call.func) if isinstance(call, ast.Call) else None
+                if name and "deprecat" in name.split(".")[-1].lower():
+                    return True
         if isinstance(node, ast.Call):
             name = dotted(node.func) or ""
             if name.split(".")[-1] == "deprecated_call":

@@ -219,6 +219,7 @@ def _extract(statements: list[ast.AST], is_helper: IsHelper) -> list[Check]:
     found: list[Check] = []
     aliases: dict[str, str] = {}
     calls: list[ast.Call] = []
+    managers: set[int] = set()
     for node in walk(statements):
         if isinstance(node, ast.Assert):
             found.extend(expr_checks(node.test, node))
@@ -226,11 +227,26 @@ def _extract(statements: list[ast.AST], is_helper: IsHelper) -> list[Check]:
             calls.append(node)
         elif isinstance(node, ast.Assign):
             _note_alias(node, aliases)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            managers.update(id(item.context_expr) for item in node.items)
     for call in calls:  # after the walk: an alias may be bound anywhere in the function
         check = _call_check(call, is_helper, aliases)
+        if check is None and id(call) in managers:
+            check = _expecting_context(call)
         if check is not None:
             found.append(check)
     return found
+
+
+def _expecting_context(call: ast.Call) -> Check | None:
+    """A context manager named as an expectation (tornado's `ExpectLog`, `expect_warnings`)
+    checks what happens inside it, as `assertLogs` does: it fails the test when that does not
+    happen."""
+    name = dotted(call.func) or ""
+    last = name.split(".")[-1]
+    if not last.lower().startswith("expect"):
+        return None
+    return _make("ctx:" + last, list(call.args), call, family="ctx", extra=canon(call))
 
 
 def no_helpers(name: str) -> bool:
