@@ -149,6 +149,7 @@ def test_a_reply_that_breaks_the_schema_is_refused_naming_where(
         ("critic", ("objections", 0, "severity"), "critical"),
         ("critic", ("objections", 0, "severity"), "minor"),
         ("critic", ("objections", 0, "start_line"), 0),
+        ("critic", ("objections", 0, "end_line"), 0),
         ("critic", ("objections",), []),
         ("critic", ("judgements", 0, "action"), "accept"),
         ("critic", ("judgements", 0, "action"), "re_attack"),
