@@ -133,7 +133,9 @@ class Narrowing:
             )
         return self._index
 
-    def tests(self, mutant: Mutant) -> set[str] | None:
+    def _binding(self, mutant: Mutant) -> tuple[str, tuple[str, ...], ast.Module] | None:
+        """The module and the names of the pure module-level binding whose value holds
+        the mutant (and the file's tree), or None when it is in no such value."""
         path = Path(mutant.path)
         source = self.sources[path]
         tree = self.trees.setdefault(mutant.path, ast.parse(source))
@@ -141,7 +143,13 @@ class Narrowing:
         names = reads.binding_of_mutant(tree, mutant.line, last)
         if names is None:
             return None
-        module = preload.module_name(self.source_root, self.root / path)
+        return preload.module_name(self.source_root, self.root / path), names, tree
+
+    def tests(self, mutant: Mutant) -> set[str] | None:
+        binding = self._binding(mutant)
+        if binding is None:
+            return None
+        module, names, _ = binding
         found = self._readers(module, names)
         if isinstance(found, str):
             self.kept[found] += 1
@@ -176,14 +184,12 @@ class Narrowing:
         cannot take it (a reason), or None when the mutant is not in such a value."""
         if not (mutant.import_time and mutant.fallback_lines is None):
             return None
+        binding = self._binding(mutant)
+        if binding is None:
+            return None
+        module, names, tree = binding
         path = Path(mutant.path)
         source = self.sources[path]
-        tree = self.trees.setdefault(mutant.path, ast.parse(source))
-        last = source.count("\n", 0, mutant.span[1]) + 1
-        names = reads.binding_of_mutant(tree, mutant.line, last)
-        if names is None:
-            return None
-        module = preload.module_name(self.source_root, self.root / path)
         found = self._readers(module, names)
         if isinstance(found, str):
             return "a module-level value whose readers are not all known"
