@@ -210,11 +210,14 @@ class Narrowing:
         if live is None:
             return "the module is not imported by the suite"
         try:
-            eval(code, dict(live.__dict__))  # pure (reads.is_pure): no effect but its value
+            # The project's own mutated source, a pure value (reads.is_pure): running
+            # mutated project code is what this tool is for.
+            # contend: allow security -- evaluates the project's own mutated pure value
+            value = eval(code, dict(live.__dict__))
         except Exception:  # contend: allow silent-fallback -- reported as the path's reason
             # The mutant breaks the module's import: the slow path judges that as it is.
             return "a module-level value the mutant makes raise"
-        return patch_mod.GlobalPatch(module, names, code, readers.bound)
+        return patch_mod.GlobalPatch(module, names, value, readers.bound)
 
     def _importer(self, module: str) -> str | None:
         """The fastest test of the test files whose top level imports `module`, directly

@@ -60,7 +60,9 @@ class GlobalPatch:
 
     module: str  # the module that binds the value
     names: tuple[str, ...]  # the names its assignment binds
-    value: types.CodeType  # the mutated value, compiled as an expression
+    # The mutated value, computed once when the run is planned, in the process every
+    # child is forked from (its module's namespace there is the one the child has).
+    value: object
     bound: frozenset[tuple[str, str]]  # (file, name): every binding of it at import
 
     @property
@@ -145,9 +147,8 @@ def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 def apply_global(patch: GlobalPatch, modules: Iterable[types.ModuleType]) -> int:
-    """Puts a value mutant in: computes the mutated value in its module's namespace and
-    rebinds it wherever it is bound at import. Returns how many bindings changed (0: the
-    module is not loaded)."""
+    """Puts a value mutant in: rebinds the mutated value wherever the original is bound
+    at import. Returns how many bindings changed (0: the module is not loaded)."""
     by_file: dict[str, types.ModuleType] = {}
     for module in modules:
         origin = getattr(module, "__file__", None)
@@ -157,7 +158,6 @@ def apply_global(patch: GlobalPatch, modules: Iterable[types.ModuleType]) -> int
     if owner is None:
         return 0
     originals = [owner.__dict__[n] for n in patch.names if n in owner.__dict__]
-    value = eval(patch.value, owner.__dict__)  # pure: reads.is_pure held at planning
     changed = 0
     for origin, module in by_file.items():
         for rel, name in patch.bound:
@@ -166,7 +166,7 @@ def apply_global(patch: GlobalPatch, modules: Iterable[types.ModuleType]) -> int
             # Only the binding that holds the original object: a module may bind the
             # same name to something else.
             if name in module.__dict__ and any(module.__dict__[name] is o for o in originals):
-                setattr(module, name, value)
+                setattr(module, name, patch.value)
                 changed += 1
     return changed
 
