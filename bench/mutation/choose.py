@@ -304,20 +304,13 @@ def select_all(
         narrow = narrowing.tests(m)
         if narrow is None:
             continue
-        if _ran(m, lines):
-            # The line ran in a test's own subprocess (`python -m contend …`), so coverage
-            # credits it to that test alone: the readers in the tests' process are added.
-            out[m.key] = broad | (narrow - flaky)
-            continue
-        # Where the fallback chose (no test is credited with the line): the readers.
-        narrow = (narrow & broad if named else narrow) - flaky
+        # In place of the fallback, the readers in the tests' own process (within the
+        # named set); the tests credited with the line (its subprocess importers) stay.
+        narrow = (narrow & broad if named else narrow) | linemap.credited(m, lines)
+        narrow -= flaky
         if narrow:
             out[m.key] = narrow
     return out
-
-
-def _ran(m: Mutant, lines: dict[str, list[str]]) -> bool:
-    return any(lines.get(str(n)) for n in range(m.select_lines[0], m.select_lines[1] + 1))
 
 
 def plan_paths(

@@ -268,10 +268,22 @@ class _Select:
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        keep = [item for item in items if item.nodeid in self.order]
-        drop = [item for item in items if item.nodeid not in self.order]
-        keep.sort(key=lambda item: self.order[item.nodeid])
-        self.missing = sorted(set(self.order) - {item.nodeid for item in keep})
+        found = {item.nodeid for item in items}
+        self.missing = sorted(set(self.order) - found)
+        # A mutant of a value a test is parametrized by renames that test's cases
+        # (`test_kind[attack]` → `test_kind[XXattackXX]`): the cases of a selected test
+        # whose ids the mutant changed run in its place, not silently nowhere.
+        renamed = {_base(t): self.order[t] for t in self.missing if "[" in t}
+        rank = dict(self.order)
+        stand_in: set[str] = set()
+        for item in items:
+            if item.nodeid not in rank and _base(item.nodeid) in renamed:
+                rank[item.nodeid] = renamed[_base(item.nodeid)]
+                stand_in.add(_base(item.nodeid))
+        self.missing = [t for t in self.missing if _base(t) not in stand_in]
+        keep = [item for item in items if item.nodeid in rank]
+        drop = [item for item in items if item.nodeid not in rank]
+        keep.sort(key=lambda item: rank[item.nodeid])
         if drop:
             config.hook.pytest_deselected(items=drop)
         for item in keep:
@@ -295,6 +307,11 @@ class _Select:
         if report.failed and self.first_failure is None:
             self.first_failure = report.nodeid
             self.failure_text = str(report.longrepr)[-1500:]
+
+
+def _base(nodeid: str) -> str:
+    """A test's node id without its parametrization: `f.py::test_x[a-1]` → `f.py::test_x`."""
+    return nodeid.split("[", 1)[0]
 
 
 def _child(ws: Workspace, slot: _Slot, job: Job, tests: list[str]) -> int:
@@ -443,7 +460,11 @@ def _judge_status(slot: _Slot, wait_status: int | None) -> Outcome:
     if data["missing"] and len(data["missing"]) == count and not collect_error:
         return Outcome(job.ident, ERROR, seconds, 0, detail="none of the selected tests collected")
     if code == 0:
-        return Outcome(job.ident, SURVIVED, seconds, slot.ran)
+        # Tests the mutant renamed out of existence (a case id it changed with no stand-in)
+        # did not judge it: the survivor says so rather than hiding it.
+        gone = len(data["missing"])
+        detail = f"{gone} selected test(s) not collected under the mutant" if gone else ""
+        return Outcome(job.ident, SURVIVED, seconds, slot.ran, detail=detail)
     failed = code in (1, 2) or (code == 3 and data["raised"])
     if failed and killer is not None and "Timeout (>" in data["failure_text"]:
         return Outcome(job.ident, TIMEOUT, seconds, slot.ran, killer, "a test timed out")

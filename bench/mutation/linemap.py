@@ -335,20 +335,39 @@ def _lines_tests(lines: dict[str, list[str]], first: int, last: int) -> set[str]
 
 
 def select(mutant: Mutant, lines: dict[str, list[str]], unseen: Iterable[str] = ()) -> set[str]:
-    """The tests that can see the mutant: those that ran its lines. A line that runs at
-    import (module or class level, a default value) is attributed to no test: use the
-    tests that ran the function whose default it is, or else every test of the file and
-    every test of `unseen` — the tests that may see an import-time value without running
-    any line of the file (a dataclass default read through the generated __init__, a
-    schema description read by a schema test); run.py chooses them."""
-    tests = _lines_tests(lines, *mutant.select_lines)
-    if tests or not mutant.import_time:
+    """The tests that can see the mutant: those that ran its lines, and for a line that
+    runs at import (module or class level, a default value) also `import_time_fallback`'s."""
+    tests = credited(mutant, lines)
+    if not mutant.import_time:
         return tests
+    return tests | import_time_fallback(mutant, lines, unseen)
+
+
+def credited(mutant: Mutant, lines: dict[str, list[str]]) -> set[str]:
+    """The tests the line map credits with the mutant's lines. For an import-time line these
+    are only tests that imported the module afresh — in a subprocess they started
+    (`python -m contend …`, measured through COVERAGE_PROCESS_START) or for the first time
+    inside the test — never the tests of the suite's own process, which imported it once,
+    at collection, outside any test's context."""
+    return _lines_tests(lines, *mutant.select_lines)
+
+
+def import_time_fallback(
+    mutant: Mutant, lines: dict[str, list[str]], unseen: Iterable[str] = ()
+) -> set[str]:
+    """The tests of the suite's own process that may see an import-time mutant, which the
+    line map credits with none of its lines: the tests that ran the function whose default
+    it is, or else every test of the file and every test of `unseen` — the tests that may
+    see an import-time value without running any line of the file (a dataclass default
+    read through the generated __init__, a schema description read by a schema test);
+    run.py chooses them. Added to the credited tests, not only used when there are none: a
+    subprocess test credited with a module's every import-time line once hid the in-process
+    tests that read its values (a Literal read by the published-schema test survived)."""
     if mutant.fallback_lines is not None:
         tests = _lines_tests(lines, *mutant.fallback_lines)
-    if not tests:
-        tests = file_tests(lines) | set(unseen)
-    return tests
+        if tests:
+            return tests
+    return file_tests(lines) | set(unseen)
 
 
 def importing_tests(root: Path, module: str, tests: Iterable[str]) -> set[str]:

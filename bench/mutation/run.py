@@ -101,7 +101,12 @@ def _progress(total: int) -> Any:
         state["done"] += 1
         done = state["done"]
         if outcome.status not in execute.KILLED_STATES:
-            print(f"  [{done}/{total}] {outcome.status}: {job.ident}", flush=True)
+            note = (
+                f" ({outcome.detail})"
+                if outcome.status == execute.SURVIVED and outcome.detail
+                else ""
+            )
+            print(f"  [{done}/{total}] {outcome.status}: {job.ident}{note}", flush=True)
         elif done % 50 == 0 or done == total:
             elapsed = time.monotonic() - state["started"]
             print(f"  [{done}/{total}] {elapsed:.0f} s", flush=True)
@@ -416,6 +421,7 @@ def _run(args: argparse.Namespace) -> int:
     def record(job: execute.Job, outcome: execute.Outcome) -> None:
         row = by_key[job.ident]
         row.status, row.killer, row.seconds = outcome.status, outcome.killer, outcome.seconds
+        row.detail = outcome.detail if outcome.status == execute.SURVIVED else ""
         row.cpu += outcome.cpu  # a mutant judged again (widened, re-judged) costs both
         row.children += outcome.children
         for test, cpu in outcome.test_cpu.items():

@@ -35,6 +35,7 @@ class Row:
     carried: bool = False  # --incremental: the earlier run's outcome, not judged again
     same_as: str | None = None  # the key of the mutant with the same bytecode judged for it
     path: str = ""  # "fast" or "slow" once planned
+    detail: str = ""  # of a survivor: selected tests that did not run under the mutant
     cpu: float = 0.0  # user+system seconds of the children that judged it
     test_cpu: dict[str, float] = field(default_factory=dict)  # of it, per test run
     children: int = 0  # children forked to judge it
@@ -114,6 +115,8 @@ def print_report(
             note = " (not covered: no test runs this line)" if r.status == execute.NO_TESTS else ""
             if r.status == execute.ERROR:
                 note = " (harness error)"
+            elif r.detail:
+                note = f" ({r.detail})"
             print(f"  {r.mutant.path}:{r.mutant.line}  {r.mutant.key.split('::', 1)[1]}{note}")
     widened_kills = [r for r in rows if r.widened and r.status in execute.KILLED_STATES]
     if widened_kills:
@@ -183,6 +186,7 @@ def print_report(
                 "status": r.status,
                 "equivalent": r.equivalent,
                 "killer": r.killer,
+                "detail": r.detail,
                 "tests": len(r.tests),
                 "widened": r.widened,
                 "carried": r.carried,

@@ -1,0 +1,93 @@
+"""Which tests judge an import-time mutant when a test re-imported its module in a
+subprocess (bench/mutation/linemap.select), and a mutant that renames a parametrized case
+(bench/mutation/execute.py): end to end on a tiny project, each outcome seen wrong before
+the fix (the mutant survived, judged by tests that could not see it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench" / "mutation"
+
+LIMITS = """\
+class Limits:
+    top = 3
+
+
+def over(x):
+    return x > Limits.top
+"""
+KINDS = 'KINDS = ("attack", "silent")\n'
+
+TESTS = {
+    # Imports the module afresh in a subprocess: the line map credits it with every
+    # import-time line of the module — and it checks nothing about them.
+    "test_cli.py": "import subprocess\nimport sys\n\n\ndef test_imports_in_a_subprocess():\n"
+    "    subprocess.run([sys.executable, '-c', 'import tiny.limits, tiny.kinds'], check=True)\n",
+    # Reads the class-level value in the suite's own process, which imported the module at
+    # collection, outside any test: the map credits it with none of those lines.
+    "test_over.py": "from tiny.limits import over\n\n\ndef test_over():\n"
+    "    assert over(4)\n    assert not over(3)\n",
+    # Parametrized by the value: a mutant of it renames the cases.
+    "test_kinds.py": "import pytest\n\nfrom tiny.kinds import KINDS\n\n\n"
+    "@pytest.mark.parametrize('kind', KINDS)\ndef test_kind(kind):\n"
+    "    assert kind in {'attack', 'silent'}\n",
+}
+
+
+def _run(root: Path, *targets: str) -> dict[str, dict[str, object]]:
+    (root / "src" / "tiny").mkdir(parents=True)
+    (root / "src" / "tiny" / "__init__.py").write_text("")
+    (root / "src" / "tiny" / "limits.py").write_text(LIMITS)
+    (root / "src" / "tiny" / "kinds.py").write_text(KINDS)
+    (root / "tests").mkdir()
+    for name, text in TESTS.items():
+        (root / "tests" / name).write_text(text)
+    (root / "equivalent.toml").write_text("")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "run.py"),
+            "--root",
+            str(root),
+            "--equivalents",
+            str(root / "equivalent.toml"),
+            "--out",
+            str(root / "out"),
+            "--slow-only",
+            *targets,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(root)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "out" / "results.json").read_text())
+    return {m["key"]: m for m in results["mutants"]}
+
+
+@pytest.mark.slow
+def test_an_import_time_value_credited_to_a_subprocess_is_judged_in_process_too(
+    tmp_path: Path,
+) -> None:
+    mutants = _run(tmp_path, "src/tiny/limits.py::Limits")
+    top = [m for k, m in mutants.items() if "3 =>" in k]
+    assert len(top) == 2  # 3 → 4 and 3 → 2
+    for m in top:
+        assert m["status"] == "killed", m
+        assert m["killer"] == "tests/test_over.py::test_over"
+
+
+@pytest.mark.slow
+def test_a_mutant_that_renames_parametrized_cases_runs_them(tmp_path: Path) -> None:
+    mutants = _run(tmp_path, "src/tiny/kinds.py")
+    renamed = mutants["src/tiny/kinds.py::<module>::constant::'silent' => 'XXsilentXX'"]
+    assert renamed["status"] == "killed", renamed
+    assert renamed["killer"] == "tests/test_kinds.py::test_kind[XXsilentXX]"
