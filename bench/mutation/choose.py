@@ -297,7 +297,8 @@ def select_all(
     out: dict[str, set[str]] = {}
     for m in mutants:
         lines = covmap["files"].get(m.path, {})
-        broad = linemap.select(m, lines, unseen[Path(m.path)]) - flaky
+        at_import = covmap.get("import_lines", {}).get(m.path, ())
+        broad = linemap.select(m, lines, unseen[Path(m.path)], at_import) - flaky
         out[m.key] = broad
         if not (m.import_time and m.fallback_lines is None) or narrowing is None:
             continue

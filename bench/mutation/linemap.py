@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -334,13 +334,27 @@ def _lines_tests(lines: dict[str, list[str]], first: int, last: int) -> set[str]
     return found
 
 
-def select(mutant: Mutant, lines: dict[str, list[str]], unseen: Iterable[str] = ()) -> set[str]:
+def select(
+    mutant: Mutant,
+    lines: dict[str, list[str]],
+    unseen: Iterable[str] = (),
+    at_import: Collection[int] = (),
+) -> set[str]:
     """The tests that can see the mutant: those that ran its lines, and for a line that
-    runs at import (module or class level, a default value) also `import_time_fallback`'s."""
+    runs at import — module or class level, a default value, or a function body the import
+    record `at_import` (the file's lines run while importing or collecting) shows ran then,
+    whose result (a table built at import) every later reader sees — also
+    `import_time_fallback`'s."""
     tests = credited(mutant, lines)
-    if not mutant.import_time:
-        return tests
-    return tests | import_time_fallback(mutant, lines, unseen)
+    first, last = mutant.select_lines
+    ran_then = any(first <= n <= last for n in at_import)
+    if mutant.import_time:
+        return tests | import_time_fallback(mutant, lines, unseen)
+    if ran_then:
+        # Its result may be anywhere (a module constant, a cache): every test that may see
+        # the module, as for a module-level value.
+        return tests | file_tests(lines) | set(unseen)
+    return tests
 
 
 def credited(mutant: Mutant, lines: dict[str, list[str]]) -> set[str]:
