@@ -33,6 +33,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench" / "realcommits"))
 
+from rc_labels import Label, finding_key  # noqa: E402
 from rc_rules import (  # noqa: E402
     RealFinding,
     SyntheticItem,
@@ -138,27 +139,42 @@ def test_synthetic_recall_without_rules() -> None:
     assert [x.kind for x in synthetic_recall(items, ())] == ["silent-fallback", "benign"]
 
 
-def _run_doc(rows: list[tuple[str, str, str, str]]) -> dict:
-    return {
-        "schema": "contend.realcommits-run/v1",
-        "contend": "0.1.0+test",
-        "date": "2026-12-02 12:00 UTC",
-        "summary": {"errors": []},
-        "commits": [
-            {
-                "lang": "python",
-                "findings": [
-                    {"rule": r, "severity": sev, "label": lab} for r, _s, lab, sev in rows
-                ],
-            }
-        ],
-    }
+SHA = "ab" * 20
+
+
+def _finding(n: int, rule: str, label: str, severity: str) -> dict:
+    place = {"path": "m.py", "start_line": n, "end_line": n, "label": label}
+    place["keys"] = [finding_key(SHA, "m.py", rule, n, n)] if label != "UNLABELLED" else []
+    return {"rule": rule, "severity": severity, "label": label, "locations": [place]}
+
+
+def _label_line(n: int, rule: str, label: str) -> str:
+    key = finding_key(SHA, "m.py", rule, n, n)
+    return Label("p", SHA, "m.py", rule, n, n, label, f"reason {n}", key=key).to_json()
 
 
 def test_command_reads_the_runs_and_prints_the_figures(tmp_path: Path, capsys) -> None:
     for name in ("main", "holdout7"):
-        doc = _run_doc([row for row in ROWS if row[1] == name])
+        rows = [(n, *row) for n, row in enumerate(ROWS) if row[1] == name]
+        doc = {
+            "schema": "contend.realcommits-run/v1",
+            "contend": "0.1.0+test",
+            "date": "2026-12-02 12:00 UTC",
+            "summary": {"errors": []},
+            "commits": [
+                {
+                    "project": "p",
+                    "sha": SHA,
+                    "lang": "python",
+                    "findings": [_finding(n, r, lab, sev) for n, r, _s, lab, sev in rows],
+                }
+            ],
+        }
         (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+        labels = tmp_path / "labels" / name / "python"
+        labels.mkdir(parents=True)
+        judged = [_label_line(n, r, lab) for n, r, _s, lab, _v in rows if lab != "UNLABELLED"]
+        (labels / "p.jsonl").write_text("\n".join(judged) + "\n")
     synthetic = {
         "outcomes": [
             {"item": {"label": "silent-fallback"}, "hits": {"contend": True}, "caught_by": ["A"]},
@@ -166,12 +182,17 @@ def test_command_reads_the_runs_and_prints_the_figures(tmp_path: Path, capsys) -
         ]
     }
     (tmp_path / "synthetic-python.json").write_text(json.dumps(synthetic))
-    assert main(["--json-dir", str(tmp_path), "--target", "60", "--json", str(tmp_path / "o")]) == 0
+    args = ["--json-dir", str(tmp_path), "--target", "60", "--json", str(tmp_path / "o")]
+    assert main([*args, "--labels-root", str(tmp_path / "labels")]) == 0
     text = capsys.readouterr().out
     assert "NOT measured: holdout, holdout2" in text
     assert "removing 3 rules: `A`, `C`, `D`" in text
     assert "| `A` | 25.0% | 1 | 1 | silent-fallback 1/2 |" in text
     assert "| recall: silent-fallback | 2 | 2 (100.0%) | 1 (50.0%) | 1 |" in text
+    # Rows 0 and 12 are A's TRUE findings (tuning, fresh), rows 3 and 4 B's.
+    assert f"- `A` main p {SHA[:10]} m.py:0: reason 0" in text
+    assert f"- `A` holdout7 p {SHA[:10]} m.py:12: reason 12" in text
+    assert f"- `B` main p {SHA[:10]} m.py:4: reason 4" in text
     out = json.loads((tmp_path / "o").read_text())["langs"]["python"]["removal"]
     assert (out["true_lost_tuning"], out["true_lost_fresh"]) == (1, 1)
 

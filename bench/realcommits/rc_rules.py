@@ -46,6 +46,9 @@ class RealFinding:
     rule: str
     severity: str
     label: str
+    # Where, and the reason of a TRUE place's label: for the reader, not for the arithmetic.
+    where: str = ""
+    reason: str = ""
 
     @property
     def blocking(self) -> bool:

@@ -38,7 +38,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from rc_projects import SETS
+from rc_labels import LabelError, load_labels
+from rc_projects import LANGS, SETS
 from rc_rules import (
     FRESH_SET,
     RealFinding,
@@ -60,8 +61,11 @@ class InputError(Exception):
     """Missing or inconsistent input: one line, exit 2."""
 
 
-def read_runs(json_dir: Path) -> tuple[list[RealFinding], dict[str, Any]]:
-    """Every finding of every set's run, and what was read (sets, versions, errors)."""
+def read_runs(
+    json_dir: Path, labels_root: Path | None = None
+) -> tuple[list[RealFinding], dict[str, Any]]:
+    """Every finding of every set's run, and what was read (sets, versions, errors). The
+    labels' reasons come from each set's committed label directory, or `labels_root/<set>`."""
     findings: list[RealFinding] = []
     meta: dict[str, Any] = {"sets": {}, "missing": [], "contend": set()}
     for name in SETS:
@@ -76,6 +80,8 @@ def read_runs(json_dir: Path) -> tuple[list[RealFinding], dict[str, Any]]:
         if errors:
             # A commit that was not reviewed has no findings to count: the run is incomplete.
             raise InputError(f"{path}: {len(errors)} commits errored in that run; rerun it")
+        labels_dir = SETS[name].labels_dir if labels_root is None else labels_root / name
+        reasons = {lab.key: lab.reason for lab in load_labels(labels_dir, LANGS)}
         meta["contend"].add(doc["contend"])
         meta["sets"][name] = {
             "commits": len(doc["commits"]),
@@ -84,8 +90,24 @@ def read_runs(json_dir: Path) -> tuple[list[RealFinding], dict[str, Any]]:
         }
         for commit in doc["commits"]:
             for f in commit["findings"]:
+                # A dispute is TRUE when one of its places is (rc_labels): quote that place.
+                place = next((p for p in f["locations"] if p["label"] == f["label"]), None)
+                where, reason = f"{commit['project']} {commit['sha'][:10]}", ""
+                if place is not None:
+                    where += f" {place['path']}:{place['start_line']}"
+                    reason = next((reasons[k] for k in place["keys"] if k in reasons), "")
+                    if not reason and f["label"] != "UNLABELLED":
+                        raise InputError(f"{path}: no label file line for {place['keys']}")
                 findings.append(
-                    RealFinding(name, commit["lang"], f["rule"], f["severity"], f["label"])
+                    RealFinding(
+                        name,
+                        commit["lang"],
+                        f["rule"],
+                        f["severity"],
+                        f["label"],
+                        where,
+                        reason,
+                    )
                 )
     if not meta["sets"]:
         raise InputError(f"no run.py --json output (<set>.json) in {json_dir}")
@@ -236,6 +258,11 @@ def report(
         out += counterfactual_table(rows, mine, items)
         out += ["", "Smallest removal set:", ""]
         out += removal_lines(removal, mine, items, target)
+        out += ["", "TRUE findings per rule (set, project, commit, place: the label's reason):"]
+        for r in rows:
+            for f in mine:
+                if f.rule == r.rule and f.label == "TRUE":
+                    out.append(f"- `{f.rule}` {f.bench_set} {f.where}: {f.reason}")
         machine["langs"][lang] = {
             "rules": {
                 r.rule: {
@@ -290,14 +317,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json-dir", type=Path, required=True, help="where the run JSONs are")
     ap.add_argument("--target", type=int, default=70, help="all-findings TRUE %% (default 70)")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    ap.add_argument(
+        "--labels-root",
+        type=Path,
+        help="read each set's label reasons from DIR/<set>/ instead of the committed label "
+        "directories (the labels themselves are those in the run JSONs)",
+    )
     args = ap.parse_args(argv)
     try:
-        findings, meta = read_runs(args.json_dir)
+        findings, meta = read_runs(args.json_dir, args.labels_root)
         synthetic: dict[str, list[SyntheticItem] | None] = {}
         for lang, name in SYNTHETIC_FILES.items():
             path = args.json_dir / name
             synthetic[lang] = read_synthetic(path, lang) if path.exists() else None
-    except (InputError, OSError, KeyError, json.JSONDecodeError) as exc:
+    except (InputError, LabelError, OSError, KeyError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     text, machine = report(findings, meta, synthetic, Fraction(args.target, 100))
