@@ -17,7 +17,8 @@ without C 3/7, without D 3/10. Rules without a TRUE finding: C (4 noise), D (1 n
 - target 40%: C alone -> 3/7 = 42.9% (the noisiest free rule first: D alone is 3/10);
 - target 50%: C and D -> 3/6, no TRUE lost (C alone: 3/7 = 42.9%, short);
 - target 60%: C, D and A -> B alone 2/3, 1 TRUE lost (A and C alone: 2/4; B costs 2);
-- target 70%: not reachable (B alone is 2/3 = 66.7%); the best at no loss is C, D: 3/6.
+- target 70%: not reachable; the closest is B alone (A, C, D removed): 2/3 = 66.7%, 1 TRUE
+  lost; the best at no loss is C, D removed: 3/6.
 No network, no bundles.
 """
 
@@ -37,6 +38,7 @@ from rc_labels import Label, finding_key  # noqa: E402
 from rc_rules import (  # noqa: E402
     RealFinding,
     SyntheticItem,
+    free_removal,
     rule_rows,
     smallest_removal,
     synthetic_recall,
@@ -95,7 +97,7 @@ def test_rule_rows_split_tuning_and_fresh_with_the_counterfactual() -> None:
         (Fraction(40, 100), ("C",), True, 0, Fraction(3, 7)),
         (Fraction(50, 100), ("C", "D"), True, 0, Fraction(3, 6)),
         (Fraction(60, 100), ("A", "C", "D"), True, 1, Fraction(2, 3)),
-        (Fraction(70, 100), ("C", "D"), False, 0, Fraction(3, 6)),
+        (Fraction(70, 100), ("A", "C", "D"), False, 1, Fraction(2, 3)),
     ],
 )
 def test_smallest_removal(target, rules, reached, lost, after) -> None:
@@ -105,6 +107,13 @@ def test_smallest_removal(target, rules, reached, lost, after) -> None:
     assert removal.true_lost == lost
     assert removal.after.precision() == after
     assert removal.before.precision() == Fraction(3, 11)
+
+
+def test_free_removal_keeps_every_true_finding() -> None:
+    removal = free_removal(TUNING, Fraction(70, 100))
+    assert (removal.rules, removal.reached, removal.true_lost) == (("C", "D"), False, 0)
+    assert removal.after.precision() == Fraction(3, 6)
+    assert free_removal(TUNING, Fraction(50, 100)).reached is True
 
 
 def test_fewest_true_lost_wins_over_fewest_rules() -> None:
@@ -186,7 +195,7 @@ def test_command_reads_the_runs_and_prints_the_figures(tmp_path: Path, capsys) -
     assert main([*args, "--labels-root", str(tmp_path / "labels")]) == 0
     text = capsys.readouterr().out
     assert "NOT measured: holdout, holdout2" in text
-    assert "removing 3 rules: `A`, `C`, `D`" in text
+    assert "(fewest TRUE lost): 3 rules removed: `A`, `C`, `D`." in text
     assert "| `A` | 25.0% | 1 | 1 | silent-fallback 1/2 |" in text
     assert "| recall: silent-fallback | 2 | 2 (100.0%) | 1 (50.0%) | 1 |" in text
     # Rows 0 and 12 are A's TRUE findings (tuning, fresh), rows 3 and 4 B's.
@@ -195,6 +204,11 @@ def test_command_reads_the_runs_and_prints_the_figures(tmp_path: Path, capsys) -
     assert f"- `B` main p {SHA[:10]} m.py:4: reason 4" in text
     out = json.loads((tmp_path / "o").read_text())["langs"]["python"]["removal"]
     assert (out["true_lost_tuning"], out["true_lost_fresh"]) == (1, 1)
+    assert main([*args[:2], "--labels-root", str(tmp_path / "labels")]) == 0
+    text = capsys.readouterr().out
+    assert "Target 70.0% NOT reachable" in text
+    assert "(then fewest TRUE lost): 3 rules removed: `A`, `C`, `D`." in text
+    assert "(every rule without one removed): 2 rules removed: `C`, `D`." in text
 
 
 def test_a_synthetic_file_without_caught_by_or_disagreeing_is_refused(tmp_path: Path) -> None:

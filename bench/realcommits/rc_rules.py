@@ -146,11 +146,8 @@ def _meets(t: Tally, target: Fraction) -> bool:
     return p is not None and p >= target
 
 
-def smallest_removal(findings: Sequence[RealFinding], target: Fraction) -> Removal:
-    """The removal set with the fewest TRUE findings lost, then the fewest rules, that brings
-    the all-findings precision of `findings` to `target` (method: module docstring). When no
-    set does (every TRUE finding is needed and still too few), `reached` is False and the
-    set is every rule without a TRUE finding: the highest precision reachable at no loss."""
+def _split(findings: Sequence[RealFinding]) -> tuple[dict[str, Tally], list[str], list[str]]:
+    """Per-rule tallies; the rules with a TRUE finding; the others, most noise first."""
     per_rule = {
         rule: tally(f for f in findings if f.rule == rule) for rule in {f.rule for f in findings}
     }
@@ -162,8 +159,30 @@ def smallest_removal(findings: Sequence[RealFinding], target: Fraction) -> Remov
     free = sorted(
         (r for r, t in per_rule.items() if not t.true), key=lambda r: (-per_rule[r].noise, r)
     )
-    before = tally(findings)
+    return per_rule, costly, free
+
+
+def _removal(findings: Sequence[RealFinding], rules: Iterable[str], target: Fraction) -> Removal:
+    chosen = tuple(sorted(rules))
+    before, after = tally(findings), tally(without(findings, set(chosen)))
+    return Removal(chosen, _meets(after, target), before, after, before.true - after.true)
+
+
+def free_removal(findings: Sequence[RealFinding], target: Fraction) -> Removal:
+    """Every rule without a TRUE finding (and with labelled noise) removed: the highest
+    precision reachable without losing a TRUE finding."""
+    per_rule, _costly, free = _split(findings)
+    return _removal(findings, (r for r in free if per_rule[r].noise), target)
+
+
+def smallest_removal(findings: Sequence[RealFinding], target: Fraction) -> Removal:
+    """The removal set with the fewest TRUE findings lost, then the fewest rules, that brings
+    the all-findings precision of `findings` to `target` (method: module docstring). When no
+    set does, `reached` is False and the set is the one giving the highest precision (then
+    the fewest TRUE lost, then the fewest rules): how close removing rules can come."""
+    per_rule, costly, free = _split(findings)
     best: tuple[int, int, tuple[str, ...]] | None = None
+    closest: tuple[Fraction, int, int, tuple[str, ...]] | None = None
     for size in range(len(costly) + 1):
         for paid in itertools.combinations(costly, size):
             lost = sum(per_rule[r].true for r in paid)
@@ -171,18 +190,21 @@ def smallest_removal(findings: Sequence[RealFinding], target: Fraction) -> Remov
                 continue
             for extra in range(len(free) + 1):
                 chosen = (*paid, *free[:extra])
-                if _meets(tally(without(findings, set(chosen))), target):
+                after = tally(without(findings, set(chosen)))
+                p = after.precision()
+                if p is not None:
+                    # Highest precision first: its negation sorts first.
+                    near = (-p, lost, len(chosen), tuple(sorted(chosen)))
+                    if closest is None or near < closest:
+                        closest = near
+                if _meets(after, target):
                     key = (lost, len(chosen), tuple(sorted(chosen)))
                     if best is None or key < best:
                         best = key
                     break
-    if best is None:
-        chosen = tuple(sorted(r for r in free if per_rule[r].noise))
-        after = tally(without(findings, set(chosen)))
-        return Removal(chosen, False, before, after, 0)
-    chosen = best[2]
-    after = tally(without(findings, set(chosen)))
-    return Removal(chosen, True, before, after, before.true - after.true)
+    if best is not None:
+        return _removal(findings, best[2], target)
+    return _removal(findings, closest[3] if closest is not None else (), target)
 
 
 @dataclass(frozen=True, slots=True)
