@@ -24,6 +24,9 @@ Prints, per language (Markdown tables):
 3. the removal set that reaches the target on the tuning sets with the fewest TRUE findings
    lost, then the fewest rules (exact search, see rc_rules.py), and its cost: TRUE findings
    lost on the tuning and fresh sets, and synthetic recall per topic with and without it.
+   Where no set reaches the target: the set with the highest precision, and the set that
+   loses no TRUE finding, each with the same costs;
+4. each rule's TRUE findings: set, project, commit, place and the label's reason.
 
 Exit 0, or 2 on missing or inconsistent input.
 """
