@@ -63,6 +63,9 @@ class Result:
     findings: list[str] = field(default_factory=list)
     blocking: bool = False  # caught (or, on a control, alarmed) by a blocking finding
     earned: bool = False  # the same, counting only findings the earned policy lets block
+    # The rules of the findings that make `caught` true (of the mutant's topic, on its lines;
+    # on a control, every finding), so recall without some rules can be recomputed.
+    caught_by: list[str] = field(default_factory=list)
 
 
 def _git(repo: Path, *args: str, data: bytes | None = None) -> bytes:
@@ -133,7 +136,16 @@ def score(kind: str, name: str, src: Source, edit: Edit) -> Result | None:
     # so this is exact from the findings at their "rule" severity.
     earners = [f for f in blockers if may_block(f.rule)]
     if kind == "benign":
-        return Result(kind, name, src.path, bool(findings), shown, bool(blockers), bool(earners))
+        return Result(
+            kind,
+            name,
+            src.path,
+            bool(findings),
+            shown,
+            bool(blockers),
+            bool(earners),
+            sorted({f.rule for f in findings}),
+        )
     mine = [f for f in findings if f.topic.value == kind and f.path == src.path]
 
     def hit(chosen: list[Finding]) -> bool:
@@ -147,6 +159,7 @@ def score(kind: str, name: str, src: Source, edit: Edit) -> Result | None:
         shown,
         hit([f for f in mine if f in blockers]),
         hit([f for f in mine if f in earners]),
+        sorted({f.rule for f in mine if hit([f])}),
     )
 
 

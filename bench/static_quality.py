@@ -66,6 +66,9 @@ class Outcome:
     earned: bool = False  # the same, counting only findings the earned policy lets block
     strict: bool = False  # caught with no line tolerance (the finding meets a changed line)
     findings: list[str] = field(default_factory=list)  # contend "topic:rule@line"
+    # The rules of the findings that make `hits["contend"]` true (of the mutant's topic, on its
+    # lines; on a control, every finding), so recall without some rules can be recomputed.
+    caught_by: list[str] = field(default_factory=list)
     seconds: float = 0.0
     error: str | None = None  # contend raised on this item: counted as a miss, reported
 
@@ -115,10 +118,12 @@ def score_contend(item: Item) -> Outcome:
     outcome.any_topic = bool(on_lines)
     if item.label == "benign":
         outcome.hits["contend"] = bool(result.findings)
+        outcome.caught_by = sorted({f.rule for f in result.findings})
         outcome.blocking = any(f.severity is not Severity.MINOR for f in result.findings)
         outcome.earned = any(_earns(f) for f in result.findings)
     else:
         outcome.hits["contend"] = any(str(f.topic) == item.label for f in on_lines)
+        outcome.caught_by = sorted({f.rule for f in on_lines if str(f.topic) == item.label})
         outcome.blocking = any(
             str(f.topic) == item.label and f.severity is not Severity.MINOR for f in on_lines
         )
@@ -368,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                     "earned": o.earned,
                     "strict": o.strict,
                     "findings": o.findings,
+                    "caught_by": o.caught_by,
                     "seconds": round(o.seconds, 4),
                     "error": o.error,
                 }
