@@ -349,7 +349,7 @@ def select(
     first, last = mutant.select_lines
     ran_then = any(first <= n <= last for n in at_import)
     if mutant.import_time:
-        return tests | import_time_fallback(mutant, lines, unseen)
+        return tests | import_time_fallback(mutant, lines, unseen, at_import)
     if ran_then:
         # Its result may be anywhere (a module constant, a cache): every test that may see
         # the module, as for a module-level value.
@@ -367,7 +367,10 @@ def credited(mutant: Mutant, lines: dict[str, list[str]]) -> set[str]:
 
 
 def import_time_fallback(
-    mutant: Mutant, lines: dict[str, list[str]], unseen: Iterable[str] = ()
+    mutant: Mutant,
+    lines: dict[str, list[str]],
+    unseen: Iterable[str] = (),
+    at_import: Collection[int] = (),
 ) -> set[str]:
     """The tests of the suite's own process that may see an import-time mutant, which the
     line map credits with none of its lines: the tests that ran the function whose default
@@ -378,9 +381,12 @@ def import_time_fallback(
     subprocess test credited with a module's every import-time line once hid the in-process
     tests that read its values (a Literal read by the published-schema test survived)."""
     if mutant.fallback_lines is not None:
-        tests = _lines_tests(lines, *mutant.fallback_lines)
-        if tests:
-            return tests
+        first, last = mutant.fallback_lines
+        # A function that ran at import was credited only to tests that imported afresh.
+        if not any(first <= n <= last for n in at_import):
+            tests = _lines_tests(lines, first, last)
+            if tests:
+                return tests
     return file_tests(lines) | set(unseen)
 
 
