@@ -75,7 +75,13 @@ def _fields(data_type: type) -> _Fields:
 
 
 def _name(annotation: Any) -> str:
-    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
+    # A parametrized type by its parameters (`list[int]`, `Literal['a', 'b']`): its bare
+    # `__name__` ("list", "Literal") would not say what the value should have been.
+    if get_origin(annotation) is None:
+        named = getattr(annotation, "__name__", None)
+        if named:
+            return str(named)
+    return str(annotation).replace("typing.", "")
 
 
 def _problem(fields: _Fields, value: Mapping[str, Any]) -> str | None:
