@@ -12,8 +12,14 @@ from contend.errors import ProtocolError
 from contend.protocol.shapes import shape_of
 
 
+class _Place(TypedDict):
+    path: str
+    line: int
+
+
 class _Optional(TypedDict, total=False):
     note: str | None
+    place: _Place
 
 
 class _Record(_Optional):
@@ -49,6 +55,8 @@ def test_any_admits_every_value(extra: Any) -> None:
         ({"items": [1, "2"]}, "'items' is not list[int]: [1, '2']"),
         ({"table": {1: "x"}}, "'table' is not dict[str, Any]: {1: 'x'}"),
         ({"note": 3}, "'note' is not str | None: 3"),
+        ({"place": "a.py:3"}, "'place' is not _Place: 'a.py:3'"),
+        ({"place": {"path": "a.py"}}, "'place' is not _Place: {'path': 'a.py'}"),
     ],
 )
 def test_the_first_key_that_breaks_the_shape_is_named(change: dict[str, Any], problem: str) -> None:
@@ -65,3 +73,5 @@ def test_a_missing_required_key_and_a_non_object_are_refused() -> None:
     with pytest.raises(ProtocolError, match=r"^where: expected an object, got list$"):
         shape.check([GOOD], "where")
     assert shape.check({**GOOD, "unknown": 1}, "where")["name"] == "x"  # extra keys allowed
+    nested = {**GOOD, "place": {"path": "a.py", "line": 3}}
+    assert shape.check(nested, "where") is nested
