@@ -50,6 +50,17 @@ def _repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: dict[str, str
 # --- the trivial-change shortcut ---------------------------------------------------------
 
 
+def test_an_empty_change_passes_with_nothing_to_review_and_no_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The other `pass` decided before any critic: no change and no earlier dispute."""
+    _repo(tmp_path, monkeypatch, {})
+    code, data = _review(capsys)
+    assert (code, data["verdict"]) == (0, "pass")
+    assert data["reasons"] == ["nothing to review"]
+    assert data["threads"] == []
+
+
 def test_a_change_under_the_trivial_threshold_passes_without_review(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
