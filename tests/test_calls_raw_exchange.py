@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from contend.errors import ProtocolError
 from contend.protocol.calls import RAW_LIMIT, record_call
 from contend.protocol.event_types import RawExchange
 from contend.protocol.plan import Answered, Call
@@ -56,3 +57,42 @@ def test_an_exchange_over_the_limit_keeps_a_marked_head_and_its_length() -> None
         "bytes": RAW_LIMIT + 1,
         "head": text[:RAW_LIMIT],
     }
+
+
+def test_the_limit_counts_characters_not_ascii_escapes() -> None:
+    """Non-ASCII text is measured as written (`ensure_ascii=False`): an exchange of RAW_LIMIT
+    characters of "é" is kept whole; escaped as `\\u00e9` it would be six times longer."""
+    empty = json.dumps({"request": {}, "response": ""}, ensure_ascii=False)
+    exchange: RawExchange = {"request": {}, "response": "é" * (RAW_LIMIT - len(empty))}
+    assert recorded(exchange) == exchange
+    over: RawExchange = {"request": {}, "response": "é" * (RAW_LIMIT + 1 - len(empty))}
+    head = recorded(over)
+    assert isinstance(head, dict) and head["truncated"] is True
+    text = json.dumps(over, ensure_ascii=False)
+    assert head["bytes"] == RAW_LIMIT + 1 and head["head"] == text[:RAW_LIMIT]
+
+
+def test_a_reply_that_does_not_parse_is_recorded_as_a_malformed_failure() -> None:
+    """The call is kept (with its exchange) and an `agent_failed` of kind malformed follows:
+    the fold counts it as a malformed turn, never as an answer."""
+    reply = Answered(
+        CALL,
+        backend="scripted",
+        model="m",
+        family="f",
+        output={"answers": "not a list"},
+        raw_text="{}",
+        error=None,
+        exchange={"request": {}, "response": "{}"},
+    )
+
+    def parse(output: object) -> object:
+        raise ProtocolError("answers must be a list")
+
+    parsed, events = record_call("C1", reply, parse)
+    assert parsed is None
+    assert [e["kind"] for e in events] == ["agent_call", "agent_failed"]
+    assert events[0]["data"]["usable"] is False
+    failed = events[1]["data"]
+    assert (failed["failure"], failed["malformed"]) == ("malformed", True)
+    assert "answers must be a list" in failed["error"]
