@@ -9,7 +9,7 @@ import json
 from contend.errors import ProtocolError
 from contend.protocol.calls import RAW_LIMIT, record_call
 from contend.protocol.event_types import RawExchange
-from contend.protocol.plan import Answered, Call
+from contend.protocol.plan import Answered, Call, Failed
 
 CALL = Call(
     agent="critic",
@@ -96,3 +96,50 @@ def test_a_reply_that_does_not_parse_is_recorded_as_a_malformed_failure() -> Non
     failed = events[1]["data"]
     assert (failed["failure"], failed["malformed"]) == ("malformed", True)
     assert "answers must be a list" in failed["error"]
+
+
+def test_a_failed_call_names_its_backend_model_and_status() -> None:
+    failed = Failed(
+        CALL,
+        backend="codex",
+        model="gpt-x",
+        error="HTTP 429",
+        failure="http_status",
+        status=429,
+        retryable=True,
+    )
+    parsed, events = record_call("C1", failed, lambda output: output)
+    assert parsed is None
+    assert events == [
+        {
+            "kind": "agent_failed",
+            "data": {
+                "thread": "C1",
+                "role": "critic",
+                "round": 1,
+                "backend": "codex",
+                "model": "gpt-x",
+                "error": "HTTP 429",
+                "failure": "http_status",
+                "retryable": True,
+                "timeout": False,
+                "status": 429,
+            },
+        }
+    ]
+
+
+def test_a_calls_wall_time_is_kept_to_the_microsecond() -> None:
+    reply = Answered(
+        CALL,
+        backend="scripted",
+        model="m",
+        family="f",
+        output={"answers": []},
+        raw_text="{}",
+        error=None,
+        exchange={"request": {}, "response": "{}"},
+        wall_s=1.23456789,
+    )
+    _parsed, events = record_call("C1", reply, lambda output: output)
+    assert events[0]["data"]["wall_s"] == 1.234568
