@@ -75,3 +75,14 @@ def test_a_missing_required_key_and_a_non_object_are_refused() -> None:
     assert shape.check({**GOOD, "unknown": 1}, "where")["name"] == "x"  # extra keys allowed
     nested = {**GOOD, "place": {"path": "a.py", "line": 3}}
     assert shape.check(nested, "where") is nested
+
+
+class _Unsupported(TypedDict):
+    tags: set[str]
+
+
+def test_an_annotation_with_no_check_is_refused_when_the_shape_is_built() -> None:
+    """A TypedDict the checker cannot read fails at once, where it is compiled — never a
+    shape that lets the key through unchecked."""
+    with pytest.raises(TypeError, match=r"^shapes: no check for set\[str\]$"):
+        shape_of(_Unsupported)
