@@ -5,6 +5,8 @@ every fold of the ledger — and a reply at the limit is never cut."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 from contend.errors import ProtocolError
 from contend.protocol.calls import RAW_LIMIT, record_call
@@ -143,3 +145,15 @@ def test_a_calls_wall_time_is_kept_to_the_microsecond() -> None:
     )
     _parsed, events = record_call("C1", reply, lambda output: output)
     assert events[0]["data"]["wall_s"] == 1.234568
+
+
+def test_the_documented_limit_is_the_one_applied() -> None:
+    """docs/agents.md states the limit a user can rely on; an exchange of exactly that many
+    characters is kept whole, one more is cut."""
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text("utf-8")
+    stated = re.search(r"whole up to ([\d,]+) characters of JSON", doc)
+    assert stated is not None, "docs/agents.md no longer states the raw-exchange limit"
+    limit = int(stated.group(1).replace(",", ""))
+    assert recorded(exchange_of_length(limit)) == exchange_of_length(limit)
+    cut = recorded(exchange_of_length(limit + 1))
+    assert isinstance(cut, dict) and cut["truncated"] is True and len(cut["head"]) == limit
