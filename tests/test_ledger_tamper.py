@@ -201,3 +201,26 @@ def test_a_file_that_is_not_a_ledger_says_so(
     assert main(["ledger", "verify", str(path)]) == 1
     err = capsys.readouterr().err
     assert "not a contend ledger" in err and why in err
+
+
+@pytest.mark.parametrize("depth", [300, 1010])
+@pytest.mark.parametrize("keyed", [True, False])
+def test_a_line_nested_deeper_than_the_writer_writes_is_reported_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], depth: int, keyed: bool
+) -> None:
+    """orjson reads values nested up to 1,024 deep but writes only up to 255, and the
+    standard parser stops near 1,000: a line in between once made the verifier raise
+    (TypeError: Recursion limit reached) instead of naming the line. With the key the line's
+    MAC fails first; without it the verifier re-serialises the line."""
+    path = tmp_path / "ledger.jsonl"
+    build(path)
+    lines = lines_of(path)
+    nested = b"[" * depth + b"]" * depth
+    lines[4] = lines[4].replace(b'"i":4,', b'"i":' + nested + b",", 1)
+    path.write_bytes(b"".join(lines))
+    result = verify(path) if keyed else verify(path, key=None)
+    assert (result.ok, result.first_bad_line) == (False, 5)
+    assert "nests values deeper than a ledger line can be written" in result.message
+    if keyed:
+        assert main(["ledger", "verify", str(path)]) == 1
+        assert "line 5: nests values deeper" in capsys.readouterr().err

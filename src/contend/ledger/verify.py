@@ -435,7 +435,10 @@ def _scan(lines: list[bytes], key: LedgerKey | None) -> _Scan:
                 return _fail(scan, index, problem, keyed, unkeyed, run)
             keyed += 1
         else:
-            body = dumps(entry, option=sort)
+            try:
+                body = dumps(entry, option=sort)
+            except orjson.JSONEncodeError:
+                return _fail(scan, index, _TOO_DEEP, keyed, unkeyed, run)
             if line != body[:-1] + HASH_SUFFIX + recorded.encode() + b'"}':
                 problem = _not_canonical(line, entry, recorded) or "is not canonical"
                 return _fail(scan, index, problem, keyed, unkeyed, run)
@@ -507,14 +510,26 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return seen
 
 
+# orjson reads values nested up to 1,024 deep but writes only up to 255, and the standard
+# parser stops near 1,000: a line between those parses yet has no canonical form. The
+# writer never produces one (it writes with orjson), so it is damage or tampering, reported
+# as such — not a traceback of the verifier.
+_TOO_DEEP = "nests values deeper than a ledger line can be written: not written by contend"
+
+
 def _not_canonical(line: bytes, entry: dict[str, Any], recorded: str) -> str | None:
     """Why a line that parses is not the canonical form of what it parses to, or None
     when it is (the slow path of a failure)."""
-    canonical = orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)
+    try:
+        canonical = orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return _TOO_DEEP
     if line == canonical[:-1] + HASH_SUFFIX + recorded.encode() + b'"}':
         return None
     try:
         json.loads(line, object_pairs_hook=_refuse_duplicates)
+    except RecursionError:
+        return _TOO_DEEP
     except _DuplicateKey as dup:
         return (
             f"duplicate key {dup.args[0]!r}: the parser would read one member, the hash "
