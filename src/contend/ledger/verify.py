@@ -510,10 +510,9 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return seen
 
 
-# orjson reads values nested up to 1,024 deep but writes only up to 255, and the standard
-# parser stops near 1,000: a line between those parses yet has no canonical form. The
-# writer never produces one (it writes with orjson), so it is damage or tampering, reported
-# as such — not a traceback of the verifier.
+# orjson reads values nested up to 1,024 deep but writes only up to 255: a line between
+# those parses yet has no canonical form. The writer never produces one (it writes with
+# orjson), so it is damage or tampering, reported as such — not a traceback of the verifier.
 _TOO_DEEP = "nests values deeper than a ledger line can be written: not written by contend"
 
 
@@ -528,8 +527,6 @@ def _not_canonical(line: bytes, entry: dict[str, Any], recorded: str) -> str | N
         return None
     try:
         json.loads(line, object_pairs_hook=_refuse_duplicates)
-    except RecursionError:
-        return _TOO_DEEP
     except _DuplicateKey as dup:
         return (
             f"duplicate key {dup.args[0]!r}: the parser would read one member, the hash "
