@@ -521,7 +521,7 @@ def _not_canonical(line: bytes, entry: dict[str, Any], recorded: str) -> str | N
     when it is (the slow path of a failure)."""
     try:
         canonical = orjson.dumps(entry, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:
+    except orjson.JSONEncodeError:  # contend: allow silent-fallback -- the line's failure
         return _TOO_DEEP
     if line == canonical[:-1] + HASH_SUFFIX + recorded.encode() + b'"}':
         return None
