@@ -80,8 +80,14 @@ def make_project(root: Path, equivalents: str = EQUIVALENT) -> Path:
 
 
 def run_tool(
-    root: Path, *extra: str, target: str = "src/tiny/calc.py"
+    root: Path,
+    *extra: str,
+    target: str = "src/tiny/calc.py",
+    out: Path | None = None,
+    timeout: float = 240,
 ) -> subprocess.CompletedProcess[str]:
+    """bench/mutation/run.py on the tiny project at `root` (its results in `out`, by
+    default `root/out`), with a bare environment: nothing of this session leaks in."""
     return subprocess.run(
         [
             sys.executable,
@@ -91,13 +97,13 @@ def run_tool(
             "--equivalents",
             str(root / "equivalent.toml"),
             "--out",
-            str(root / "out"),
+            str(out or root / "out"),
             *extra,
             target,
         ],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=timeout,
         env={"PATH": "/usr/bin:/bin", "HOME": str(root)},
     )
 

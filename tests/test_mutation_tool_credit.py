@@ -6,14 +6,11 @@ the fix (the mutant survived, judged by tests that could not see it)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "bench" / "mutation"
+from test_mutation_tool import run_tool
 
 LIMITS = """\
 class Limits:
@@ -57,7 +54,7 @@ TESTS = {
 }
 
 
-def _run(root: Path, *targets: str) -> dict[str, dict[str, object]]:
+def _run(root: Path, target: str) -> dict[str, dict[str, object]]:
     (root / "src" / "tiny").mkdir(parents=True)
     (root / "src" / "tiny" / "__init__.py").write_text("")
     (root / "src" / "tiny" / "limits.py").write_text(LIMITS)
@@ -67,24 +64,7 @@ def _run(root: Path, *targets: str) -> dict[str, dict[str, object]]:
     for name, text in TESTS.items():
         (root / "tests" / name).write_text(text)
     (root / "equivalent.toml").write_text("")
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH / "run.py"),
-            "--root",
-            str(root),
-            "--equivalents",
-            str(root / "equivalent.toml"),
-            "--out",
-            str(root / "out"),
-            "--slow-only",
-            *targets,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(root)},
-    )
+    done = run_tool(root, "--slow-only", target=target)
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((root / "out" / "results.json").read_text())
     return {m["key"]: m for m in results["mutants"]}

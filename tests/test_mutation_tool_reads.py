@@ -5,7 +5,6 @@ and by the broad fallback whenever a use cannot be followed (each rule below).""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +15,7 @@ sys.path.insert(0, str(ROOT / "bench" / "mutation"))
 
 import reads  # noqa: E402
 
-BENCH = ROOT / "bench" / "mutation"
+from test_mutation_tool import run_tool  # noqa: E402
 
 CONSTS = '''\
 """Module-level values."""
@@ -230,25 +229,12 @@ def test_the_tool_judges_a_constant_by_its_readers_with_the_same_outcome(tmp_pat
         for name, text in TINY_TESTS.items():
             (root / "tests" / name).write_text(text)
         (root / "equivalent.toml").write_text("")
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(BENCH / "run.py"),
-                "--root",
-                str(root),
-                "--equivalents",
-                str(root / "equivalent.toml"),
-                "--out",
-                str(root / "out"),
-                "--test-files",
-                "tests/test_*.py",
-                *([flag] if flag else []),
-                "src/tiny/consts.py",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=240,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(root)},
+        done = run_tool(
+            root,
+            "--test-files",
+            "tests/test_*.py",
+            *([flag] if flag else []),
+            target="src/tiny/consts.py",
         )
         assert done.returncode == 0, done.stdout + done.stderr
         results = json.loads((root / "out" / "results.json").read_text())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 import sys
 import types
 from pathlib import Path
@@ -21,6 +20,8 @@ sys.path.insert(0, str(BENCH))
 
 import patch  # noqa: E402
 import reads  # noqa: E402
+
+from test_mutation_tool import run_tool  # noqa: E402
 
 CONSTS = '''\
 """Module-level values and their readers."""
@@ -153,6 +154,17 @@ def test_a_name_bound_twice_or_declared_global_is_not_rebound() -> None:
     assert patch.bound_once(deleted, ["X"]) == "X is deleted"
 
 
+def test_the_value_of_a_module_level_binding_is_compiled_alone() -> None:
+    """What the planner evaluates for a value mutant: the mutated expression of the
+    assignment that holds the line (plain, annotated, inside a module-level `if`), alone."""
+    source = 'import os\nNAMES = frozenset({"a", "z"})\nif True:\n    LIMIT: int = 3 + 1\n'
+    names = patch.value_code(source, "consts.py", 2)
+    assert names is not None and eval(names, {}) == frozenset({"a", "z"})
+    limit = patch.value_code(source, "consts.py", 4)
+    assert limit is not None and eval(limit, {}) == 4
+    assert patch.value_code(source, "consts.py", 1) is None  # an import holds no value
+
+
 def test_rebinding_changes_exactly_the_bindings_that_hold_the_original(tmp_path: Path) -> None:
     original = frozenset({"a"})
     owner = types.ModuleType("pkg.consts")
@@ -188,25 +200,14 @@ def _run(root: Path, *extra: str) -> tuple[dict[str, str], str]:
     # The results go outside the project: the tool reads the project's data files for
     # names looked up by string, and its own results name every mutated expression.
     out = root.parent / f"{root.name}-out"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(BENCH / "run.py"),
-            "--root",
-            str(root),
-            "--equivalents",
-            str(root / "equivalent.toml"),
-            "--out",
-            str(out),
-            "--test-files",
-            "tests/test_*.py",
-            *extra,
-            "src/tiny/consts.py",
-        ],
-        capture_output=True,
-        text=True,
+    done = run_tool(
+        root,
+        "--test-files",
+        "tests/test_*.py",
+        *extra,
+        target="src/tiny/consts.py",
+        out=out,
         timeout=300,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(root)},
     )
     assert done.returncode in (0, 1), done.stdout + done.stderr
     results = json.loads((out / "results.json").read_text())
