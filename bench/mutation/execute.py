@@ -268,19 +268,18 @@ class _Select:
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        found = {item.nodeid for item in items}
-        self.missing = sorted(set(self.order) - found)
+        missing = set(self.order) - {item.nodeid for item in items}
         # A mutant of a value a test is parametrized by renames that test's cases
         # (`test_kind[attack]` → `test_kind[XXattackXX]`): the cases of a selected test
         # whose ids the mutant changed run in its place, not silently nowhere.
-        renamed = {_base(t): self.order[t] for t in self.missing if "[" in t}
+        renamed = {_base(t): self.order[t] for t in missing if "[" in t}
         rank = dict(self.order)
         stand_in: set[str] = set()
         for item in items:
             if item.nodeid not in rank and _base(item.nodeid) in renamed:
                 rank[item.nodeid] = renamed[_base(item.nodeid)]
                 stand_in.add(_base(item.nodeid))
-        self.missing = [t for t in self.missing if _base(t) not in stand_in]
+        self.missing = sorted(t for t in missing if _base(t) not in stand_in)
         keep = [item for item in items if item.nodeid in rank]
         drop = [item for item in items if item.nodeid not in rank]
         keep.sort(key=lambda item: rank[item.nodeid])

@@ -346,14 +346,8 @@ def select(
     whose result (a table built at import) every later reader sees — also
     `import_time_fallback`'s."""
     tests = credited(mutant, lines)
-    first, last = mutant.select_lines
-    ran_then = any(first <= n <= last for n in at_import)
-    if mutant.import_time:
+    if mutant.import_time or _ran_at_import(mutant.select_lines, at_import):
         return tests | import_time_fallback(mutant, lines, unseen, at_import)
-    if ran_then:
-        # Its result may be anywhere (a module constant, a cache): every test that may see
-        # the module, as for a module-level value.
-        return tests | file_tests(lines) | set(unseen)
     return tests
 
 
@@ -372,22 +366,28 @@ def import_time_fallback(
     unseen: Iterable[str] = (),
     at_import: Collection[int] = (),
 ) -> set[str]:
-    """The tests of the suite's own process that may see an import-time mutant, which the
-    line map credits with none of its lines: the tests that ran the function whose default
-    it is, or else every test of the file and every test of `unseen` — the tests that may
-    see an import-time value without running any line of the file (a dataclass default
-    read through the generated __init__, a schema description read by a schema test);
-    run.py chooses them. Added to the credited tests, not only used when there are none: a
-    subprocess test credited with a module's every import-time line once hid the in-process
-    tests that read its values (a Literal read by the published-schema test survived)."""
-    if mutant.fallback_lines is not None:
-        first, last = mutant.fallback_lines
-        # A function that ran at import was credited only to tests that imported afresh.
-        if not any(first <= n <= last for n in at_import):
-            tests = _lines_tests(lines, first, last)
-            if tests:
-                return tests
+    """The tests of the suite's own process that may see an import-time mutant (or one in
+    a function that ran at import), which the line map credits with none of its lines: the
+    tests that ran the function whose default it is, or else every test of the file and
+    every test of `unseen` — the tests that may see an import-time value without running
+    any line of the file (a dataclass default read through the generated __init__, a
+    schema description read by a schema test); run.py chooses them. Added to the credited
+    tests, not only used when there are none: a subprocess test credited with a module's
+    every import-time line once hid the in-process tests that read its values (a Literal
+    read by the published-schema test survived)."""
+    # The function's own runners, unless it ran at import: then they are only the tests
+    # that imported afresh, and its result may be anywhere (a module constant, a cache).
+    body = mutant.fallback_lines
+    if body is not None and not _ran_at_import(body, at_import):
+        tests = _lines_tests(lines, *body)
+        if tests:
+            return tests
     return file_tests(lines) | set(unseen)
+
+
+def _ran_at_import(span: tuple[int, int], at_import: Collection[int]) -> bool:
+    first, last = span
+    return any(first <= n <= last for n in at_import)
 
 
 def importing_tests(root: Path, module: str, tests: Iterable[str]) -> set[str]:
