@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from contend.errors import ProtocolError
 from contend.protocol.calls import RAW_LIMIT, record_call
@@ -30,18 +31,22 @@ def exchange_of_length(length: int) -> RawExchange:
     return {"request": {}, "response": "x" * (length - len(empty))}
 
 
+def answered(exchange: RawExchange, **fields: Any) -> Answered:
+    """A usable reply of the scripted backend carrying `exchange` (and any field given)."""
+    base: dict[str, Any] = {
+        "backend": "scripted",
+        "model": "m",
+        "family": "f",
+        "output": {"answers": []},
+        "raw_text": "{}",
+        "error": None,
+        "exchange": exchange,
+    }
+    return Answered(CALL, **{**base, **fields})
+
+
 def recorded(exchange: RawExchange) -> object:
-    reply = Answered(
-        CALL,
-        backend="scripted",
-        model="m",
-        family="f",
-        output={"answers": []},
-        raw_text="{}",
-        error=None,
-        exchange=exchange,
-    )
-    _parsed, events = record_call("C1", reply, lambda output: output)
+    _parsed, events = record_call("C1", answered(exchange), lambda output: output)
     return events[0]["data"]["exchange"]
 
 
@@ -77,16 +82,7 @@ def test_the_limit_counts_characters_not_ascii_escapes() -> None:
 def test_a_reply_that_does_not_parse_is_recorded_as_a_malformed_failure() -> None:
     """The call is kept (with its exchange) and an `agent_failed` of kind malformed follows:
     the fold counts it as a malformed turn, never as an answer."""
-    reply = Answered(
-        CALL,
-        backend="scripted",
-        model="m",
-        family="f",
-        output={"answers": "not a list"},
-        raw_text="{}",
-        error=None,
-        exchange={"request": {}, "response": "{}"},
-    )
+    reply = answered({"request": {}, "response": "{}"}, output={"answers": "not a list"})
 
     def parse(output: object) -> object:
         raise ProtocolError("answers must be a list")
@@ -132,17 +128,7 @@ def test_a_failed_call_names_its_backend_model_and_status() -> None:
 
 
 def test_a_calls_wall_time_is_kept_to_the_microsecond() -> None:
-    reply = Answered(
-        CALL,
-        backend="scripted",
-        model="m",
-        family="f",
-        output={"answers": []},
-        raw_text="{}",
-        error=None,
-        exchange={"request": {}, "response": "{}"},
-        wall_s=1.23456789,
-    )
+    reply = answered({"request": {}, "response": "{}"}, wall_s=1.23456789)
     _parsed, events = record_call("C1", reply, lambda output: output)
     assert events[0]["data"]["wall_s"] == 1.234568
 

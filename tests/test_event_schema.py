@@ -4,8 +4,6 @@ TypedDicts, every kind in it, real ledgers valid, and malformed lines refused.""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -137,29 +135,3 @@ def test_a_scripted_review_ledger_validates_line_by_line(
         "thread_ended",
         "run_finished",
     } <= kinds
-
-
-def _python(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    # A subprocess of this interpreter: a mutation run's mutated copy of the source is
-    # first on the PYTHONPATH it inherits (its `__main__` guard is seen only this way).
-    return subprocess.run(
-        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
-    )
-
-
-def test_run_as_a_script_it_writes_the_published_schema_to_out(tmp_path: Path) -> None:
-    out = tmp_path / "event.schema.json"
-    done = _python(tmp_path, "-m", "contend.protocol.schema", str(out))
-    assert (done.returncode, done.stdout, done.stderr) == (0, f"{out}\n", "")
-    assert out.read_text(encoding="utf-8") == PUBLISHED.read_text(encoding="utf-8")
-
-
-def test_importing_the_module_writes_nothing(tmp_path: Path) -> None:
-    out = tmp_path / "event.schema.json"
-    code = (
-        f"import sys; sys.argv = ['python', {str(out)!r}]; "
-        "import contend.protocol.schema; print('imported')"
-    )
-    done = _python(tmp_path, "-c", code)
-    assert (done.returncode, done.stdout) == (0, "imported\n")
-    assert not out.exists()

@@ -4,8 +4,6 @@ contend hands to the models and validates against, and it accepts and refuses wh
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -111,29 +109,3 @@ def test_each_role_refuses_an_extra_key_as_contend_does(
 def test_the_published_roles_are_the_three_contend_asks_for(published: dict[str, Any]) -> None:
     assert published["title"] == "contend.reply/v1"
     assert sorted(published["$defs"]) == ["critic", "oracle", "proposer"]
-
-
-def _python(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    # A subprocess of this interpreter: a mutation run's mutated copy of the source is
-    # first on the PYTHONPATH it inherits.
-    return subprocess.run(
-        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
-    )
-
-
-def test_run_as_a_script_it_writes_the_published_schema_to_out(tmp_path: Path) -> None:
-    out = tmp_path / "reply.schema.json"
-    done = _python(tmp_path, "-m", "contend.protocol.reply_schema_file", str(out))
-    assert (done.returncode, done.stdout, done.stderr) == (0, f"{out}\n", "")
-    assert out.read_text(encoding="utf-8") == PUBLISHED.read_text(encoding="utf-8")
-
-
-def test_importing_the_module_writes_nothing(tmp_path: Path) -> None:
-    out = tmp_path / "reply.schema.json"
-    code = (
-        f"import sys; sys.argv = ['python', {str(out)!r}]; "
-        "import contend.protocol.reply_schema_file; print('imported')"
-    )
-    done = _python(tmp_path, "-c", code)
-    assert (done.returncode, done.stdout) == (0, "imported\n")
-    assert not out.exists()
