@@ -24,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
@@ -164,8 +165,10 @@ def fingerprints(root: Path, source_root: Path, tests: Path) -> tuple[str, dict[
     return base.hexdigest(), per_test
 
 
-def _run_covmap(root: Path, source_root: Path, targets: list[str], out: Path) -> dict[str, Any]:
-    cmd = [
+def _covmap_command(
+    root: Path, source_root: Path, targets: list[str], out: Path, basetemp: Path | None
+) -> list[str]:
+    return [
         sys.executable,
         str(HERE / "covmap.py"),
         str(out),
@@ -180,20 +183,83 @@ def _run_covmap(root: Path, source_root: Path, targets: list[str], out: Path) ->
         "no:cacheprovider",
         f"--rootdir={root}",
         *QUIET_REWRITE,
+        *([f"--basetemp={basetemp}"] if basetemp is not None else []),
     ]
+
+
+def _run_covmap(
+    root: Path,
+    source_root: Path,
+    targets: list[str],
+    out: Path,
+    shards: int = 1,
+    weights: dict[str, float] | None = None,
+) -> dict[str, Any]:
+    """The map of `targets` (test files or directories), measured by `shards` coverage
+    sessions at once, each on its share of the files (balanced by `weights`, else by file
+    size), merged into one map: what one session of them all would have measured, in
+    about 1/shards of the wall time."""
+    groups = _shares(root, targets, shards, weights or {})
     # The source root first (the mutant children put their copy first), then this
     # directory for the profile module.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source_root), str(HERE)])}
-    if out.exists():
-        out.unlink()
-    done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
-    if not out.exists():
-        raise CoverageError(f"the coverage run wrote no map:\n{done.stdout[-3000:]}{done.stderr}")
-    data: dict[str, Any] = json.loads(out.read_text())
-    if data["exit_code"] != 0:
-        failed = "\n  ".join(data["failed"]) or done.stdout[-3000:]
-        raise CoverageError(f"the suite is not green; fix it first:\n  {failed}")
-    return data
+    parts = [out] if len(groups) == 1 else [out.with_suffix(f".{i}.json") for i in range(shards)]
+    parts = parts[: len(groups)]
+    for part in parts:
+        if part.exists():
+            part.unlink()
+    with tempfile.TemporaryDirectory(prefix="contend-covmap-shards-") as scratch:
+        # Sessions side by side must not share pytest's numbered temporary directories.
+        temps = [Path(scratch) / f"t{i}" for i in range(len(groups))] if len(groups) > 1 else [None]
+        running = [
+            subprocess.Popen(
+                _covmap_command(root, source_root, group, part, temp),
+                cwd=root,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for group, part, temp in zip(groups, parts, temps, strict=True)
+        ]
+        outputs = [proc.communicate()[0] for proc in running]
+    maps: list[dict[str, Any]] = []
+    for part, output in zip(parts, outputs, strict=True):
+        if not part.exists():
+            raise CoverageError(f"the coverage run wrote no map:\n{output[-3000:]}")
+        data: dict[str, Any] = json.loads(part.read_text())
+        if data["exit_code"] != 0:
+            failed = "\n  ".join(data["failed"]) or output[-3000:]
+            raise CoverageError(f"the suite is not green; fix it first:\n  {failed}")
+        maps.append(data)
+    merged = maps[0]
+    for group, data in zip(groups[1:], maps[1:], strict=True):
+        merged = _merge(merged, data, set(group))
+    if len(parts) > 1:
+        for part in parts:
+            part.unlink()
+    return merged
+
+
+def _shares(
+    root: Path, targets: list[str], shards: int, weights: dict[str, float]
+) -> list[list[str]]:
+    """`targets` in at most `shards` groups of near-equal weight (the longest first, each to
+    the lightest group): a file's seconds in the last map, else its size in bytes."""
+    if shards <= 1 or len(targets) <= 1 or not all((root / t).is_file() for t in targets):
+        return [list(targets)]
+    known = all(t in weights for t in targets)
+
+    def weight(t: str) -> float:
+        return weights[t] if known else float((root / t).stat().st_size)
+
+    groups: list[list[str]] = [[] for _ in range(min(shards, len(targets)))]
+    loads = [0.0] * len(groups)
+    for t in sorted(targets, key=lambda t: (-weight(t), t)):
+        lightest = loads.index(min(loads))
+        groups[lightest].append(t)
+        loads[lightest] += weight(t)
+    return [sorted(g) for g in groups]
 
 
 def _merge(old: dict[str, Any], new: dict[str, Any], files: set[str]) -> dict[str, Any]:
@@ -244,6 +310,7 @@ def load(
     cache: Path,
     fresh: bool,
     only: Sequence[str] = (),
+    shards: int = 1,
 ) -> dict[str, Any]:
     """The line map for the current tree: cached, updated for changed test files, or
     built from the whole suite — or, with `only` (globs relative to the root), from the
@@ -258,8 +325,13 @@ def load(
     sources_now = source_digests(root, source_root)
     old: dict[str, Any] | None = None
     bodies: tuple[list[str], set[str]] | None = None
-    if cache.exists() and not fresh:
-        old = json.loads(cache.read_text())
+    # Each test file's seconds in the last map, stale or not: what balances the shards.
+    cached: dict[str, Any] | None = json.loads(cache.read_text()) if cache.exists() else None
+    weights: dict[str, float] = defaultdict(float)
+    for test, seconds in (cached or {}).get("durations", {}).items():
+        weights[test.split("::", 1)[0]] += seconds
+    if cached is not None and not fresh:
+        old = cached
         if old is not None and old.get("base") != base:
             bodies = _body_changes(old, support, sources_now)
             old = None if bodies is None else old
@@ -276,11 +348,12 @@ def load(
                 "under coverage …",
                 flush=True,
             )
-            data = _run_covmap(root, source_root, sorted(per_test), scratch)
+            data = _run_covmap(root, source_root, sorted(per_test), scratch, shards, weights)
             how = f"{len(per_test)} test files"
         else:
             print("coverage map: running the whole suite under coverage …", flush=True)
-            data = _run_covmap(root, source_root, [tests.relative_to(root).as_posix()], scratch)
+            whole = [tests.relative_to(root).as_posix()] if shards <= 1 else sorted(per_test)
+            data = _run_covmap(root, source_root, whole, scratch, shards, weights)
             how = "whole suite"
     else:
         changed = {f for f, h in per_test.items() if old["tests"].get(f) != h}
@@ -302,7 +375,9 @@ def load(
             names = ", ".join(sorted(changed))
             if changed:
                 print(f"coverage map: re-running changed test files ({names}) …", flush=True)
-            new = _run_covmap(root, source_root, sorted(changed | ran_changed), scratch)
+            new = _run_covmap(
+                root, source_root, sorted(changed | ran_changed), scratch, shards, weights
+            )
             data = _merge(old, new, changed | removed | ran_changed)
             if bodies is not None:
                 # Lines moved in the changed files: their import record is the new one.

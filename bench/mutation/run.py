@@ -297,6 +297,7 @@ def _run(args: argparse.Namespace) -> int:
                 out / "covmap.json",
                 args.fresh_coverage,
                 args.test_files.split(",") if args.test_files else (),
+                shards=max(1, args.jobs),
             )
     except linemap.CoverageError as exc:
         raise UsageError(str(exc)) from None
@@ -414,7 +415,16 @@ def _run(args: argparse.Namespace) -> int:
         )
 
     by_key = {r.mutant.key: r for r in rows}
-    learner = Learner(durations)
+    learner = Learner(
+        durations,
+        near=_near_test_files(root, source_root, sources, covmap, durations),
+        credited={
+            r.mutant.key: frozenset(
+                map(file_of, linemap.credited(r.mutant, covmap["files"].get(r.mutant.path, {})))
+            )
+            for r in (*fast, *slow)
+        },
+    )
     learner.scopes = {r.mutant.key: r.mutant.scope for r in rows}
     report = _progress(len(fast) + len(slow))
 
@@ -540,6 +550,24 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 1
     return code
+
+
+def _near_test_files(
+    root: Path,
+    source_root: Path,
+    sources: dict[Path, str],
+    covmap: dict[str, Any],
+    durations: dict[str, float],
+) -> dict[str, frozenset[str]]:
+    """Per mutated file, the test files that ran a line of it or import its module: where
+    a mutant with no earlier kill to go by is most likely to be seen (staging.Learner)."""
+    near: dict[str, frozenset[str]] = {}
+    for path in sources:
+        ran = linemap.file_tests(covmap["files"].get(path.as_posix(), {}))
+        module = preload.module_name(source_root, root / path)
+        importing = linemap.importing_tests(root, module, durations)
+        near[path.as_posix()] = frozenset(map(file_of, ran | importing))
+    return near
 
 
 def _smoke(ws: execute.Workspace, rows: list[Row], ctx: judging.Context) -> list[Row]:
