@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -451,3 +452,20 @@ def test_one_stage_runs_the_stages_tests_in_their_order() -> None:
     staged = learner.stages(job)
     assert staged == [["tests/test_b.py::t"], ["tests/test_a.py::t1", "tests/test_a.py::t2"]]
     assert learner.one_stage(job) == [[t for stage in staged for t in stage]]
+
+
+def test_the_default_test_files_each_name_a_test_file_and_hold_every_mutation_test() -> None:
+    tests = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").glob("test_*.py"))
+    for glob in run.DEFAULT_TEST_FILES:
+        assert any(fnmatch(t, glob) for t in tests), f"{glob} names no test file"
+    chosen = {t for t in tests if any(fnmatch(t, g) for g in run.DEFAULT_TEST_FILES)}
+    # The tests written to kill mutants of the default set are in its line map.
+    for name in ("test_report_mutation.py", "test_ledger_mutation.py", "test_protocol_topics.py"):
+        assert f"tests/{name}" in chosen, name
+
+
+def test_whole_suite_and_test_files_together_are_refused(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj", equivalents="")
+    done = run_tool(root, "--whole-suite", "--test-files", "tests/test_calc.py")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--whole-suite and --test-files" in done.stderr + done.stdout

@@ -7,17 +7,20 @@ one function or class with `FILE::Scope` (e.g. `src/contend/review/engine.py::_S
 Without targets it runs the default set (DEFAULT_TARGETS: protocol/, ledger/, report/, the
 verdict-bearing parts of review/ and the planners claims/rounds.py, claims/fold.py,
 harness/core.py and harness/plan.py — protocol/plan.py and protocol/turns.py are in
-protocol/); the score is printed per file, per package (directory) and in total.
+protocol/), its line map built from DEFAULT_TEST_FILES (the test files that judge it;
+`--whole-suite` for all); the score is printed per file, per package (directory) and in
+total.
 
 Steps: (0) every mutant is compiled: one with the unmutated module's bytecode is
 equivalent by construction, and mutants with the same bytecode are judged once
-(bytecode.py); (1) one pytest session under coverage.py maps every line to the tests that ran it
-(linemap.py; cached in bench/out/mutation/, only changed test files re-run when only tests
-changed); (2) each mutant (mutate.py) runs only against the tests that executed its lines
+(bytecode.py); (1) pytest under coverage.py maps every line to the tests that ran it, one
+session per worker on its share of the test files (linemap.py; cached in
+bench/out/mutation/, only changed test files re-run when only tests changed); (2) each mutant (mutate.py) runs only against the tests that executed its lines
 (an import-time line no test is credited with: also every --test-files test, or the tests
 of the files importing its module — see _unseen_tests), in a forked child, stopping at
-the first failure (execute.py) — first the test file that killed most earlier mutants of
-its file, the rest only if it survives that. A mutant inside
+the first failure (execute.py) — tests that killed earlier mutants of the same function
+first, then files near the mutant, each test by its expected cost to a failure, and on
+the slow path in stages of 1, 2, 4, … files (staging.py). A mutant inside
 a function that did not run at import takes the fast path: the child is forked from one
 session that collected the selected test files once, and swaps the mutated code into the
 live function objects (patch.py, host.py); any other mutant the slow path: the child
@@ -90,6 +93,35 @@ DEFAULT_TARGETS = (
     "src/contend/harness/plan.py",  # the pure harness planner
 )
 
+# The test files that judge the default set: the line map is built from these alone (a
+# whole-suite map costs twice the CPU and selects end-to-end tests that add no kill). A
+# test left out kills nothing, so the score can only come out lower; `--whole-suite`
+# builds the map from every test file instead.
+DEFAULT_TEST_FILES = (
+    "tests/test_protocol*.py",
+    "tests/test_ledger*.py",
+    "tests/test_report*.py",
+    "tests/test_verdict.py",
+    "tests/test_termination*.py",
+    "tests/test_planner*.py",
+    "tests/test_claims*.py",
+    "tests/test_harness*.py",
+    "tests/test_*_mutation*.py",
+    "tests/test_agent_thread.py",
+    "tests/test_event_schema.py",
+    "tests/test_calls_raw_exchange.py",
+    "tests/test_sarif.py",
+    "tests/test_status_index.py",
+    "tests/test_scripted_gate.py",
+    "tests/test_agent_claude.py",
+    "tests/test_agent_codex.py",
+    "tests/test_agent_api_anthropic.py",
+    "tests/test_agent_api_openai.py",
+    "tests/test_agent_gemini.py",
+    "tests/test_mutation_protocol.py",
+    "tests/test_reply_schema_file.py",
+)
+
 
 # -- running --------------------------------------------------------------------------
 
@@ -132,7 +164,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--test-files",
         metavar="GLOBS",
         help="build the line map from these test files only (comma-separated globs from the "
-        "root): faster, and a test left out kills nothing, so the score can only be lower",
+        "root): faster, and a test left out kills nothing, so the score can only be lower "
+        "(default without targets: DEFAULT_TEST_FILES; with targets: every test file)",
+    )
+    parser.add_argument(
+        "--whole-suite",
+        action="store_true",
+        help="build the line map from every test file, also for the default set",
     )
     parser.add_argument("--operators", help=f"comma-separated subset of {','.join(OPERATORS)}")
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
@@ -220,6 +258,10 @@ def _run(args: argparse.Namespace) -> int:
     operators = set(args.operators.split(",")) if args.operators else set(OPERATORS)
     if unknown := operators - set(OPERATORS):
         raise UsageError(f"unknown operator(s): {', '.join(sorted(unknown))}")
+    if args.whole_suite and args.test_files:
+        raise UsageError("--whole-suite and --test-files name different line maps: give one")
+    if not args.targets and not args.test_files and not args.whole_suite:
+        args.test_files = ",".join(DEFAULT_TEST_FILES)
     targets = parse_targets(root, args.targets or DEFAULT_TARGETS)
     equivalents = load_equivalents(args.equivalents)
 
