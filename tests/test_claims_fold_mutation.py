@@ -251,3 +251,19 @@ def test_a_claim_cut_right_after_a_converged_round_resumes_at_the_next_rounds_tu
     assert step.request is not None
     assert (step.request.kind, step.request.round) == ("turns", 2)
     assert fold(cut, events[first + 1 :]) == end
+
+
+def test_a_claim_cut_right_after_a_judge_deadlock_resumes_at_the_meta_judge() -> None:
+    s = setup(meta_judge="meta-judge")
+    # No attack point on either axis, yet one accepts and one rejects: a deadlock.
+    events, end = planned(
+        s, {"internal-logic": QUIET, "external-fact": {**QUIET, "position": "reject"}}
+    )
+    at = kinds(events).index("claim_convergence")
+    assert events[at][1]["kind"] == "judge-deadlock"
+    cut = fold(start(s), events[: at + 1])
+    # The planner then waits for the meta-judge's report, not for another round's turns.
+    assert cut.phase == "meta-judge"
+    with pytest.raises(ProtocolError, match="expected the meta-judge's reply"):
+        plan(cut, None)
+    assert fold(cut, events[at + 1 :]) == end
