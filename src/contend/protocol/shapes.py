@@ -98,7 +98,6 @@ class Shape(Generic[T]):
     """A compiled check of one TypedDict."""
 
     def __init__(self, data_type: type[T]) -> None:
-        self.name = data_type.__name__
         self._fields = _fields(data_type)
 
     def check(self, value: Any, where: str) -> T:
