@@ -8,6 +8,7 @@ own script tests are in tests/test_report_schema_mutation.py.)"""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +45,13 @@ def test_importing_the_module_writes_nothing(tmp_path: Path, module: str, publis
     done = _python(tmp_path, "-c", code)
     assert (done.returncode, done.stdout) == (0, "imported\n")
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("module", "published"), GENERATORS)
+def test_more_than_one_out_is_refused_with_the_usage_naming_the_module(
+    tmp_path: Path, module: str, published: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main = importlib.import_module(module).main
+    assert main([str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 2
+    assert capsys.readouterr().err == f"usage: python -m {module} [OUT]\n"
+    assert not list(tmp_path.iterdir())  # nothing written

@@ -29,6 +29,8 @@ class _Record(_Optional):
     extra: Any
     table: dict[str, Any]
     items: list[int]
+    ratio: float
+    flag: bool
 
 
 GOOD: dict[str, Any] = {
@@ -38,6 +40,8 @@ GOOD: dict[str, Any] = {
     "extra": None,
     "table": {"k": [1, {"nested": object()}]},
     "items": [1, 2],
+    "ratio": 1,  # an int is a JSON number too
+    "flag": False,
 }
 
 
@@ -51,6 +55,9 @@ def test_any_admits_every_value(extra: Any) -> None:
     ("change", "problem"),
     [
         ({"count": True}, "'count' is not int: True"),
+        ({"ratio": "0.5"}, "'ratio' is not float: '0.5'"),
+        ({"ratio": True}, "'ratio' is not float: True"),
+        ({"flag": 0}, "'flag' is not bool: 0"),
         ({"kind": "c"}, "'kind' is not Literal['a', 'b']: 'c'"),
         ({"items": [1, "2"]}, "'items' is not list[int]: [1, '2']"),
         ({"table": {1: "x"}}, "'table' is not dict[str, Any]: {1: 'x'}"),
