@@ -117,6 +117,10 @@ def test_a_map_measured_by_two_sessions_is_the_map_of_one(tmp_path: Path) -> Non
         "    code = 'from tiny.other import double; assert double(3) == 6'\n"
         "    subprocess.run([sys.executable, '-c', code], check=True)\n"
     )
+    # Three files, two sessions at a time: the third group waits for a free session.
+    (root / "tests" / "test_third.py").write_text(
+        "from tiny.other import SEEN\n\n\ndef test_seen():\n    assert SEEN == 1\n"
+    )
     maps = {}
     for shards in (1, 2):
         cache = root / f"out{shards}" / "covmap.json"
@@ -132,6 +136,7 @@ def test_a_map_measured_by_two_sessions_is_the_map_of_one(tmp_path: Path) -> Non
         "tests/test_other.py::test_in_a_subprocess",
     ]
     assert any(t.startswith("tests/test_calc.py::") for t in two["durations"])
+    assert "tests/test_third.py::test_seen" in two["durations"]
 
 
 def test_near_files_are_those_that_ran_a_line_of_the_file_or_import_its_module(

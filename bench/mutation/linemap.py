@@ -195,34 +195,45 @@ def _run_covmap(
     shards: int = 1,
     weights: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """The map of `targets` (test files or directories), measured by `shards` coverage
-    sessions at once, each on its share of the files (balanced by `weights`, else by file
-    size), merged into one map: what one session of them all would have measured, in
-    about 1/shards of the wall time."""
-    groups = _shares(root, targets, shards, weights or {})
+    """The map of `targets` (test files or directories), measured by up to `shards`
+    coverage sessions at once, merged into one map: what one session of them all would
+    have measured, in about 1/shards of the wall time. The files go in twice as many
+    groups as sessions (balanced by `weights`, else by file size), heaviest first, each
+    to the next free session: a size is a rough guess of a file's seconds, and a session
+    that finishes early takes the next group instead of waiting for the other."""
+    groups = _shares(root, targets, shards * 2 if shards > 1 else 1, weights or {})
     # The source root first (the mutant children put their copy first), then this
     # directory for the profile module.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source_root), str(HERE)])}
-    parts = [out] if len(groups) == 1 else [out.with_suffix(f".{i}.json") for i in range(shards)]
-    parts = parts[: len(groups)]
+    parts = (
+        [out] if len(groups) == 1 else [out.with_suffix(f".{i}.json") for i in range(len(groups))]
+    )
     for part in parts:
         if part.exists():
             part.unlink()
     with tempfile.TemporaryDirectory(prefix="contend-covmap-shards-") as scratch:
-        # Sessions side by side must not share pytest's numbered temporary directories.
-        temps = [Path(scratch) / f"t{i}" for i in range(len(groups))] if len(groups) > 1 else [None]
-        running = [
-            subprocess.Popen(
-                _covmap_command(root, source_root, group, part, temp),
-                cwd=root,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
-            for group, part, temp in zip(groups, parts, temps, strict=True)
-        ]
-        outputs = [proc.communicate()[0] for proc in running]
+        logs = [Path(scratch) / f"log{i}" for i in range(len(groups))]
+        waiting = list(range(len(groups)))
+        running: dict[int, subprocess.Popen[bytes]] = {}
+        while waiting or running:
+            while waiting and len(running) < max(1, shards):
+                i = waiting.pop(0)
+                # Sessions side by side must not share pytest's numbered temporary directories.
+                temp = Path(scratch) / f"t{i}" if len(groups) > 1 else None
+                with logs[i].open("wb") as log:
+                    running[i] = subprocess.Popen(
+                        _covmap_command(root, source_root, groups[i], parts[i], temp),
+                        cwd=root,
+                        env=env,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                    )
+            done = [i for i, proc in running.items() if proc.poll() is not None]
+            for i in done:
+                del running[i]
+            if not done:
+                time.sleep(0.2)
+        outputs = [log.read_text(errors="replace") for log in logs]
     maps: list[dict[str, Any]] = []
     for part, output in zip(parts, outputs, strict=True):
         if not part.exists():
@@ -245,7 +256,8 @@ def _shares(
     root: Path, targets: list[str], shards: int, weights: dict[str, float]
 ) -> list[list[str]]:
     """`targets` in at most `shards` groups of near-equal weight (the longest first, each to
-    the lightest group): a file's seconds in the last map, else its size in bytes."""
+    the lightest group), heaviest group first: a file's seconds in the last map, else its
+    size in bytes."""
     if shards <= 1 or len(targets) <= 1 or not all((root / t).is_file() for t in targets):
         return [list(targets)]
     known = all(t in weights for t in targets)
@@ -259,7 +271,8 @@ def _shares(
         lightest = loads.index(min(loads))
         groups[lightest].append(t)
         loads[lightest] += weight(t)
-    return [sorted(g) for g in groups]
+    order = sorted(range(len(groups)), key=lambda i: -loads[i])
+    return [sorted(groups[i]) for i in order]
 
 
 def _merge(old: dict[str, Any], new: dict[str, Any], files: set[str]) -> dict[str, Any]:

@@ -14,10 +14,11 @@ total.
 Steps: (0) every mutant is compiled: one with the unmutated module's bytecode is
 equivalent by construction, and mutants with the same bytecode are judged once
 (bytecode.py); (1) pytest under coverage.py maps every line to the tests that ran it, one
-session per worker on its share of the test files (linemap.py; cached in
-bench/out/mutation/, only changed test files re-run when only tests changed); (2) each mutant (mutate.py) runs only against the tests that executed its lines
-(an import-time line no test is credited with: also every --test-files test, or the tests
-of the files importing its module — see _unseen_tests), in a forked child, stopping at
+session per worker at a time on a share of the test files (linemap.py; cached in
+bench/out/mutation/, only changed test files re-run when only tests changed); (2) each
+mutant (mutate.py) runs only against the tests that executed its lines (an import-time
+line no test is credited with: also every --test-files test, or the tests of the files
+importing its module — see _unseen_tests), in a forked child, stopping at
 the first failure (execute.py) — tests that killed earlier mutants of the same function
 first, then files near the mutant, each test by its expected cost to a failure, and on
 the slow path in stages of 1, 2, 4, … files (staging.py). A mutant inside
