@@ -7,6 +7,7 @@ way out of the open set is told to the person in words that name who resolved it
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pydantic
@@ -139,3 +140,20 @@ def test_a_withdrawal_because_the_code_left_the_diff_says_so() -> None:
     (dispute,) = report.resolved
     resolution = how_resolved(dispute, report.history["A1"])
     assert resolution.how == "withdrawn with the change (its code left the reviewed diff)"
+
+
+def _json_native(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_native(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_native(v) for v in value)
+    return value is None or type(value) in (str, int, float, bool)
+
+
+def test_a_reports_dict_holds_only_json_values_the_json_text_reads_back_as() -> None:
+    """`to_dict` is what `--format json` and the API hand out: plain JSON values (lists,
+    not tuples; strings, not enum members), the same as its JSON text read back."""
+    report = _resolved(Action.WITHDRAW, "static", "false positive")
+    data = report.to_dict()
+    assert _json_native(data)
+    assert data == json.loads(report.to_json())

@@ -306,3 +306,22 @@ def test_a_small_change_that_loosens_the_review_configuration_is_reviewed(
     rules = {d.get("rule") for d in data["disputes"]}
     assert "review-config-weakened" in rules, data["disputes"]
     assert (code, data["verdict"]) == (1, "fail")  # a weakened configuration blocks
+
+
+def test_a_red_entry_gate_fails_the_run_before_any_critic_reads_the_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing is reviewed on a tree whose own gates are red: the run ends at the gate,
+    and the fallback the static critics would have found is not reached."""
+    repo = make_repo(
+        tmp_path, base={"app.py": FALLBACK_BASE}, change={"app.py": FALLBACK}, commit_change=False
+    )
+    monkeypatch.chdir(repo)
+    code = main(["review", "-q", "--format", "json", "--gate", "exit 3"])
+    data = json.loads(capsys.readouterr().out)
+    assert (code, data["verdict"]) == (1, "fail")
+    assert data["threads"] == []
+    ledger = repo / ".contend" / "runs" / data["run_id"] / "ledger.jsonl"
+    kinds = [json.loads(line)["kind"] for line in ledger.read_text().splitlines()]
+    assert kinds.count("gate_ran") == 1
+    assert "thread_started" not in kinds and "attack" not in kinds
