@@ -161,6 +161,7 @@ def test_inline_prose_shows_control_characters_once() -> None:
 def test_a_label_is_escaped_prose_on_one_line() -> None:
     assert label("Eve *admin*\nforged") == "Eve \\*admin\\*\\nforged"
     assert label("a\r\nb") == "a\\nb"
+    assert label("a\r\r\nb") == "a\\x0d\\nb"  # a lone CR before a CRLF is shown
     assert label("1. first") == "1\\. first"
 
 

@@ -70,8 +70,10 @@ def inline(text: str) -> str:
 
 def label(text: str) -> str:
     """A single-line field that reads as prose (a name, a topic, a model): escaped like
-    `inline`, with a newline in it shown as `\\n` instead of breaking the line."""
-    return visible(_line(text.replace("\r\n", "\n")), single_line=True)
+    `inline`, with a newline in it shown as `\\n` instead of breaking the line. CRLF is
+    one newline (`visible` reads it so); normalising it here as well turned `\\r\\r\\n`
+    into a newline and hid the lone CR, which would overprint the line."""
+    return visible(_line(text), single_line=True)
 
 
 def one_line(text: str) -> str:
