@@ -54,14 +54,24 @@ def server() -> Iterator[FakeModelServer]:
 
 
 @pytest.fixture
-def gemini_env(server: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def gemini_env(
+    server: FakeModelServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> dict[str, str]:
     for name in ("GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT"):
         monkeypatch.delenv(name, raising=False)
     # The auth type a user picks once in gemini's own settings (HOME is per-test).
     settings = Path.home() / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
-    return {"GEMINI_API_KEY": "test-not-a-key", "GOOGLE_GEMINI_BASE_URL": server.base_url}
+    # gemini writes a report of each failed stream into its temporary directory: this
+    # test's, not the machine's /tmp (one file per failure test per run piled up there).
+    scratch = tmp_path / "gemini-tmp"
+    scratch.mkdir()
+    return {
+        "GEMINI_API_KEY": "test-not-a-key",
+        "GOOGLE_GEMINI_BASE_URL": server.base_url,
+        "TMPDIR": str(scratch),
+    }
 
 
 def _request(worktree: Path, timeout_s: float = 40) -> AgentRequest:
