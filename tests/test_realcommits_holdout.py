@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RC = ROOT / "bench" / "realcommits"
 sys.path.insert(0, str(RC))
 
+import selection  # noqa: E402
 from rc_labels import load_labels  # noqa: E402
 from rc_projects import (  # noqa: E402
     HOLDOUT_PROJECTS,
@@ -157,3 +158,19 @@ def test_holdout_bundles_are_git_ignored() -> None:
         check=False,
     )
     assert proc.returncode == 0
+
+
+def test_a_failed_check_says_which_project_differs_and_how() -> None:
+    def row(project: str, sha: str, **fields: object) -> dict[str, object]:
+        return {"project": project, "sha": sha, "category": "bugfix", "size": "S", **fields}
+
+    manifest = [row("quart", "a" * 40), row("quart", "b" * 40), row("immer", "c" * 40)]
+    fresh = [row("quart", "a" * 40, category="typing"), row("quart", "d" * 40), manifest[2]]
+    assert selection.differences(manifest, fresh) == [
+        "quart: 1 commit(s) only in a fresh selection (dddddddddd), 1 only in the manifest "
+        "(bbbbbbbbbb); commits in both with other category (1)"
+    ]
+    # The same rows in another order: said so, not left blank.
+    assert selection.differences(manifest, manifest[::-1]) == [
+        "the same commits and fields, in another order or layout"
+    ]

@@ -543,13 +543,47 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         old = manifest.read_text() if manifest.exists() else ""
         if old != text:
-            print(f"{manifest.name} differs from a fresh selection", file=sys.stderr)
+            print(f"{manifest.name} differs from a fresh selection:", file=sys.stderr)
+            for line in differences(existing, rows):
+                print(f"  {line}", file=sys.stderr)
             return 1
         print(f"{manifest.name} matches a fresh selection", file=sys.stderr)
         return 0
     manifest.write_text(text)
     print(f"wrote {len(rows)} commits to {manifest}", file=sys.stderr)
     return 0
+
+
+def differences(manifest: list[dict[str, object]], fresh: list[dict[str, object]]) -> list[str]:
+    """Per project, how a fresh selection differs from the manifest: the commits only one
+    of them holds, and the commits both hold with other fields (which, and how many)."""
+    lines: list[str] = []
+    projects = list(dict.fromkeys(str(r["project"]) for r in [*manifest, *fresh]))
+    for name in projects:
+        old = {str(r["sha"]): r for r in manifest if r["project"] == name}
+        new = {str(r["sha"]): r for r in fresh if r["project"] == name}
+        only_new, only_old = sorted(set(new) - set(old)), sorted(set(old) - set(new))
+        changed = Counter(
+            key
+            for sha in set(old) & set(new)
+            for key in sorted(set(old[sha]) | set(new[sha]))
+            if old[sha].get(key) != new[sha].get(key)
+        )
+        if not (only_new or only_old or changed):
+            continue
+        parts = []
+        if only_new or only_old:
+            parts.append(
+                f"{len(only_new)} commit(s) only in a fresh selection "
+                f"({', '.join(s[:10] for s in only_new[:3])}{', …' if len(only_new) > 3 else ''}), "
+                f"{len(only_old)} only in the manifest "
+                f"({', '.join(s[:10] for s in only_old[:3])}{', …' if len(only_old) > 3 else ''})"
+            )
+        if changed:
+            fields = ", ".join(f"{key} ({n})" for key, n in sorted(changed.items()))
+            parts.append(f"commits in both with other {fields}")
+        lines.append(f"{name}: " + "; ".join(parts))
+    return lines or ["the same commits and fields, in another order or layout"]
 
 
 def _read_manifest(bench: BenchSet) -> list[dict[str, object]]:
