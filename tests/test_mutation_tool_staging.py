@@ -4,8 +4,12 @@ tests run, the same lines are credited to the same tests — only what it costs.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench" / "mutation"))
@@ -80,30 +84,30 @@ def test_within_a_file_a_cheap_test_runs_before_a_slow_one_that_killed_little() 
     assert order[0][0] == "tests/test_a.py::fast_killer"
 
 
-def test_shares_balance_by_last_seconds_else_by_size(tmp_path: Path) -> None:
+def test_groups_balance_by_last_seconds_else_by_size(tmp_path: Path) -> None:
     for name, size in {"a": 900, "b": 500, "c": 400, "d": 100}.items():
         (tmp_path / f"test_{name}.py").write_text("#" * size)
     files = [f"test_{n}.py" for n in "abcd"]
     # Longest first, each to the lighter share: a+d (1,000 bytes), b+c (900).
-    assert linemap._shares(tmp_path, files, 2, {}) == [
+    assert linemap._groups(tmp_path, files, 2, {}) == [
         ["test_a.py", "test_d.py"],
         ["test_b.py", "test_c.py"],
     ]
     # The last map's seconds, when it has every file: b+a (6 s), c+d (6 s).
     seconds = {"test_a.py": 1.0, "test_b.py": 5.0, "test_c.py": 4.0, "test_d.py": 2.0}
-    assert linemap._shares(tmp_path, files, 2, seconds) == [
+    assert linemap._groups(tmp_path, files, 2, seconds) == [
         ["test_a.py", "test_b.py"],
         ["test_c.py", "test_d.py"],
     ]
     # A file the last map lacks: sizes for all, the seconds are not comparable to bytes.
     del seconds["test_d.py"]
-    assert linemap._shares(tmp_path, files, 2, seconds) == [
+    assert linemap._groups(tmp_path, files, 2, seconds) == [
         ["test_a.py", "test_d.py"],
         ["test_b.py", "test_c.py"],
     ]
     # One shard, one file, or a directory: one session.
-    assert linemap._shares(tmp_path, files, 1, {}) == [files]
-    assert linemap._shares(tmp_path, ["."], 2, {}) == [["."]]
+    assert linemap._groups(tmp_path, files, 1, {}) == [files]
+    assert linemap._groups(tmp_path, ["."], 2, {}) == [["."]]
 
 
 def test_a_map_measured_by_two_sessions_is_the_map_of_one(tmp_path: Path) -> None:
@@ -158,3 +162,28 @@ def test_near_files_are_those_that_ran_a_line_of_the_file_or_import_its_module(
     near = run._near_test_files(root, root / "src", sources, covmap, durations)
     assert near["src/tiny/calc.py"] == {"tests/test_calc.py"}  # ran a line of it
     assert near["src/tiny/other.py"] == {"tests/test_other.py"}  # imports it, ran no line
+
+
+def test_a_stopped_map_leaves_no_coverage_session_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project(tmp_path / "proj", equivalents="")
+    (root / "tests" / "test_other.py").write_text("def test_x():\n    assert 1\n")
+    started: list[subprocess.Popen[bytes]] = []
+    real_popen = subprocess.Popen
+
+    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc = real_popen(*args, **kwargs)
+        started.append(proc)
+        return proc
+
+    def interrupt(seconds: float) -> None:
+        raise KeyboardInterrupt  # SIGTERM reaches run.py as this, while sessions run
+
+    monkeypatch.setattr(linemap.subprocess, "Popen", popen)
+    monkeypatch.setattr(linemap.time, "sleep", interrupt)
+    tests = ["tests/test_calc.py", "tests/test_other.py"]
+    with pytest.raises(KeyboardInterrupt):
+        linemap._run_covmap(root, root / "src", tests, tmp_path / "map.json", shards=2)
+    assert len(started) == 2
+    assert all(proc.returncode is not None for proc in started)  # killed and reaped

@@ -201,7 +201,7 @@ def _run_covmap(
     groups as sessions (balanced by `weights`, else by file size), heaviest first, each
     to the next free session: a size is a rough guess of a file's seconds, and a session
     that finishes early takes the next group instead of waiting for the other."""
-    groups = _shares(root, targets, shards * 2 if shards > 1 else 1, weights or {})
+    groups = _groups(root, targets, shards * 2 if shards > 1 else 1, weights or {})
     # The source root first (the mutant children put their copy first), then this
     # directory for the profile module.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source_root), str(HERE)])}
@@ -215,24 +215,32 @@ def _run_covmap(
         logs = [Path(scratch) / f"log{i}" for i in range(len(groups))]
         waiting = list(range(len(groups)))
         running: dict[int, subprocess.Popen[bytes]] = {}
-        while waiting or running:
-            while waiting and len(running) < max(1, shards):
-                i = waiting.pop(0)
-                # Sessions side by side must not share pytest's numbered temporary directories.
-                temp = Path(scratch) / f"t{i}" if len(groups) > 1 else None
-                with logs[i].open("wb") as log:
-                    running[i] = subprocess.Popen(
-                        _covmap_command(root, source_root, groups[i], parts[i], temp),
-                        cwd=root,
-                        env=env,
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                    )
-            done = [i for i, proc in running.items() if proc.poll() is not None]
-            for i in done:
-                del running[i]
-            if not done:
-                time.sleep(0.2)
+        try:
+            while waiting or running:
+                while waiting and len(running) < max(1, shards):
+                    i = waiting.pop(0)
+                    # Sessions side by side must not share pytest's numbered temporary
+                    # directories.
+                    temp = Path(scratch) / f"t{i}" if len(groups) > 1 else None
+                    with logs[i].open("wb") as log:
+                        running[i] = subprocess.Popen(
+                            _covmap_command(root, source_root, groups[i], parts[i], temp),
+                            cwd=root,
+                            env=env,
+                            stdout=log,
+                            stderr=subprocess.STDOUT,
+                        )
+                done = [i for i, proc in running.items() if proc.poll() is not None]
+                for i in done:
+                    del running[i]
+                if not done:
+                    time.sleep(0.2)
+        finally:
+            # Stopped (SIGTERM, ^C): no coverage session outlives the run, as none did
+            # when one `subprocess.run` measured the map.
+            for proc in running.values():
+                proc.kill()
+                proc.wait()
         outputs = [log.read_text(errors="replace") for log in logs]
     maps: list[dict[str, Any]] = []
     for part, output in zip(parts, outputs, strict=True):
@@ -252,20 +260,20 @@ def _run_covmap(
     return merged
 
 
-def _shares(
-    root: Path, targets: list[str], shards: int, weights: dict[str, float]
+def _groups(
+    root: Path, targets: list[str], count: int, weights: dict[str, float]
 ) -> list[list[str]]:
-    """`targets` in at most `shards` groups of near-equal weight (the longest first, each to
+    """`targets` in at most `count` groups of near-equal weight (the longest first, each to
     the lightest group), heaviest group first: a file's seconds in the last map, else its
     size in bytes."""
-    if shards <= 1 or len(targets) <= 1 or not all((root / t).is_file() for t in targets):
+    if count <= 1 or len(targets) <= 1 or not all((root / t).is_file() for t in targets):
         return [list(targets)]
     known = all(t in weights for t in targets)
 
     def weight(t: str) -> float:
         return weights[t] if known else float((root / t).stat().st_size)
 
-    groups: list[list[str]] = [[] for _ in range(min(shards, len(targets)))]
+    groups: list[list[str]] = [[] for _ in range(min(count, len(targets)))]
     loads = [0.0] * len(groups)
     for t in sorted(targets, key=lambda t: (-weight(t), t)):
         lightest = loads.index(min(loads))

@@ -566,7 +566,7 @@ def differences(manifest: list[dict[str, object]], fresh: list[dict[str, object]
         changed = Counter(
             key
             for sha in set(old) & set(new)
-            for key in sorted(set(old[sha]) | set(new[sha]))
+            for key in set(old[sha]) | set(new[sha])
             if old[sha].get(key) != new[sha].get(key)
         )
         if not (only_new or only_old or changed):
@@ -574,16 +574,19 @@ def differences(manifest: list[dict[str, object]], fresh: list[dict[str, object]
         parts = []
         if only_new or only_old:
             parts.append(
-                f"{len(only_new)} commit(s) only in a fresh selection "
-                f"({', '.join(s[:10] for s in only_new[:3])}{', …' if len(only_new) > 3 else ''}), "
-                f"{len(only_old)} only in the manifest "
-                f"({', '.join(s[:10] for s in only_old[:3])}{', …' if len(only_old) > 3 else ''})"
+                f"{len(only_new)} commit(s) only in a fresh selection ({_first(only_new)}), "
+                f"{len(only_old)} only in the manifest ({_first(only_old)})"
             )
         if changed:
             fields = ", ".join(f"{key} ({n})" for key, n in sorted(changed.items()))
             parts.append(f"commits in both with other {fields}")
         lines.append(f"{name}: " + "; ".join(parts))
     return lines or ["the same commits and fields, in another order or layout"]
+
+
+def _first(shas: list[str]) -> str:
+    """The first three commits, abbreviated, and an ellipsis for any more."""
+    return ", ".join(s[:10] for s in shas[:3]) + (", …" if len(shas) > 3 else "")
 
 
 def _read_manifest(bench: BenchSet) -> list[dict[str, object]]:
